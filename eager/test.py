@@ -1,5 +1,11 @@
-"""`eager.test` ≈ `tf.test`: gradient checking."""
+"""`eager.test` ≈ `tf.test`: gradient checking; `eager.test.experimental.sync_devices`."""
 
+import types
+
+from .async_exec import sync_devices
 from .autodiff.checker import compute_gradient
 
-__all__ = ["compute_gradient"]
+#: ≈ `tf.test.experimental` (RFC 434 places sync_devices there too).
+experimental = types.SimpleNamespace(sync_devices=sync_devices)
+
+__all__ = ["compute_gradient", "experimental"]

@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 
 import numpy as np
 
 from . import context as _context
 from . import dtypes as _dt
+from .async_exec import after_pending_work as _after_pending_work
 from .autodiff import tape as _tape
 from .context import FAST
 from .ops import resource_ops as _res
-from .ops.dispatch import execute
+from .ops.dispatch import _run_sync, execute
 from .ops.resource_ops import apply_update as _apply_update
 from .tensor import (EagerTensor, IndexedSlices, convert_to_tensor, meta_for,
                      register_tensor_conversion_function, wrap_array)
@@ -248,7 +250,9 @@ class _Deleter:
     def __del__(self):
         try:
             handle = self.handle
-            handle.device.resources.destroy(handle.uid)
+            destroy = functools.partial(handle.device.resources.destroy, handle.uid)
+            if not _after_pending_work(destroy):  # async ops may still use it: destroy later
+                destroy()
         except Exception:  # noqa: BLE001 - at interpreter exit modules may already be gone
             pass
 
@@ -342,9 +346,11 @@ class ResourceVariable(Variable):
         base = _context.thread_state().name_scope + (
             "Variable" if name is None else str(name).split(":")[0])
         device = _context.placement_device()
-        handle_tensor = execute(_res.VAR_HANDLE, (), {
+        # Creating a handle is host bookkeeping that must happen now, whatever the thread's
+        # mode (an asynchronous executor would hand back a pending handle).
+        handle_tensor = _run_sync(_res.VAR_HANDLE, (), {
             "dtype": value.dtype, "shape": var_shape, "shared_name": base,
-            "device": device.name, "validate_shape": bool(validate_shape)})
+            "device": device.name, "validate_shape": bool(validate_shape)}, device)
         handle = handle_tensor._value
         self._handle = handle
         self._handle_tensor = handle_tensor

@@ -1,6 +1,8 @@
-"""`eager.experimental`: DLPack interop, resource accounting; async execution joins later."""
+"""`eager.experimental`: asynchronous execution controls, DLPack interop, resource accounting."""
 
+from ..async_exec import async_clear_error, async_scope, async_wait, sync_devices
 from ..resources import live_resource_count
 from . import dlpack  # noqa: F401
 
-__all__ = ["dlpack", "live_resource_count"]
+__all__ = ["dlpack", "live_resource_count", "async_scope", "async_wait", "async_clear_error",
+           "sync_devices"]

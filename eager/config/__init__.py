@@ -1,10 +1,10 @@
 """`eager.config` ≈ `tf.config`: devices and placement settings."""
 
-from .context import (set_soft_device_placement,
-                      soft_device_placement as get_soft_device_placement)
-from .devices.registry import (LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice,
-                               get_logical_device_configuration, list_logical_devices,
-                               list_physical_devices, set_logical_device_configuration)
+from ..context import set_soft_device_placement
+from ..context import soft_device_placement as get_soft_device_placement
+from ..devices.registry import (LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice,
+                                get_logical_device_configuration, list_logical_devices,
+                                list_physical_devices, set_logical_device_configuration)
 
 VirtualDeviceConfiguration = LogicalDeviceConfiguration
 
@@ -13,3 +13,5 @@ __all__ = ["list_physical_devices", "list_logical_devices", "set_logical_device_
            "VirtualDeviceConfiguration", "PhysicalDevice", "LogicalDevice",
            "set_soft_device_placement", "get_soft_device_placement"]
 
+
+from . import experimental  # noqa: E402,F401

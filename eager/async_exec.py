@@ -1,0 +1,441 @@
+"""Asynchronous execution: per-thread executors, pending tensors, errors at sync points.
+
+In async mode an op returns at once: its outputs' shapes and dtypes come from the op's shape
+inference on the caller's thread, and the outputs are `PendingTensor`s; the kernel runs later,
+in program order, on the thread's executor (a background worker). `.shape`, `.dtype`, `.device`
+never wait; `.numpy()`, `repr`, `bool`, `float`, `int` wait.
+
+Errors: the first failing kernel poisons its executor. Later ops on it fail fast (they never
+run), and the error is raised at the next sync point — `.numpy()` of a tensor that did not
+complete, `async_wait()`, `sync_devices()`, leaving `async_scope()` — as the kernel's own
+`eager.errors` class, naming the op and the Python line that issued it. `async_clear_error()`
+recovers.
+
+Hand-off is cheap: a `collections.deque` (append/popleft are atomic under the GIL) and one
+condition variable the worker sleeps on only when the queue is empty; the worker drains
+everything queued in one go. Waiting for a result uses per-executor sequence numbers, not an
+event per op.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import sys
+import threading
+import weakref
+
+from . import context as _context
+from .devices import registry as _devices
+from .errors import InvalidArgumentError, OpError
+from .ops import dispatch as _dispatch
+from .tensor import EagerTensor, Tensor, meta_for
+from .tensor_shape import TensorShape
+
+__all__ = ["PendingTensor", "AsyncExecutor", "async_scope", "async_wait", "async_clear_error",
+           "set_synchronous_execution", "get_synchronous_execution", "sync_devices",
+           "after_pending_work"]
+
+_EAGER_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _issuing_line():
+    """(file, line) of the first frame outside eager: where the user issued the op."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_EAGER_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>", 0
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+class _Node:
+    """One queued op."""
+
+    __slots__ = ("op", "inputs", "attrs", "outputs", "device", "where", "seq", "error")
+
+    def __init__(self, op, inputs, attrs, outputs, device, where, seq):
+        self.op = op
+        self.inputs = inputs
+        self.attrs = attrs
+        self.outputs = outputs
+        self.device = device
+        self.where = where
+        self.seq = seq
+        self.error = None
+
+
+class PendingTensor(Tensor):
+    """A tensor whose value an executor has not computed yet (see the module doc)."""
+
+    __slots__ = ("_shape", "_meta", "_node", "_executor", "_resolved", "_tape_id", "__weakref__")
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._meta.dtype
+
+    @property
+    def device(self) -> str:
+        return self._meta.device.name
+
+    @property
+    def ndim(self):
+        return self._shape.rank
+
+    def _resolve(self) -> EagerTensor:
+        """The computed tensor, waiting for it; raises the error that kept it from running."""
+        resolved = self._resolved
+        if resolved is None:
+            self._executor._wait_for(self._node.seq)
+            resolved = self._resolved
+            if resolved is None:
+                raise self._node.error
+        return resolved
+
+    # Everything that needs the value waits for it.
+    def numpy(self):
+        return self._resolve().numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._resolve().__array__(dtype=dtype, copy=copy)
+
+    def __bool__(self):
+        return bool(self._resolve())
+
+    def __float__(self):
+        return float(self._resolve())
+
+    def __int__(self):
+        return int(self._resolve())
+
+    def __index__(self):
+        return self._resolve().__index__()
+
+    def __complex__(self):
+        return complex(self._resolve())
+
+    def __len__(self):
+        if self._shape.rank == 0:
+            raise TypeError("len is not well defined for a rank-0 tensor.")
+        return self._shape[0]
+
+    def __repr__(self):
+        return repr(self._resolve())
+
+    def __str__(self):
+        return str(self._resolve())
+
+    def __format__(self, spec):
+        return format(self._resolve(), spec)
+
+    def __dlpack__(self, **kwargs):
+        return self._resolve().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._resolve().__dlpack_device__()
+
+
+_registry = weakref.WeakSet()  # every live executor, for sync_devices
+
+
+class AsyncExecutor:
+    """Runs one thread's ops in order on a background worker (the thread's interpreter while
+    async dispatch is on)."""
+
+    is_graph = False
+
+    def __init__(self):
+        self._queue = collections.deque()
+        self._cv = threading.Condition(threading.Lock())
+        self._issued = 0  # sequence number of the last queued node
+        self._completed = 0  # ... of the last finished node (run, failed or skipped)
+        self._error = None  # the first failure: poisons the executor until cleared
+        self._sleeping = False
+        self._closed = False
+        self._worker = threading.Thread(target=self._run, name="eager-executor", daemon=True)
+        self._worker.start()
+        _registry.add(self)
+
+    # -- the caller's side (hot path: must cost little more than a synchronous op) ---------------
+    def execute(self, op, inputs, attrs):
+        st = _context.thread_state()
+        if op.resource_reads or op.resource_writes:
+            index = (op.resource_reads or op.resource_writes)[0]
+            device = inputs[index]._meta.device
+        else:
+            device = _context.placement_device(st)
+        specs = op.infer(*inputs, **attrs)
+        single = not isinstance(specs, tuple)
+        if single:
+            specs = (specs,)
+        self._issued += 1
+        node = _Node(op, inputs, attrs, None, device, _issuing_line(), self._issued)
+        outputs = []
+        for spec in specs:
+            t = PendingTensor()
+            t._shape = spec.shape
+            t._meta = meta_for(spec.dtype, device)
+            t._node = node
+            t._executor = self
+            t._resolved = None
+            t._tape_id = 0
+            outputs.append(t)
+        node.outputs = outputs
+        if self._error is not None:  # poisoned: fail fast, never run
+            node.error = self._error
+            self._issued_and_done(node)
+        else:
+            self._queue.append(node)
+            if self._sleeping:
+                with self._cv:
+                    self._cv.notify()
+        if single and op.num_outputs == 1:
+            return outputs[0]
+        return tuple(outputs)
+
+    def _issued_and_done(self, node):
+        with self._cv:
+            self._completed = max(self._completed, node.seq)
+            self._cv.notify_all()
+
+    # -- the worker ------------------------------------------------------------------------
+    def _run(self):
+        queue = self._queue
+        while True:
+            if not queue:
+                with self._cv:
+                    self._sleeping = True
+                    while not queue and not self._closed:
+                        self._cv.wait(0.05)
+                    self._sleeping = False
+                    if self._closed and not queue:
+                        return
+            done = 0
+            while queue:
+                node = queue.popleft()
+                self._run_node(node)
+                done = node.seq
+            with self._cv:
+                self._completed = done
+                self._cv.notify_all()
+
+    def _run_node(self, node):
+        op = node.op
+        if op is None:  # a callback (see after_pending_work): runs even when poisoned
+            node.attrs()
+            return
+        if self._error is not None:
+            node.error = self._error
+            return
+        try:
+            inputs = tuple(_concrete(t) for t in node.inputs)
+            out = _dispatch._run_sync(op, inputs, node.attrs, node.device)
+        except Exception as exc:  # noqa: BLE001 - kept, raised at the next sync point
+            node.error = self._error = _located(exc, op, node.where)
+            return
+        outs = out if isinstance(out, tuple) else (out,)
+        for pending, value in zip(node.outputs, outs):
+            pending._resolved = value
+            pending._node = None  # drop the inputs: values are no longer needed
+        node.inputs = None
+
+    # -- sync points ---------------------------------------------------------------------------
+    def _wait_for(self, seq):
+        if self._completed >= seq:
+            return
+        with self._cv:
+            while self._completed < seq:
+                self._cv.wait(0.05)
+
+    def wait(self):
+        """Blocks until everything queued so far has run; raises the pending error, if any."""
+        self._wait_for(self._issued)
+        if self._error is not None:
+            raise self._error
+
+    def clear_error(self):
+        self._wait_for(self._issued)
+        self._error = None
+
+    def close(self):
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+
+
+def after_pending_work(action) -> bool:
+    """Runs `action()` once every op queued so far on every executor has run (on the worker
+    that finishes last), and returns True; returns False, doing nothing, when nothing is
+    pending, so the caller acts at once. A variable's deleter uses it so that its destroy comes
+    after the ops that still use the variable."""
+    busy = [e for e in list(_registry) if e._completed < e._issued and not e._closed]
+    if not busy:
+        return False
+    remaining = [len(busy)]
+    lock = threading.Lock()
+
+    def countdown():
+        with lock:
+            remaining[0] -= 1
+            last = remaining[0] == 0
+        if last:
+            action()
+
+    for executor in busy:
+        executor._issued += 1
+        executor._queue.append(_Node(None, None, countdown, (), None, None, executor._issued))
+        if executor._sleeping:
+            with executor._cv:
+                executor._cv.notify()
+    return True
+
+
+def _concrete(t):
+    if t.__class__ is EagerTensor:
+        return t
+    if t.__class__ is PendingTensor:
+        return t._resolve()
+    return t
+
+
+def _located(exc, op, where):
+    """The error as an eager error naming the op and the Python line that issued it."""
+    file, line = where
+    suffix = f" (issued at {file}:{line})"
+    if isinstance(exc, OpError):
+        cls = type(exc)
+        try:
+            return cls(exc.node_def, exc.op, exc.message + suffix)
+        except TypeError:
+            return exc
+    return InvalidArgumentError(None, op.name, f"{op.name}: {type(exc).__name__}: {exc}{suffix}")
+
+
+# -----------------------------------------------------------------------------------------------
+# Modes and sync points
+# -----------------------------------------------------------------------------------------------
+
+class _Mode:
+    __slots__ = ("synchronous",)
+
+    def __init__(self):
+        self.synchronous = True
+
+
+_mode = _Mode()
+_executors = threading.local()
+
+
+class _ThreadAsyncState:
+    """This thread's executor and whether async dispatch holds the process-wide fast path off.
+
+    It lives in a `threading.local`, so Python drops it when the thread ends: `__del__` then
+    gives the fast path back and lets the executor's worker finish the queue and exit. A thread
+    that ends in async mode leaks neither a worker nor a slow-path reason."""
+
+    __slots__ = ("executor", "holds_slow_path")
+
+    def __init__(self):
+        self.executor = AsyncExecutor()
+        self.holds_slow_path = False
+
+    def __del__(self):
+        if self.holds_slow_path:
+            self.holds_slow_path = False
+            _context.leave_slow_path()
+        self.executor.close()
+
+
+def _thread_async_state():
+    state = getattr(_executors, "state", None)
+    if state is None:
+        state = _executors.state = _ThreadAsyncState()
+    return state
+
+
+def _current_executor():
+    state = getattr(_executors, "state", None)
+    return None if state is None else state.executor
+
+
+def _install_async(st):
+    if st.interpreter is None:
+        state = _thread_async_state()
+        st.interpreter = state.executor
+        state.holds_slow_path = True
+        _context.enter_slow_path()
+        return True
+    return False
+
+
+def _uninstall_async(st):
+    executor = st.interpreter
+    st.interpreter = None
+    state = _executors.state
+    state.holds_slow_path = False
+    _context.leave_slow_path()
+    return executor
+
+
+def set_synchronous_execution(enable):
+    """≈ `tf.config.experimental.set_synchronous_execution`: False makes this thread dispatch
+    asynchronously (waiting for pending work when switching back)."""
+    st = _context.thread_state()
+    enable = bool(enable)
+    _mode.synchronous = enable
+    if not enable:
+        _install_async(st)
+    elif isinstance(st.interpreter, AsyncExecutor):
+        _uninstall_async(st).wait()
+
+
+def get_synchronous_execution():
+    return not isinstance(_context.thread_state().interpreter, AsyncExecutor)
+
+
+@contextlib.contextmanager
+def async_scope():
+    """≈ `tf.experimental.async_scope()`: asynchronous dispatch inside; on exit, waits for
+    everything issued and raises the first error, if any."""
+    st = _context.thread_state()
+    installed = _install_async(st)
+    try:
+        yield
+    finally:
+        if installed:
+            _uninstall_async(st).wait()
+
+
+def async_wait():
+    """≈ `tf.experimental.async_wait()`: waits for this thread's pending ops; raises their first
+    error."""
+    executor = _current_executor()
+    if executor is not None:
+        executor.wait()
+
+
+def async_clear_error():
+    """≈ `tf.experimental.async_clear_error()`: forgets this thread's pending error, so later ops
+    run again."""
+    executor = _current_executor()
+    if executor is not None:
+        executor.clear_error()
+
+
+def sync_devices():
+    """≈ TensorFlow RFC 434: when this returns, every op queued at the call on every executor
+    (all threads) and every device stream has finished. Raises the first pending error of
+    this thread's executor."""
+    for executor in list(_registry):
+        executor._wait_for(executor._issued)
+    for device in _devices.devices():
+        device.synchronize()
+    mine = _current_executor()
+    if mine is not None and mine._error is not None:
+        raise mine._error
+

@@ -1,0 +1,275 @@
+"""Asynchronous dispatch: pending tensors, program order, errors at sync points, recovery,
+threads, sync_devices, and resource lifetime under async execution."""
+
+import gc
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import eager as tf
+from eager import context
+from eager.async_exec import PendingTensor
+
+async_scope = tf.experimental.async_scope
+
+
+def _slow(n=300):
+    """A tensor whose computation takes a moment (so later results are still pending)."""
+    a = tf.constant(np.random.default_rng(0).standard_normal((n, n)))
+    for _ in range(3):
+        a = tf.matmul(a, a) / n
+    return a
+
+
+def test_ops_return_pending_tensors_whose_type_is_known_at_once():
+    x = tf.constant([1.0, 2.0, 3.0], tf.float64)
+    with async_scope():
+        slow = _slow()
+        y = tf.reduce_sum(slow) * x + 1.0
+        assert isinstance(y, PendingTensor) and isinstance(y, tf.Tensor)
+        assert (y.shape, y.dtype, y.device, y.ndim, len(y)) == ((3,), tf.float64, "CPU:0", 1, 3)
+        assert y._resolved is None  # still running: the type came from shape inference
+        value = y.numpy()  # waits
+    assert value.shape == (3,)
+    assert tf.config.experimental.get_synchronous_execution()
+
+
+def test_set_synchronous_execution_switches_this_thread():
+    tf.config.experimental.set_synchronous_execution(False)
+    try:
+        assert not tf.config.experimental.get_synchronous_execution()
+        y = tf.constant([1.0, 2.0]) * 3.0
+        assert isinstance(y, PendingTensor)
+        assert repr(y) == "<eager.Tensor shape=(2,) dtype=float32 device=CPU:0 numpy=[3. 6.]>"
+        assert float(tf.reduce_sum(y)) == 9.0 and bool(y[0] > 1.0)
+    finally:
+        tf.config.experimental.set_synchronous_execution(True)
+    assert tf.config.experimental.get_synchronous_execution()
+    assert not isinstance(tf.constant([1.0]) * 2.0, PendingTensor)
+
+
+_PROGRAM_OPS = ["add", "mul", "exp", "matmul", "sum0", "transpose", "reshape", "tanh", "sub",
+                "maximum", "square", "concat"]
+
+
+def _run_program(program, x0):
+    values = [tf.constant(x0)]
+    for name, i, j in program:
+        a, b = values[i % len(values)], values[j % len(values)]
+        if name == "add":
+            r = a + b
+        elif name == "sub":
+            r = a - b
+        elif name == "mul":
+            r = a * b
+        elif name == "maximum":
+            r = tf.maximum(a, b)
+        elif name == "exp":
+            r = tf.exp(a * 0.1)
+        elif name == "tanh":
+            r = tf.tanh(a)
+        elif name == "square":
+            r = tf.square(a) * 0.01
+        elif name == "matmul":
+            r = tf.matmul(a, b) * 0.1
+        elif name == "sum0":
+            r = tf.broadcast_to(tf.reduce_sum(a, axis=0, keepdims=True), [4, 4])
+        elif name == "transpose":
+            r = tf.transpose(a)
+        elif name == "reshape":
+            r = tf.reshape(tf.reshape(a, [16]), [4, 4])
+        else:
+            r = tf.concat([a[:2], b[2:]], axis=0)
+        values.append(r)
+    return [v.numpy() for v in values]
+
+
+@given(program=st.lists(st.tuples(st.sampled_from(_PROGRAM_OPS), st.integers(0, 20),
+                                  st.integers(0, 20)), min_size=1, max_size=25),
+       seed=st.integers(0, 1000))
+def test_async_and_sync_give_identical_results(program, seed):
+    x0 = np.random.default_rng(seed).uniform(-1, 1, (4, 4))
+    sync = _run_program(program, x0)
+    with async_scope():
+        asynchronous = _run_program(program, x0)
+    for s, a in zip(sync, asynchronous):
+        np.testing.assert_array_equal(s, a)
+
+
+def test_resource_ops_stay_in_program_order():
+    v = tf.Variable(0.0)
+    with async_scope():
+        _slow()
+        v.assign(1.0)
+        v.assign_add(2.0)
+        read = v.read_value()
+        v.assign(10.0)
+        v.assign_sub(tf.constant(4.0))
+        final = v.read_value()
+    assert (float(read), float(final), float(v)) == (3.0, 6.0, 6.0)
+
+
+def test_a_kernel_error_surfaces_at_the_next_sync_point_naming_op_and_line():
+    x = tf.constant([1.0, 2.0, 3.0])
+    v = tf.Variable(0.0)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        with async_scope():
+            bad = tf.gather(x, [7])  # out of range: only the kernel can tell
+            later = bad * 2.0  # fails fast: never runs
+            v.assign_add(1.0)  # poisoned executor: never happens
+            assert isinstance(later, PendingTensor)
+    message = str(info.value)
+    assert "GatherV2" in message and "test_async.py" in message
+    assert "indices" in message
+    tf.experimental.async_clear_error()
+    assert float(v) == 0.0  # the assign after the error did not run
+
+
+def test_errors_surface_at_numpy_and_async_wait_and_clear_recovers():
+    x = tf.constant([1, 2])
+    tf.config.experimental.set_synchronous_execution(False)
+    try:
+        bad = tf.math.floordiv(x, tf.constant([0, 1]))  # integer division by zero
+        with pytest.raises(tf.errors.InvalidArgumentError, match="FloorDiv"):
+            bad.numpy()
+        with pytest.raises(tf.errors.InvalidArgumentError, match="division by zero"):
+            tf.experimental.async_wait()
+        failed_fast = x + 1
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            failed_fast.numpy()
+        tf.experimental.async_clear_error()
+        ok = x + 1
+        np.testing.assert_array_equal(ok.numpy(), [2, 3])
+        tf.experimental.async_wait()
+    finally:
+        tf.experimental.async_clear_error()
+        tf.config.experimental.set_synchronous_execution(True)
+
+
+def test_tensors_computed_before_an_error_keep_their_values():
+    x = tf.constant([1.0, 2.0])
+    tf.config.experimental.set_synchronous_execution(False)
+    try:
+        good = x * 5.0
+        tf.experimental.async_wait()
+        bad = tf.gather(x, [9])
+        np.testing.assert_array_equal(good.numpy(), [5.0, 10.0])
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            bad.numpy()
+    finally:
+        tf.experimental.async_clear_error()
+        tf.config.experimental.set_synchronous_execution(True)
+
+
+def test_no_deadlock_when_results_are_dropped_unread_or_threads_exit_with_work():
+    with async_scope():
+        for _ in range(50):
+            tf.exp(tf.constant(np.ones(1000)))  # dropped unread
+    results = []
+
+    def executor_workers():
+        return [t for t in threading.enumerate() if t.name == "eager-executor"]
+
+    workers_before = len(executor_workers())
+    slow_path_reasons_before = context.FAST.reasons
+
+    def worker():
+        tf.config.experimental.set_synchronous_execution(False)
+        y = _slow(200)
+        results.append(y)  # leaves with work pending, still in async mode; never waits
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join(timeout=30)
+    assert not t.is_alive()
+    tf.experimental.sync_devices()  # waits for the other thread's executor too
+    assert results[0]._resolved is not None
+    assert results[0].shape == (200, 200)
+    # The ended thread gave back the process-wide fast path, and its worker finished and exited.
+    assert context.FAST.reasons == slow_path_reasons_before
+    for _ in range(100):
+        if len(executor_workers()) == workers_before:
+            break
+        threading.Event().wait(0.02)
+    assert len(executor_workers()) == workers_before
+
+
+def test_interpreter_exit_with_pending_work_does_not_hang():
+    code = ("import eager as tf, numpy as np\n"
+            "tf.config.experimental.set_synchronous_execution(False)\n"
+            "a = tf.constant(np.ones((300, 300)))\n"
+            "for _ in range(20): a = tf.matmul(a, a) / 300.0\n"
+            "v = tf.Variable(1.0); v.assign_add(1.0)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+def test_two_threads_dispatch_concurrently_with_their_own_executors():
+    out = {}
+
+    def work(k):
+        with async_scope():
+            a = tf.constant(np.full((50, 50), float(k)))
+            for _ in range(20):
+                a = a * 1.0 + 0.0
+            out[k] = (tf.reduce_sum(a), tf.experimental.async_wait())
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert float(out[1][0]) == 2500.0 and float(out[2][0]) == 5000.0
+
+
+def test_sync_devices_waits_for_everything_queued():
+    tf.config.experimental.set_synchronous_execution(False)
+    try:
+        y = _slow(250)
+        z = tf.reduce_sum(y)
+        tf.experimental.sync_devices()
+        assert z._resolved is not None  # finished without anyone asking for the value
+    finally:
+        tf.config.experimental.set_synchronous_execution(True)
+    assert tf.test.experimental.sync_devices is tf.experimental.sync_devices
+
+
+def test_a_dropped_variable_is_destroyed_after_its_pending_uses():
+    gc.collect()
+    base = tf.experimental.live_resource_count()
+    with async_scope():
+        v = tf.Variable(np.ones((200, 200)))
+        slow = _slow(250)
+        total = tf.reduce_sum(v.read_value()) + tf.reduce_sum(slow) * 0.0
+        for _ in range(5):
+            v.assign_add(tf.constant(np.ones((200, 200))))
+        last = v.read_value()
+        del v
+        gc.collect()
+        # The destroy waits behind the queued reads and updates, which all succeed.
+    assert float(total) == 40000.0
+    np.testing.assert_array_equal(last.numpy()[:1, :2], [[6.0, 6.0]])
+    tf.experimental.sync_devices()
+    assert tf.experimental.live_resource_count() == base
+
+
+def test_gradients_under_async_match_sync():
+    w = np.linspace(-1, 1, 12).reshape(3, 4)
+
+    def grads():
+        x = tf.constant(w)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.tanh(tf.matmul(x, tf.transpose(x))))
+        return tape.gradient(y, x).numpy()
+
+    sync = grads()
+    with async_scope():
+        asynchronous = grads()
+    np.testing.assert_allclose(asynchronous, sync, rtol=1e-12)
