@@ -19,14 +19,17 @@ event per op.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
+import itertools
 import os
 import sys
 import threading
 import weakref
 
 from . import context as _context
+from . import profile_events as _profile_events
 from .devices import registry as _devices
 from .errors import InvalidArgumentError, OpError
 from .ops import dispatch as _dispatch
@@ -143,6 +146,23 @@ class PendingTensor(Tensor):
 _registry = weakref.WeakSet()  # every live executor, for sync_devices
 
 
+def _drain_at_exit():
+    """At interpreter exit, let every executor finish its queue before Python tears down the
+    modules its kernels use (a daemon worker still launching CuPy kernels while CUDA is being
+    unloaded crashes the process). Errors nobody asked for are dropped, as TensorFlow does."""
+    for executor in list(_registry):
+        executor._wait_for(executor._issued)
+    for device in _devices.devices() if _devices.is_initialized() else ():
+        try:
+            device.synchronize()
+        except Exception:  # noqa: BLE001 - nobody is left to raise it to
+            pass
+
+
+atexit.register(_drain_at_exit)
+_worker_ids = itertools.count(1)  # numbers worker threads: one named profiler lane each
+
+
 class AsyncExecutor:
     """Runs one thread's ops in order on a background worker (the thread's interpreter while
     async dispatch is on)."""
@@ -157,7 +177,8 @@ class AsyncExecutor:
         self._error = None  # the first failure: poisons the executor until cleared
         self._sleeping = False
         self._closed = False
-        self._worker = threading.Thread(target=self._run, name="eager-executor", daemon=True)
+        self._worker = threading.Thread(target=self._run,
+                                        name=f"eager-executor-{next(_worker_ids)}", daemon=True)
         self._worker.start()
         _registry.add(self)
 
@@ -232,12 +253,19 @@ class AsyncExecutor:
         if self._error is not None:
             node.error = self._error
             return
+        profiling = _profile_events.RECORDER.active
+        if profiling:
+            started = _profile_events.now_ns()
         try:
             inputs = tuple(_concrete(t) for t in node.inputs)
             out = _dispatch._run_sync(op, inputs, node.attrs, node.device)
         except Exception as exc:  # noqa: BLE001 - kept, raised at the next sync point
             node.error = self._error = _located(exc, op, node.where)
             return
+        finally:
+            if profiling:  # the kernel run, failed or not, on this worker's lane
+                _profile_events.add_slice(f"executor: {threading.current_thread().name}",
+                                          op.name, started, _profile_events.now_ns())
         outs = out if isinstance(out, tuple) else (out,)
         for pending, value in zip(node.outputs, outs):
             pending._resolved = value

@@ -982,7 +982,7 @@ def _from_host(array, device) -> EagerTensor:
     if device is None:
         device = _placement_device()
     t = EagerTensor()
-    t._value = array if device.xp is np else device.from_host(array)
+    t._value = array if device.inline else device.from_host(array)
     t._meta = _METAS[device][array.dtype]
     t._tape_id = 0
     return t

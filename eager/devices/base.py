@@ -10,9 +10,13 @@ same code on every backend.
 
 from __future__ import annotations
 
+import collections
+import threading
+
 from .resource_manager import ResourceManager
 
-__all__ = ["Device", "Stream", "Event", "CompletedEvent", "InlineStream", "COMPLETED"]
+__all__ = ["Device", "Stream", "Event", "CompletedEvent", "InlineStream", "COMPLETED",
+           "KeepAlive"]
 
 
 class Event:
@@ -54,7 +58,9 @@ class Stream:
     inline = False
 
     def launch(self, fn, *args):
-        """Queues `fn(*args)`; returns its result (arrays that may still be being computed)."""
+        """Queues `fn(*args)` and returns without waiting for it. A CUDA stream returns `fn`'s
+        result (CuPy arrays whose contents are still being computed); a simulated stream
+        returns the event after the work (`fn` writes into buffers the caller allocated)."""
         raise NotImplementedError
 
     def record_event(self) -> Event:
@@ -67,6 +73,39 @@ class Stream:
     def synchronize(self) -> None:
         """Blocks the host until all work launched on this stream so far has finished."""
         raise NotImplementedError
+
+
+class KeepAlive:
+    """Objects a stream still uses, each held until an event after its last use completes.
+
+    The stream-safety rule (DESIGN.md): an array read or written on a stream other than the one
+    whose memory pool it came from must not go back to that pool while the other stream may
+    still touch it. CUDA launches hold no Python references, so the stream that uses a borrowed
+    buffer keeps it here; `prune` (called at every new hold) drops what is done.
+    """
+
+    __slots__ = ("_held", "_lock")
+
+    def __init__(self):
+        self._held = collections.deque()  # (event, objects), in stream order
+        self._lock = threading.Lock()
+
+    def hold(self, event: Event, *objects) -> None:
+        with self._lock:
+            self._prune_locked()
+            self._held.append((event, objects))
+
+    def prune(self) -> None:
+        with self._lock:
+            self._prune_locked()
+
+    def _prune_locked(self):
+        held = self._held
+        while held and held[0][0].query():  # events on one stream complete in order
+            held.popleft()
+
+    def __len__(self):
+        return len(self._held)
 
 
 class InlineStream(Stream):
@@ -135,13 +174,31 @@ class Device:
             return self.from_host(source.to_host(array))
         return self.from_host(array)
 
-    def run(self, kernel, arrays, attrs):
-        """Runs `kernel(xp, *arrays, **attrs)` on the compute stream."""
-        return self.compute_stream.launch(_call_kernel, kernel, self.xp, arrays, attrs)
+    def run(self, op, arrays, attrs, inputs):
+        """Runs `op.kernel(xp, *arrays, **attrs)` on the compute stream. `inputs` are the op's
+        input tensors (a backend that must know its outputs' shapes before the kernel has run,
+        like the simulated GPU, asks `op.infer(*inputs, **attrs)`)."""
+        return self.compute_stream.launch(_call_kernel, op.kernel, self.xp, arrays, attrs)
+
+    def ready_event(self, array) -> Event:
+        """An event that completes once `array`'s producer has finished.
+
+        Everything a device computes is ordered on its compute stream (copies into the device
+        make the compute stream wait for them as they are issued), so an event recorded on the
+        compute stream now comes after the producer. Recording it only when another stream
+        consumes the array costs nothing on the common path (one stream) and waits no longer
+        than a per-array event would need to in stream order; a backend that knows each array's
+        producer (the simulated GPU) returns that exact event instead.
+        """
+        return self.compute_stream.record_event()
 
     def synchronize(self) -> None:
         self.compute_stream.synchronize()
         self.copy_stream.synchronize()
+
+    def close(self) -> None:
+        """The device is being forgotten (tests reconfigure devices): backends with worker
+        threads let them finish their work and exit. Arrays on it stay readable."""
 
     def __repr__(self):
         return f"<eager.Device {self.name}>"

@@ -11,7 +11,7 @@ import importlib.util
 
 import numpy as np
 
-from .base import COMPLETED, Device, Event, Stream
+from .base import COMPLETED, Device, Event, KeepAlive, Stream
 
 __all__ = ["cuda_device_count", "CUDADevice", "CUDAStream", "CUDAEvent"]
 
@@ -99,9 +99,16 @@ class CUDAStream(Stream):
 
 
 class CUDADevice(Device):
-    """A logical GPU backed by physical CUDA device `device_id`."""
+    """A logical GPU backed by physical CUDA device `device_id`.
 
-    __slots__ = ("device_id",)
+    Buffer ownership follows CuPy's memory pool, which hands a freed block back to the stream it
+    was allocated on: every buffer this device keeps is allocated with its compute stream
+    current, so reuse is ordered with the kernels that use it; a buffer the copy stream reads
+    or writes (a source being copied out, a pinned staging buffer) is held by the copy stream
+    until an event after the copy completes (see `base.KeepAlive`).
+    """
+
+    __slots__ = ("device_id", "_copy_holds")
 
     def __init__(self, index: int, device_id: int):
         cupy = _cupy()
@@ -110,42 +117,59 @@ class CUDADevice(Device):
                          CUDAStream(name + "/compute", device_id),
                          CUDAStream(name + "/copy", device_id))
         self.device_id = device_id
+        self._copy_holds = KeepAlive()
+
+    def _empty_on_compute(self, shape, dtype):
+        compute = self.compute_stream
+        with compute._device, compute._stream:
+            return _cupy().empty(shape, dtype)
 
     def from_host(self, array):
-        cupy = _cupy()
-        array = np.asarray(array)
+        array = np.ascontiguousarray(array)
+        out = self._empty_on_compute(array.shape, array.dtype)
         copy = self.copy_stream
+        # `out` came from the compute stream's pool: kernels queued there may still use its
+        # block (freed in their order), so the copy must not write it before they finish.
+        copy.wait_event(self.compute_stream.record_event())
         with copy._device, copy._stream:
             if array.nbytes >= PINNED_STAGING_BYTES:
                 import cupyx  # noqa: PLC0415
 
                 staged = cupyx.empty_pinned(array.shape, array.dtype)
                 staged[...] = array
-                out = cupy.empty(array.shape, array.dtype)
-                out.set(staged, stream=copy._stream)
+                out.set(staged, stream=copy._stream)  # asynchronous: from pinned memory
+                done = copy.record_event()
+                self._copy_holds.hold(done, staged)
             else:
-                out = cupy.asarray(array)
+                out.set(array, stream=copy._stream)  # pageable: staged by the driver at once
+                done = copy.record_event()
         # Kernels on the compute stream must not read the buffer before the copy lands.
-        self.compute_stream.wait_event(copy.record_event())
+        self.compute_stream.wait_event(done)
         return out
 
     def to_host(self, array):
         if isinstance(array, np.ndarray) or np.isscalar(array):
             return array
         copy = self.copy_stream
-        copy.wait_event(self.compute_stream.record_event())
+        copy.wait_event(self.ready_event(array))
         with copy._device:
             out = array.get(stream=copy._stream)
-        copy.synchronize()
+        copy.synchronize()  # the host needs the bytes now; nothing stays borrowed
         return out
 
     def copy_from(self, array, source):
         if isinstance(source, CUDADevice) and source is not self:
-            cupy = _cupy()
             copy = self.copy_stream
-            copy.wait_event(source.compute_stream.record_event())
+            with source.compute_stream._device, source.compute_stream._stream:
+                array = _cupy().ascontiguousarray(array)
+            copy.wait_event(source.ready_event(array))
+            out = self._empty_on_compute(array.shape, array.dtype)
+            copy.wait_event(self.compute_stream.record_event())  # see from_host
             with copy._device, copy._stream:
-                out = cupy.array(array, copy=True)  # peer copy
-            self.compute_stream.wait_event(copy.record_event())
+                out.data.copy_from_device_async(array.data, array.nbytes, copy._stream)
+            done = copy.record_event()
+            # The source came from the other device's pool: keep it until the copy has read it.
+            self._copy_holds.hold(done, array)
+            self.compute_stream.wait_event(done)
             return out
         return self.from_host(source.to_host(array))

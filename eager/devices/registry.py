@@ -8,6 +8,7 @@ TensorFlow, the logical configuration may be changed only until the devices are 
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import namedtuple
 
@@ -18,7 +19,8 @@ from .spec import DeviceSpec, parse
 __all__ = ["PhysicalDevice", "LogicalDevice", "LogicalDeviceConfiguration",
            "list_physical_devices", "list_logical_devices", "set_logical_device_configuration",
            "get_logical_device_configuration", "devices", "lookup", "default_device",
-           "is_initialized", "reset", "on_initialized"]
+           "is_initialized", "reset", "on_initialized", "set_simulated_gpus",
+           "get_simulated_gpus"]
 
 PhysicalDevice = namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = namedtuple("LogicalDevice", ["name", "device_type"])
@@ -48,10 +50,22 @@ class LogicalDeviceConfiguration:
 _CPU_PHYSICAL = PhysicalDevice("/physical_device:CPU:0", "CPU")
 
 
+def _simulated_from_environment():
+    value = os.environ.get("EAGER_SIMULATED_GPUS", "").strip()
+    if not value:
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        raise ValueError(f"EAGER_SIMULATED_GPUS must be a number of GPUs, got {value!r}.") from None
+    return count if count > 0 else None
+
+
 class _State:
     def __init__(self):
         self.lock = threading.RLock()
         self.gpu_physical = None  # list[PhysicalDevice] once probed
+        self.simulated_gpus = _simulated_from_environment()  # None: real GPUs (if any)
         self.logical_config = {}  # physical name -> list[LogicalDeviceConfiguration]
         self.devices = None  # list[Device] once initialized
         self.by_name = {}
@@ -62,7 +76,34 @@ class _State:
 _state = _State()
 
 
+def set_simulated_gpus(count) -> None:
+    """Replaces the GPUs (real or none) by `count` simulated ones (see `devices.virtual`); 0 or
+    None goes back to the real GPUs. Like the logical configuration, only before the devices
+    are initialized (RuntimeError after, as TensorFlow raises for virtual devices)."""
+    if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
+        raise ValueError(f"count must be a non-negative int or None, got {count!r}.")
+    with _state.lock:
+        count = count or None
+        if _state.devices is not None:
+            if count == _state.simulated_gpus:
+                return
+            raise RuntimeError("Simulated GPUs cannot be configured after the devices are "
+                               "initialized.")
+        if count != _state.simulated_gpus:
+            for name in [n for n in _state.logical_config if "GPU" in n]:
+                del _state.logical_config[name]  # it configured the previous set of GPUs
+        _state.simulated_gpus = count
+
+
+def get_simulated_gpus() -> int:
+    """How many simulated GPUs replace the real ones (0: none)."""
+    return _state.simulated_gpus or 0
+
+
 def _probe_gpus():
+    if _state.simulated_gpus:
+        return [PhysicalDevice(f"/physical_device:GPU:{i}", "GPU")
+                for i in range(_state.simulated_gpus)]
     if _state.gpu_physical is None:
         with _state.lock:
             if _state.gpu_physical is None:
@@ -144,11 +185,16 @@ def _initialize():
             devices.append(CPUDevice(i, _CPU_PHYSICAL.name))
         gpu_index = 0
         for phys in _probe_gpus():
-            from .cuda import CUDADevice  # noqa: PLC0415
-
             device_id = int(phys.name.rsplit(":", 1)[1])
             for _ in _state.logical_config.get(phys.name, [None]):
-                devices.append(CUDADevice(gpu_index, device_id))
+                if _state.simulated_gpus:
+                    from .virtual import VirtualDevice  # noqa: PLC0415
+
+                    devices.append(VirtualDevice(gpu_index, phys.name))
+                else:
+                    from .cuda import CUDADevice  # noqa: PLC0415
+
+                    devices.append(CUDADevice(gpu_index, device_id))
                 gpu_index += 1
         _state.by_name = {d.name: d for d in devices}
         _state.default = _state.by_name.get("GPU:0") or _state.by_name["CPU:0"]
@@ -232,6 +278,9 @@ def reset() -> None:
     try several configurations. Tensors on forgotten devices stay readable."""
     with _state.lock:
         _state.logical_config.clear()
+        _state.simulated_gpus = _simulated_from_environment()
+        for device in _state.devices or ():
+            device.close()
         _state.devices = None
         _state.by_name = {}
         _state.default = None

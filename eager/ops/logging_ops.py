@@ -239,8 +239,12 @@ def _print_kernel(xp, *arrays, template, placeholder, summarize, end, output_str
     return ()
 
 
+# A host op, as TensorFlow's PrintV2: it writes to a Python stream, so it runs on the CPU in
+# program order (on a GPU, a print queued on a stream would appear whenever the stream got to
+# it, after later host output); GPU inputs are copied to the host, waiting for them.
 PRINT = register_op(_OP, _print_kernel, _print_infer, stateful=True, num_outputs=0,
-                    differentiable=False, doc="Writes formatted tensors to a stream.")
+                    differentiable=False, device_types=frozenset({"CPU"}),
+                    doc="Writes formatted tensors to a stream.")
 
 
 # -----------------------------------------------------------------------------------------------

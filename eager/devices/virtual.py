@@ -1,0 +1,410 @@
+"""Simulated GPUs: devices whose streams are worker threads running numpy kernels.
+
+CI machines have no GPU, yet the logic that makes GPU execution correct — launches that return
+before the work is done, ordering within a stream, events between streams, buffers kept alive
+while another stream still uses them — must be tested. A simulated GPU reproduces the parts of
+CUDA + CuPy that this logic depends on, through the same `Device`/`Stream`/`Event` interface the
+CuPy backend implements:
+
+- `launch` queues the kernel on the stream's worker thread and returns at once. The outputs'
+  shapes and dtypes come from the op's shape inference, like CuPy computing them on the host;
+  an op whose output shapes depend on the data (or whose outputs are not arrays) waits for its
+  kernel, as CuPy does for such ops.
+- A stream runs its work in order; `record_event`/`wait_event`/`query`/`synchronize` behave as
+  CUDA's: a wait is queued on the stream and blocks its worker, not the host.
+- Memory comes from a pool that, like CuPy's, returns a freed block to the stream it was
+  allocated on and reuses it for the next allocation of that size on that stream at once,
+  without waiting for other streams. Kernels see raw blocks, never the Python objects that own
+  them, just as CUDA kernels see device pointers. So if a buffer borrowed by another stream is
+  released too early, a later kernel really overwrites it and the borrower reads wrong values:
+  the bug class the stream-safety rule prevents is observable in tests, not assumed away.
+- Kernel failures are reported like CUDA's asynchronous errors: at the next synchronization
+  (`synchronize`, a copy to the host), naming the op.
+
+Simulated GPUs are configured before the devices are initialized, with
+`eager.config.experimental.set_simulated_gpus(n)` (or the environment variable
+`EAGER_SIMULATED_GPUS=n`); they then replace any real GPU, are listed as physical GPUs, and
+can be split into logical GPUs like real ones.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+
+import numpy as np
+
+from .. import profile_events
+from .base import COMPLETED, Device, Event, KeepAlive, Stream
+
+__all__ = ["VirtualArray", "VirtualDevice", "VirtualEvent", "VirtualStream"]
+
+_PROFILE = profile_events.RECORDER
+
+
+class VirtualEvent(Event):
+    """The point after the first `seq` items launched on `stream`."""
+
+    __slots__ = ("_stream", "_seq")
+
+    def __init__(self, stream, seq):
+        self._stream = stream
+        self._seq = seq
+
+    def query(self) -> bool:
+        return self._stream._completed >= self._seq
+
+    def synchronize(self) -> None:
+        self._stream._wait_until(self._seq)
+
+    def __repr__(self):
+        return f"<VirtualEvent {self._stream.name}#{self._seq} done={self.query()}>"
+
+
+class _Gate:
+    """Queued by `VirtualStream.paused()`: the worker stops here until the gate opens."""
+
+    __slots__ = ("opened",)
+
+    def __init__(self):
+        self.opened = threading.Event()
+
+
+class VirtualStream(Stream):
+    """An in-order queue of work run by one worker thread (see the module doc)."""
+
+    __slots__ = ("name", "_queue", "_cv", "_issued", "_completed", "_error", "_sleeping",
+                 "_closed", "_worker", "__weakref__")
+    inline = False
+
+    def __init__(self, name: str):
+        self.name = name
+        self._queue = collections.deque()
+        self._cv = threading.Condition(threading.Lock())
+        self._issued = 0  # items launched so far
+        self._completed = 0  # items the worker has finished
+        self._error = None  # the first failure since the last synchronization
+        self._sleeping = False
+        self._closed = False  # closed: the worker has exited; work runs on the caller
+        self._worker = threading.Thread(target=_serve, args=(self,), daemon=True,
+                                        name=f"eager-stream {name}")
+        self._worker.start()
+
+    # -- the Stream interface ------------------------------------------------------------------
+    def launch(self, fn, *args):
+        """Queues `fn(*args)`; returns the event after it (its results are written by `fn`
+        into buffers the caller already holds)."""
+        return self._push((fn, args, None))
+
+    def launch_op(self, name, fn, *args):
+        """`launch`, naming the work (for errors and the profiler)."""
+        return self._push((fn, args, name))
+
+    def record_event(self) -> Event:
+        return VirtualEvent(self, self._issued)
+
+    def wait_event(self, event: Event) -> None:
+        if event is COMPLETED or event.query():
+            return
+        if isinstance(event, VirtualEvent) and event._stream is self:
+            return  # already ordered
+        self._push((event.synchronize, (), "wait_event"))
+
+    def synchronize(self) -> None:
+        self._wait_until(self._issued)
+        error = self._error
+        if error is not None:
+            self._error = None
+            raise error
+
+    @property
+    def pending(self) -> int:
+        """Items launched and not finished yet."""
+        return self._issued - self._completed
+
+    def paused(self):
+        """A context manager that holds the worker at the current point of the stream until the
+        block exits: work launched inside stays queued. For tests of ordering and lifetimes."""
+        return _Paused(self)
+
+    # -- internals ----------------------------------------------------------------------------
+    def _push(self, item):
+        with self._cv:
+            self._issued += 1
+            if not self._closed:
+                self._queue.append(item)
+                if self._sleeping:
+                    self._cv.notify_all()
+                return VirtualEvent(self, self._issued)
+        self._wait_until(self._issued - 1)  # closed: the worker drained its queue and left
+        fn, args, name = item
+        _run_item(self, fn, args, name)
+        with self._cv:
+            self._completed += 1
+            self._cv.notify_all()
+        return VirtualEvent(self, self._issued)
+
+    def close(self):
+        """Lets the worker finish what is queued and exit; later work runs on the caller."""
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+
+    def _wait_until(self, seq):
+        if self._completed >= seq:
+            return
+        with self._cv:
+            while self._completed < seq:
+                self._cv.wait()
+
+    def __repr__(self):
+        return f"<VirtualStream {self.name}>"
+
+
+class _Paused:
+    __slots__ = ("_stream", "_gate")
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._gate = _Gate()
+
+    def __enter__(self):
+        self._stream._push((self._gate.opened.wait, (), "paused"))
+        return self._stream
+
+    def __exit__(self, *exc):
+        self._gate.opened.set()
+
+
+def _serve(stream):
+    """The worker: runs items in order; records the first failure; never dies."""
+    queue, cv = stream._queue, stream._cv
+    while True:
+        with cv:
+            while not queue:
+                if stream._closed:
+                    return
+                stream._sleeping = True
+                cv.wait()
+            stream._sleeping = False
+            fn, args, name = queue.popleft()
+        if _PROFILE.active and name is not None:
+            start = profile_events.now_ns()
+            _run_item(stream, fn, args, name)
+            profile_events.add_slice(stream.name, name, start, profile_events.now_ns())
+        else:
+            _run_item(stream, fn, args, name)
+        with cv:
+            stream._completed += 1
+            cv.notify_all()
+
+
+def _run_item(stream, fn, args, name):
+    try:
+        fn(*args)
+    except BaseException as exc:  # noqa: BLE001 - reported at the next synchronization
+        if stream._error is None:
+            stream._error = _StreamError.wrap(exc, name)
+
+
+class _StreamError:
+    @staticmethod
+    def wrap(exc, name):
+        from ..errors import InvalidArgumentError, OpError  # noqa: PLC0415
+
+        if isinstance(exc, OpError):
+            return exc
+        return InvalidArgumentError(None, name, f"{name}: {type(exc).__name__}: {exc} (on a "
+                                                f"simulated GPU stream)")
+
+
+class VirtualArray:
+    """A simulated-GPU array: the shape and dtype, the pool block holding the data, and the
+    stream event after which the data is there. Its lifetime is the block's: when it is
+    collected, the block returns to the pool of the stream that allocated it."""
+
+    __slots__ = ("shape", "dtype", "_block", "_pool", "_home", "_ready")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def __del__(self):
+        pool = self._pool
+        if pool is not None:
+            pool.release(self._home, self._block)
+
+    def __repr__(self):
+        return f"<VirtualArray {self.dtype}{list(self.shape)} ready={self._ready.query()}>"
+
+
+class _Pool:
+    """Free blocks per (stream, shape, dtype): freed blocks are reused at once, by allocations
+    on the stream that allocated them (CuPy's policy)."""
+
+    __slots__ = ("_free", "_lock", "reused")
+
+    def __init__(self):
+        self._free = collections.defaultdict(list)
+        self._lock = threading.Lock()
+        self.reused = 0  # allocations served from a freed block (tests look at it)
+
+    def allocate(self, stream, shape, dtype):
+        key = (id(stream), shape, dtype)
+        with self._lock:
+            free = self._free.get(key)
+            if free:
+                self.reused += 1
+                return free.pop()
+        return np.empty(shape, dtype)
+
+    def release(self, stream, block):
+        with self._lock:
+            self._free[(id(stream), block.shape, block.dtype)].append(block)
+
+
+def _write_outputs(op, in_blocks, attrs, out_blocks):
+    """Runs on the worker: the kernel on numpy blocks, results written into the output blocks."""
+    result = op.kernel(np, *in_blocks, **attrs)
+    results = result if isinstance(result, tuple) else (result,)
+    for block, value in zip(out_blocks, results):
+        block[...] = value
+
+
+class VirtualDevice(Device):
+    """A simulated GPU (see the module doc). `xp` is numpy: kernels run on numpy blocks."""
+
+    __slots__ = ("pool", "_copy_holds")
+
+    def __init__(self, index: int, physical_name: str):
+        name = f"GPU:{index}"
+        super().__init__("GPU", index, np, physical_name, VirtualStream(name + "/compute"),
+                         VirtualStream(name + "/copy"))
+        self.pool = _Pool()
+        self._copy_holds = KeepAlive()
+
+    # -- memory ---------------------------------------------------------------------------
+    def _allocate(self, shape, dtype, ready=COMPLETED):
+        """A new array whose block belongs to the compute stream (every buffer the device keeps
+        does: its reuse is then ordered with the kernels that use it)."""
+        array = VirtualArray()
+        array.shape = tuple(shape)
+        array.dtype = np.dtype(dtype)
+        array._block = self.pool.allocate(self.compute_stream, array.shape, array.dtype)
+        array._pool = self.pool
+        array._home = self.compute_stream
+        array._ready = ready
+        return array
+
+    def _adopt(self, value, ready):
+        """A VirtualArray holding a kernel's result that exists already (blocking launches)."""
+        array = self._allocate(np.shape(value), np.asarray(value).dtype, ready)
+        array._block[...] = value
+        return array
+
+    def ready_event(self, array) -> Event:
+        return array._ready if isinstance(array, VirtualArray) else COMPLETED
+
+    # -- kernels --------------------------------------------------------------------------
+    def run(self, op, arrays, attrs, inputs):
+        compute = self.compute_stream
+        in_blocks = []
+        for a in arrays:
+            if isinstance(a, VirtualArray):
+                compute.wait_event(a._ready)  # a no-op unless another stream produced it
+                in_blocks.append(a._block)
+            else:
+                in_blocks.append(a)  # a resource handle, a TensorList, a host scalar
+        specs = op.infer(*inputs, **attrs)
+        single = not isinstance(specs, tuple)
+        specs = (specs,) if single else specs
+        if all(spec.shape.is_fully_defined() and spec.dtype.is_numpy_compatible
+               for spec in specs):
+            outputs = [self._allocate(spec.shape, spec.dtype.as_numpy_dtype, None)
+                       for spec in specs]
+            done = compute.launch_op(op.name, _write_outputs, op, in_blocks, attrs,
+                                     [o._block for o in outputs])
+            for o in outputs:
+                o._ready = done
+            return outputs[0] if single and op.num_outputs == 1 else tuple(outputs)
+        return self._run_blocking(op, in_blocks, attrs)
+
+    def _run_blocking(self, op, in_blocks, attrs):
+        """An op whose outputs are not known before it runs (data-dependent shapes, lists,
+        resource handles): launch and wait, as CuPy waits for such ops. Array inputs are copied
+        first, because such kernels may keep them (a TensorList holds its elements) and a pool
+        block must never be owned by anything but its VirtualArray."""
+        compute = self.compute_stream
+        box = []
+
+        def run():  # on the worker: the blocks are ready only once the stream gets here
+            owned = [b.copy() if isinstance(b, np.ndarray) else b for b in in_blocks]
+            box.append(op.kernel(np, *owned, **attrs))
+
+        done = compute.launch_op(op.name, run)
+        compute.synchronize()  # raises the kernel's (or an earlier kernel's) error
+        result = box[0]
+        if isinstance(result, tuple):
+            return tuple(self._from_kernel(v, done) for v in result)
+        return self._from_kernel(result, done)
+
+    def _from_kernel(self, value, done):
+        if isinstance(value, (np.ndarray, np.generic)):
+            return self._adopt(value, done)
+        return value
+
+    # -- copies ---------------------------------------------------------------------------
+    def from_host(self, array):
+        host = np.array(array, copy=True)  # the caller may change its array once we return
+        out = self._allocate(host.shape, host.dtype, None)
+        copy = self.copy_stream
+        # The block came from the compute stream's pool: kernels queued there may still use it
+        # (it was freed in their order), so the copy must not write it before they finish.
+        copy.wait_event(self.compute_stream.record_event())
+        done = copy.launch_op("HostToDevice", np.copyto, out._block, host)
+        out._ready = done
+        self.compute_stream.wait_event(done)
+        return out
+
+    def to_host(self, array):
+        if not isinstance(array, VirtualArray):
+            return array  # a numpy value, a list, a handle: already on the host
+        copy = self.copy_stream
+        copy.wait_event(array._ready)
+        box = []
+        copy.launch_op("DeviceToHost", lambda block: box.append(block.copy()), array._block)
+        copy.synchronize()
+        self.compute_stream.synchronize()  # surfaces a failed kernel that produced the array
+        return box[0]
+
+    def copy_from(self, array, source):
+        if isinstance(source, VirtualDevice):
+            copy = self.copy_stream
+            copy.wait_event(source.ready_event(array))
+            out = self._allocate(array.shape, array.dtype, None)
+            copy.wait_event(self.compute_stream.record_event())  # see from_host
+            done = copy.launch_op("DeviceToDevice", np.copyto, out._block, array._block)
+            out._ready = done
+            # The source's block belongs to the other device's compute stream, whose pool would
+            # hand it out again as soon as the source array is dropped: hold it until read.
+            self._copy_holds.hold(done, array)
+            self.compute_stream.wait_event(done)
+            return out
+        return self.from_host(source.to_host(array))
+
+    def synchronize(self) -> None:
+        self.compute_stream.synchronize()
+        self.copy_stream.synchronize()
+        self._copy_holds.prune()
+
+    def close(self) -> None:
+        self.compute_stream.close()
+        self.copy_stream.close()

@@ -1,0 +1,281 @@
+"""Simulated GPUs: asynchronous launches, stream order, events between streams and devices,
+buffer lifetimes across streams, errors at synchronization, and async dispatch on top.
+
+The simulated device runs the same ordering code as the CuPy backend (`Device.ready_event`,
+`Stream.wait_event`, `KeepAlive`); its memory pool reuses freed blocks at once, so a buffer
+released too early really is overwritten, and these tests would see wrong values.
+"""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import eager as tf
+from eager.context import _reset_for_tests
+from eager.devices import registry
+from eager.devices.virtual import VirtualArray, VirtualStream
+from eager.ops import list_ops
+
+
+@pytest.fixture
+def gpus():
+    """`configure(n, logical=None)`: n simulated GPUs for one test (GPU:0 becomes the default
+    device); `logical` splits the first into that many logical GPUs instead."""
+
+    def configure(n, logical=None):
+        _reset_for_tests()
+        tf.config.experimental.set_simulated_gpus(n)
+        if logical:
+            gpu = tf.config.list_physical_devices("GPU")[0]
+            tf.config.set_logical_device_configuration(
+                gpu, [tf.config.LogicalDeviceConfiguration() for _ in range(logical)])
+        return [registry.lookup(d.name.split("device:")[1])
+                for d in tf.config.list_logical_devices("GPU")]
+
+    yield configure
+    tf.experimental.sync_devices()
+    _reset_for_tests()
+    registry.devices()
+
+
+def _ready(t):
+    return t._value._ready.query()
+
+
+def test_simulated_gpus_are_configured_like_gpus_and_only_before_initialization(gpus):
+    devices = gpus(2)
+    assert [d.name for d in devices] == ["GPU:0", "GPU:1"]
+    assert [p.name for p in tf.config.list_physical_devices("GPU")] == [
+        "/physical_device:GPU:0", "/physical_device:GPU:1"]
+    assert tf.config.experimental.get_simulated_gpus() == 2
+    assert tf.constant(1.0).device == "GPU:0"  # the default device, as a real GPU would be
+    with pytest.raises(RuntimeError, match="initialized"):
+        tf.config.experimental.set_simulated_gpus(3)
+    tf.config.experimental.set_simulated_gpus(2)  # unchanged: allowed
+    with pytest.raises(ValueError):
+        registry.set_simulated_gpus(-1)
+    split = gpus(1, logical=3)
+    assert [d.name for d in split] == ["GPU:0", "GPU:1", "GPU:2"]
+
+
+def test_each_gpu_has_its_own_compute_and_copy_streams_on_worker_threads(gpus):
+    g0, g1 = gpus(2)
+    streams = [g0.compute_stream, g0.copy_stream, g1.compute_stream, g1.copy_stream]
+    assert all(isinstance(s, VirtualStream) for s in streams)
+    assert len({id(s._worker) for s in streams}) == 4
+    assert not g0.inline
+
+
+def test_a_launch_returns_before_its_kernel_runs_with_shape_and_dtype_known(gpus):
+    (g0,) = gpus(1)
+    x = tf.constant(np.arange(6.0).reshape(2, 3))
+    with g0.compute_stream.paused():
+        y = tf.matmul(x, x, transpose_b=True) + 1.0
+        assert isinstance(y._value, VirtualArray)
+        assert (y.shape, y.dtype, y.device) == ((2, 2), tf.float64, "GPU:0")
+        assert not _ready(y)  # the kernel has not run: the stream is held
+        assert g0.compute_stream.pending >= 2
+    a = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(y.numpy(), a @ a.T + 1.0)  # waits for the stream
+    assert _ready(y)
+
+
+def test_events_order_work_between_streams_without_blocking_the_host():
+    a, b = VirtualStream("A"), VirtualStream("B")
+    try:
+        out, seen = [], []
+        with a.paused():
+            a.launch(out.append, 1)
+            after_a = a.record_event()
+            assert not after_a.query()
+            b.wait_event(after_a)  # queued on B: returns at once
+            b.launch(lambda: seen.append(list(out)))
+            time.sleep(0.05)
+            assert seen == [] and not b.record_event().query()  # B waits for A
+        b.synchronize()
+        assert after_a.query() and seen == [[1]]
+        a.synchronize()
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_consumer_on_another_device_sees_the_value_its_producer_is_still_computing(gpus):
+    g0, g1 = gpus(2)
+    host = np.random.default_rng(0).standard_normal((64, 64))
+    x = tf.constant(host)
+    with g0.compute_stream.paused():
+        y = tf.tanh(x) * 2.0  # not computed yet
+        with tf.device("GPU:1"):
+            z = y + 1.0  # GPU:1's copy stream waits for y's event; the host does not
+        assert not _ready(y) and not _ready(z)
+    with tf.device("CPU:0"):
+        w = y - 1.0  # the host waits for y
+    expected = np.tanh(host) * 2.0
+    np.testing.assert_allclose(z.numpy(), expected + 1.0)
+    assert z.device == "GPU:1"
+    np.testing.assert_allclose(w.numpy(), expected - 1.0)
+
+
+def test_the_pool_reuses_a_freed_block_at_once(gpus):
+    """The hazard is real in the simulation: a dropped array's block is handed out again."""
+    (g0,) = gpus(1)
+    x = tf.constant(np.ones((32, 32))) * 3.0
+    block = x._value._block
+    del x
+    before = g0.pool.reused
+    c = tf.constant(np.ones((32, 32)))
+    y = c * 5.0
+    assert g0.pool.reused > before
+    assert block is c._value._block or block is y._value._block
+    np.testing.assert_array_equal(y.numpy(), np.full((32, 32), 5.0))
+
+
+def test_a_buffer_borrowed_by_another_stream_is_not_freed_before_it_is_read(gpus):
+    g0, g1 = gpus(2)
+    original = np.arange(1024.0).reshape(32, 32)
+    x = tf.constant(original) * 1.0
+    with g1.copy_stream.paused():  # the copy to GPU:1 is queued but cannot run yet
+        with tf.device("GPU:1"):
+            moved = tf.identity(x)
+        del x  # the only Python reference to the source goes away
+        # New arrays of the same size on GPU:0: each would get the source's block, were it free.
+        garbage = [tf.constant(np.full((32, 32), -7.0)) * 1.0 for _ in range(4)]
+        g0.compute_stream.synchronize()  # all of it has run, overwriting any freed block
+    np.testing.assert_array_equal(moved.numpy(), original)
+    for g in garbage:
+        np.testing.assert_array_equal(g.numpy(), np.full((32, 32), -7.0))
+    g1.synchronize()
+    assert len(g1._copy_holds) == 0  # released once the copy completed
+
+
+def test_sync_devices_waits_for_simulated_stream_work(gpus):
+    (g0,) = gpus(1)
+    x = tf.constant(np.ones((8, 8)))
+    gate = g0.compute_stream.paused()
+    gate.__enter__()
+    y = tf.exp(x)
+    releaser = threading.Timer(0.1, gate.__exit__, args=(None, None, None))
+    releaser.start()
+    assert not _ready(y)
+    tf.experimental.sync_devices()
+    assert _ready(y) and g0.compute_stream.pending == 0
+    releaser.join()
+
+
+def test_a_failing_kernel_is_reported_at_the_next_synchronization_naming_the_op(gpus):
+    gpus(1)
+    x = tf.constant([1, 2, 3])
+    bad = tf.math.floordiv(x, tf.constant([1, 0, 1]))  # fails on the stream, later
+    assert bad.shape == (3,)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="FloorDiv"):
+        bad.numpy()
+    np.testing.assert_array_equal((x + 1).numpy(), [2, 3, 4])  # reported once; work goes on
+
+
+def test_ops_with_data_dependent_shapes_and_non_array_outputs_wait_for_their_kernel(gpus):
+    gpus(1)
+    mask = tf.constant([True, False, True, True])
+    np.testing.assert_array_equal(tf.where(mask).numpy(), [[0], [2], [3]])
+    values = tf.constant([3.0, 1.0, 3.0, 2.0])
+    np.testing.assert_array_equal(tf.gather(values, tf.where(mask)[:, 0]).numpy(),
+                                  [3.0, 3.0, 2.0])
+    # A TensorList (variant output) keeps its elements: they must be its own copies, never
+    # pool blocks that later arrays reuse.
+    lst = list_ops.tensor_list_from_tensor(values * 1.0, element_shape=[])
+    assert lst.device == "GPU:0"
+    for _ in range(3):
+        lst = list_ops.tensor_list_push_back(lst, tf.constant(7.0) * 1.0)
+    churn = [tf.constant([0.0, 0.0, 0.0, 0.0]) * 1.0 for _ in range(4)]  # reuses freed blocks
+    stacked = list_ops.tensor_list_stack(lst, tf.float32)
+    np.testing.assert_array_equal(stacked.numpy(), [3.0, 1.0, 3.0, 2.0, 7.0, 7.0, 7.0])
+    assert all(c.numpy().sum() == 0.0 for c in churn)
+
+
+def test_variables_on_a_simulated_gpu_keep_program_order_and_snapshots(gpus):
+    (g0,) = gpus(1)
+    v = tf.Variable(np.zeros(4))
+    assert v.device == "GPU:0"
+    with g0.compute_stream.paused():
+        v.assign([1.0, 2.0, 3.0, 4.0])
+        first = v.read_value()
+        v.assign_add([1.0, 1.0, 1.0, 1.0])
+        second = v.read_value() * 1.0
+        v.scatter_update(tf.IndexedSlices(tf.constant([9.0], tf.float64), tf.constant([0])))
+    np.testing.assert_array_equal(first.numpy(), [1.0, 2.0, 3.0, 4.0])  # a snapshot
+    np.testing.assert_array_equal(second.numpy(), [2.0, 3.0, 4.0, 5.0])
+    np.testing.assert_array_equal(v.numpy(), [9.0, 3.0, 4.0, 5.0])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(v * v)
+    np.testing.assert_array_equal(tape.gradient(loss, v).numpy(), 2 * np.array([9.0, 3, 4, 5]))
+
+
+_OPS = ["add", "mul", "tanh", "matmul", "sum0", "concat_split", "to_cpu_and_back", "to_gpu1"]
+
+
+def test_a_random_program_on_simulated_gpus_matches_the_cpu(gpus):
+    """Sync or async dispatch, values hopping between GPUs and the host: same results as numpy."""
+    gpus(2)
+
+    @given(program=st.lists(st.tuples(st.sampled_from(_OPS), st.integers(0, 9),
+                                      st.integers(0, 9)), min_size=1, max_size=12),
+           use_async=st.booleans())
+    def check(program, use_async):
+        x0 = np.random.default_rng(len(program)).standard_normal((4, 4))
+
+        def run(device_of):
+            values = [tf.constant(x0)]
+            for name, i, j in program:
+                a, b = values[i % len(values)], values[j % len(values)]
+                if name == "add":
+                    r = a + b
+                elif name == "mul":
+                    r = a * b * 0.5
+                elif name == "tanh":
+                    r = tf.tanh(a)
+                elif name == "matmul":
+                    r = tf.matmul(a, b) * 0.25
+                elif name == "sum0":
+                    r = tf.broadcast_to(tf.reduce_sum(a, axis=0, keepdims=True), [4, 4])
+                elif name == "concat_split":
+                    r = tf.split(tf.concat([a, b], axis=0), 2, axis=0)[1]
+                elif name == "to_cpu_and_back":
+                    with tf.device(device_of("CPU:0")):
+                        r = a - 1.0
+                else:
+                    with tf.device(device_of("GPU:1")):
+                        r = a + 2.0
+                values.append(r)
+            return [v.numpy() for v in values]
+
+        with tf.device("CPU:0"):
+            expected = run(lambda name: "CPU:0")
+        if use_async:
+            with tf.experimental.async_scope():
+                got = run(lambda name: name)
+        else:
+            got = run(lambda name: name)
+        assert got[-1].shape == expected[-1].shape
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+
+    check()
+
+
+def test_async_dispatch_onto_a_simulated_gpu_and_errors_from_its_stream(gpus):
+    (g0,) = gpus(1)
+    with tf.experimental.async_scope():
+        y = tf.reduce_sum(tf.constant(np.ones((16, 16))) * 2.0)
+        assert y.shape == () and y.device == "GPU:0"
+        assert float(y) == 512.0
+    bad = None
+    with pytest.raises(tf.errors.InvalidArgumentError, match="FloorDiv"):
+        with tf.experimental.async_scope():
+            bad = tf.math.floordiv(tf.constant([1]), tf.constant([0]))
+            tf.experimental.sync_devices()
+    assert bad is not None
+    assert float(tf.reduce_sum(tf.constant([1.0, 2.0]))) == 3.0  # recovered
