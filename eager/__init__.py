@@ -30,7 +30,7 @@ from .ops.linalg_ops import einsum, matmul, norm, tensordot
 from .ops.sort_ops import argsort, sort
 from .ops.logging_ops import print  # noqa: A004
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
-from . import optimizers, train  # noqa: F401
+from . import optimizers, profiler, train  # noqa: F401
 from .module import Module
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient
 from .variables import (Variable, VariableAggregation, VariableSynchronization,

@@ -171,7 +171,7 @@ class AsyncExecutor:
 
     def __init__(self):
         self._queue = collections.deque()
-        self._cv = threading.Condition(threading.Lock())
+        self._cv = threading.Condition(threading.RLock())  # RLock: a deleter may queue work from a finalizer
         self._issued = 0  # sequence number of the last queued node
         self._completed = 0  # ... of the last finished node (run, failed or skipped)
         self._error = None  # the first failure: poisons the executor until cleared

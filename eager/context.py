@@ -39,7 +39,7 @@ class _FastPath:
         self.on = False
         self.device = None
         self.reasons = 0
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # re-entrant: finalizers (thread-state teardown) take it
         self.listeners = []  # called after every change of `on` (eager.tensor caches flags)
 
     def devices_changed(self):

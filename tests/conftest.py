@@ -38,6 +38,22 @@ def no_inference_check():
 
 
 @pytest.fixture
+def cpu_only(monkeypatch):
+    """For one test, the devices are one CPU and no GPU, whatever the machine has: the only
+    configuration with the operators' fast path (one inline device), and with it temporary
+    elision. Tests of behaviour that is CPU-only by design use it, so that they exercise that
+    behaviour on a GPU machine too instead of failing (or passing vacuously) there. The
+    machine's devices come back afterwards."""
+    _reset_for_tests()
+    monkeypatch.setattr(registry, "_probe_gpus", lambda: [])
+    registry.devices()
+    yield
+    monkeypatch.undo()
+    _reset_for_tests()
+    registry.devices()
+
+
+@pytest.fixture
 def logical_cpus():
     """Returns a function `configure(n)` that splits the CPU into n logical devices (CPU:0..n-1)
     for one test; the default single-CPU configuration comes back afterwards."""

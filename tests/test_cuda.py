@@ -59,3 +59,90 @@ def test_copies_between_cpu_and_gpu_round_trip_large_and_small():
 def test_kernel_errors_on_gpu_are_op_errors():
     with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
         tf.add(tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0, 3.0]))
+
+
+# -- streams, events and buffer lifetimes on a real device ---------------------------------------
+
+def test_kernels_run_with_the_device_compute_stream_current():
+    import cupy
+
+    gpu = registry.lookup("GPU:0")
+    current = gpu.compute_stream.launch(lambda: cupy.cuda.get_current_stream().ptr)
+    assert current == gpu.compute_stream.cupy_stream.ptr
+
+
+@pytest.fixture
+def two_logical_gpus():
+    from eager.context import _reset_for_tests
+
+    _reset_for_tests()
+    gpu = tf.config.list_physical_devices("GPU")[0]
+    tf.config.set_logical_device_configuration(
+        gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=1024)] * 2)
+    yield registry.lookup("GPU:0"), registry.lookup("GPU:1")
+    tf.experimental.sync_devices()
+    _reset_for_tests()
+
+
+def test_a_copy_to_another_gpu_waits_for_its_producer_and_holds_the_source(two_logical_gpus):
+    g0, g1 = two_logical_gpus
+    rng = np.random.default_rng(0)
+    host = rng.standard_normal((1024, 1024)).astype(np.float32)
+    x = tf.constant(host)
+    y = x
+    for _ in range(8):  # a chain the GPU is still computing when the copy is issued
+        y = tf.matmul(y, x) * (1.0 / 1024.0)
+    expected = host.astype(np.float64)
+    for _ in range(8):
+        expected = expected @ host / 1024.0
+    with tf.device("GPU:1"):
+        moved = tf.identity(y)
+    del y  # the copy stream must keep the source block until it has read it
+    garbage = [tf.fill([1024, 1024], -1.0) for _ in range(4)]
+    np.testing.assert_allclose(moved.numpy(), expected, rtol=2e-3, atol=2e-3)
+    assert all(float(tf.reduce_max(g)) == -1.0 for g in garbage)
+    g1.synchronize()
+    assert len(g1._copy_holds) == 0
+
+
+def test_large_host_copies_are_staged_and_sync_devices_waits_for_everything():
+    import cupy
+
+    gpu = registry.lookup("GPU:0")
+    host = np.arange(1 << 21, dtype=np.float32)  # 8 MiB: through pinned staging
+    t = tf.constant(host)
+    total = tf.reduce_sum(t * 2.0)
+    tf.experimental.sync_devices()
+    assert gpu.compute_stream.record_event().query() and gpu.copy_stream.record_event().query()
+    assert float(total) == pytest.approx(float(host.astype(np.float64).sum() * 2.0), rel=1e-5)
+    assert isinstance(t._value, cupy.ndarray)
+
+
+def test_async_dispatch_on_the_gpu_matches_synchronous():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((256, 256)).astype(np.float32)
+
+    def program():
+        x = tf.constant(a)
+        for _ in range(5):
+            x = tf.tanh(tf.matmul(x, x) * 0.01) + x
+        return tf.reduce_sum(x, axis=0).numpy()
+
+    expected = program()
+    with tf.experimental.async_scope():
+        got = program()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_interpreter_exit_with_pending_gpu_work_does_not_crash():
+    import subprocess
+    import sys
+
+    code = ("import eager as tf, numpy as np\n"
+            "tf.config.experimental.set_synchronous_execution(False)\n"
+            "a = tf.constant(np.ones((512, 512), np.float32))\n"
+            "for _ in range(50): a = tf.matmul(a, a) / 512.0\n"
+            "v = tf.Variable(1.0); v.assign_add(1.0)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr

@@ -17,8 +17,9 @@ N = elision.MIN_ELEMENTS * 4  # large enough to be considered
 
 
 @pytest.fixture(autouse=True)
-def _fast_path(no_inference_check):
-    """Elision lives in the operators' fast path, which the suite's inference check disables."""
+def _fast_path(cpu_only, no_inference_check):
+    """Elision lives in the operators' fast path, which the suite's inference check disables
+    and which exists only where the one device is the CPU (a GPU machine: `cpu_only`)."""
     tf.constant(0.0)
     assert tf.context.FAST.on
     yield

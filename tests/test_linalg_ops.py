@@ -194,6 +194,29 @@ def test_tensordot_integer_axes_and_pair_of_ints():
     assert scalar.shape == () and scalar.numpy() == 6
 
 
+class _StrictTensordotXP:
+    """numpy, except that tensordot rejects a rank-0 input unless axes is 0, as cupy's does."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def tensordot(a, b, axes=2):
+        if (np.ndim(a) == 0 or np.ndim(b) == 0) and axes != 0 and axes != ((), ()):
+            raise ValueError("An input is zero-dim while axes has dimensions")
+        return np.tensordot(a, b, axes)
+
+
+def test_tensordot_of_a_scalar_is_the_product_on_every_array_module():
+    kernel, xp = linalg_ops._tensordot_kernel, _StrictTensordotXP()
+    a, b = np.array(2.0, np.float32), np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    for x, y in ((a, a), (a, b), (b, a)):
+        out = kernel(xp, x, y, (), ())
+        assert out.dtype == np.float32
+        np.testing.assert_array_equal(out, np.tensordot(x, y, 0))
+    np.testing.assert_array_equal(kernel(xp, b, b.T, (1,), (0,)), b @ b.T)
+
+
 def test_tensordot_errors():
     a, b = np.ones((2, 3), np.float32), np.ones((4, 5), np.float32)
     with pytest.raises(InvalidArgumentError, match=r"Tensordot.*a.shape\[1\] = 3.*b.shape\[0\] "

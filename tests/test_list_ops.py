@@ -40,6 +40,12 @@ def storage(lst):
     return lst.numpy()._items
 
 
+def host(lst, array):
+    """An element array of list tensor `lst` as numpy: elements live on the list's device
+    (cupy arrays on a GPU)."""
+    return lst._device.to_host(array)
+
+
 # -- values: what TensorFlow gives ---------------------------------------------------------------
 
 def test_a_list_tensor_is_a_variant_scalar_whose_numpy_is_the_list():
@@ -49,7 +55,9 @@ def test_a_list_tensor_is_a_variant_scalar_whose_numpy_is_the_list():
     assert isinstance(value, L.TensorList)
     assert len(value) == 2 and value.element_dtype is f32 and value.element_shape == [2]
     assert value.max_num_elements == -1
-    np.testing.assert_array_equal(value.elements()[1], [3.0, 4.0])
+    np.testing.assert_array_equal(host(lst, value.elements()[1]), [3.0, 4.0])
+    # The elements are arrays of the list's device (cupy arrays on a GPU).
+    assert all(isinstance(e, lst._device.xp.ndarray) for e in value.elements())
     assert "TensorList" in repr(lst) and "variant" in str(lst)
 
 
@@ -336,10 +344,11 @@ def test_pop_then_push_never_overwrites_the_popped_list():
     np.testing.assert_array_equal(stacked(full), [[1], [2], [3]])
     np.testing.assert_array_equal(stacked(again), [[1], [2], [9]])
     held = full.numpy()  # holding the value object itself counts too
+    device = full._device
     del full
     rest2, _ = L.tensor_list_pop_back(again, f32)
     L.tensor_list_push_back(rest2, tf.constant([7.0]))
-    np.testing.assert_array_equal(np.stack(held.elements()), [[1], [2], [3]])
+    np.testing.assert_array_equal([device.to_host(e) for e in held.elements()], [[1], [2], [3]])
 
 
 def test_set_item_copies_and_leaves_the_input_list_alone():
@@ -428,7 +437,7 @@ def test_a_push_that_loses_the_race_for_the_end_of_the_storage_copies():
     assert len(lost) == 2 and lost.elements()[0] is first and lost.elements()[1] is item
 
 
-def test_a_list_moves_between_logical_cpus(logical_cpus):
+def test_a_list_moves_between_devices(logical_cpus):
     logical_cpus(2)
     with tf.device("CPU:0"):
         lst = pushed([1.0, 2.0])
@@ -437,7 +446,28 @@ def test_a_list_moves_between_logical_cpus(logical_cpus):
         out = L.tensor_list_stack(more, f32)
     assert (lst.device, more.device, out.device) == ("CPU:0", "CPU:1", "CPU:1")
     np.testing.assert_array_equal(out.numpy(), [[1, 2], [3, 4]])
+    # The list was copied to CPU:1 element by element, as any input is copied to the op's device.
+    assert not np.shares_memory(more.numpy().elements()[0], lst.numpy().elements()[0])
+    # Unscoped, a list op runs on the default device (GPU:0 where there is one): the list's
+    # elements are copied there.
+    unscoped = L.tensor_list_stack(lst, f32)
+    assert unscoped.device == registry.default_device().name
+    np.testing.assert_array_equal(unscoped.numpy(), [[1, 2]])
     np.testing.assert_array_equal(stacked(lst), [[1, 2]])
+
+
+def test_gradients_flow_through_a_list_moved_between_devices(logical_cpus):
+    logical_cpus(2)
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        with tf.device("CPU:0"):
+            lst = L.tensor_list_push_back(L.empty_tensor_list([2], f32), x * 3.0)
+        with tf.device("CPU:1"):
+            item = L.tensor_list_get_item(lst, 0, f32)
+        y = tf.reduce_sum(item * item)  # 9 x^2
+    grad = tape.gradient(y, x)
+    np.testing.assert_allclose(grad.numpy(), [18.0, 36.0])
 
 
 # -- shape inference on partial shapes -----------------------------------------------------------

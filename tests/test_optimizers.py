@@ -30,7 +30,11 @@ def _storage(v):
 
 
 def _address(v):
-    return _storage(v).value.ctypes.data
+    """Where `v`'s buffer starts, in host (numpy) or device (cupy) memory: the update kernels
+    work in place (or copy on write) the same way on every device."""
+    value = _storage(v).value
+    interface = getattr(value, "__cuda_array_interface__", None) or value.__array_interface__
+    return interface["data"][0]
 
 
 # -- Keras 3 golden values --------------------------------------------------------------------
@@ -228,8 +232,9 @@ def _run_two_steps(opt, v, sparse=False):
 @pytest.fixture(params=["dispatch", "fast path"])
 def path(request):
     """Runs a test through full dispatch (the suite's default) and on the fast path, where the
-    optimizer calls the kernels directly."""
+    optimizer calls the kernels directly (only with one CPU device: `cpu_only`)."""
     if request.param == "fast path":
+        request.getfixturevalue("cpu_only")
         request.getfixturevalue("no_inference_check")
         assert FAST.on
     return request.param
@@ -318,7 +323,7 @@ def test_locks_are_taken_in_uid_order_so_crossed_updates_cannot_deadlock():
     assert len(done) == 2, "crossed updates deadlocked"
 
 
-def test_fast_path_and_dispatch_give_identical_results(no_inference_check):
+def test_fast_path_and_dispatch_give_identical_results(cpu_only, no_inference_check):
     assert FAST.on
     results = []
     for use_tape in (False, True):

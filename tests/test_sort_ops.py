@@ -119,6 +119,38 @@ def test_nan_is_largest():
     np.testing.assert_array_equal(eager.math.top_k([1.0, 2.0, 3.0, np.nan], 3).indices, [3, 2, 1])
 
 
+class _RadixOrderXP:
+    """numpy, except that argsort orders floats as a GPU radix sort does (CUB's, under CuPy):
+    by their bits, sign-twiddled, with -0.0 read as 0.0. A NaN with the sign bit set then sorts
+    before -inf, as it did on the H100."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def argsort(x, axis=-1, kind=None):
+        if x.dtype.kind != "f":
+            return np.argsort(x, axis=axis, kind="stable")
+        x = np.where(x == 0, np.zeros_like(x), x)  # -0.0 -> 0.0
+        bits = x.view(f"u{x.dtype.itemsize}")
+        high = bits.dtype.type(1) << bits.dtype.type(8 * x.dtype.itemsize - 1)
+        keys = np.where(bits & high, ~bits, bits | high)
+        return np.argsort(keys, axis=axis, kind="stable")
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_nan_of_either_sign_is_largest_under_a_radix_sort(dtype):
+    x = np.array([1.0, np.nan, -np.inf, -np.nan, 3.0, -0.0, 0.0], dtype)
+    fake = _RadixOrderXP()
+    assert list(fake.argsort(x)) == [3, 2, 5, 6, 0, 4, 1]  # the GPU's order of the raw values
+    values, order = sort_ops._sort_kernel(fake, x, 0, False)
+    np.testing.assert_array_equal(order, [2, 5, 6, 0, 4, 1, 3])
+    assert np.isnan(values[-2:]).all() and np.signbit(values[-1])  # NaNs keep their bits
+    np.testing.assert_array_equal(sort_ops._sort_kernel(fake, x, 0, True)[1],
+                                  [1, 3, 4, 0, 5, 6, 2])
+    np.testing.assert_array_equal(sort_ops._top_k_kernel(fake, x, 3, eager.int32)[1], [1, 3, 4])
+
+
 def test_unsigned_and_integer_extremes():
     x = np.array([255, 0, 7, 255, 1], np.uint8)
     np.testing.assert_array_equal(eager.sort(x).numpy(), [0, 1, 7, 255, 255])

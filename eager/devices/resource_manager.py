@@ -20,7 +20,9 @@ class ResourceManager:
 
     def __init__(self):
         self._resources = {}
-        self._lock = threading.Lock()
+        # Re-entrant: deleters destroy from finalizers, which the garbage collector may run on
+        # this thread while it holds the lock (creating a resource allocates).
+        self._lock = threading.RLock()
 
     def create(self, uid: int, resource) -> None:
         with self._lock:

@@ -254,7 +254,7 @@ class _Pool:
 
     def __init__(self):
         self._free = collections.defaultdict(list)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: VirtualArray.__del__ (GC) releases into it
         self.reused = 0  # allocations served from a freed block (tests look at it)
 
     def allocate(self, stream, shape, dtype):

@@ -125,7 +125,14 @@ def _tensordot_infer(a, b, a_axes=(), b_axes=()):
 
 
 def _tensordot_kernel(xp, a, b, a_axes=(), b_axes=()):
-    out = xp.tensordot(a, b, axes=(list(a_axes), list(b_axes)))
+    if a.ndim == 0 or b.ndim == 0:
+        # A scalar has no axis to contract (inference checked that the axes are empty), so the
+        # result is the plain product. Said directly because cupy.tensordot rejects a rank-0
+        # input with axes given as lists ("An input is zero-dim while axes has dimensions"),
+        # where numpy accepts ([], []).
+        out = xp.multiply(a, b)
+    else:
+        out = xp.tensordot(a, b, axes=(list(a_axes), list(b_axes)))
     return xp.asarray(out).astype(a.dtype, copy=False)
 
 

@@ -27,8 +27,12 @@ does, while it is being rebound), as TensorFlow eager does.
 Deviations from TensorFlow (2.21): an index or num_elements must be a scalar (TF accepts any
 one-element tensor); `get_item`/`pop_back` with an `element_shape` that the stored item does not
 match are an InvalidArgumentError (TF returns the item regardless, which would make shape
-inference lie); `resize_if_index_out_of_bounds=True` is not supported; a list lives on one device
-(its elements are arrays of that device; using it on another device is not supported).
+inference lie); `resize_if_index_out_of_bounds=True` is not supported.
+
+Devices. A list's elements are arrays of the list's device (cupy arrays on a GPU). An op that
+runs on another device gets a copy of the list there, each element copied by the devices' own
+`copy_from` (`list_execute`): dispatch cannot copy a list itself, since a GPU array cannot hold
+Python objects.
 """
 
 from __future__ import annotations
@@ -38,16 +42,18 @@ import threading
 
 import numpy as np
 
+from .. import context as _context
 from .. import dtypes as _dt
-from ..tensor import Tensor, TensorSpec, convert_to_tensor
+from ..tensor import EagerTensor, Tensor, TensorSpec, convert_to_tensor, meta_for
 from ..tensor_shape import TensorShape, as_shape
 from .convert import as_tensor
 from .dispatch import execute
-from .registry import op_error, register_op
+from .registry import NO_ATTRS, op_error, register_op
 
 __all__ = ["TensorList", "empty_tensor_list", "tensor_list_reserve", "tensor_list_from_tensor",
            "tensor_list_push_back", "tensor_list_pop_back", "tensor_list_get_item",
-           "tensor_list_set_item", "tensor_list_stack", "tensor_list_length", "storage_reuse"]
+           "tensor_list_set_item", "tensor_list_stack", "tensor_list_length", "storage_reuse",
+           "list_execute"]
 
 _variant = _dt.variant
 _int32 = _dt.int32
@@ -149,8 +155,9 @@ def _merge(op_name, a, b) -> TensorShape:
 
 
 def _as_list(value) -> TensorList:
-    """The kernel's list input. Between logical CPU devices dispatch copies values with numpy,
-    which wraps a TensorList in a 0-d object array; the elements are immutable, so unwrap."""
+    """The kernel's list input. Where dispatch copies a list between logical CPU devices itself
+    (under async dispatch, which `list_execute` leaves alone), numpy wraps the TensorList in a
+    0-d object array; the elements are immutable, so unwrap."""
     if value.__class__ is TensorList:
         return value
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype == object:
@@ -158,6 +165,47 @@ def _as_list(value) -> TensorList:
         if inner.__class__ is TensorList:
             return inner
     raise TypeError(f"expected a TensorList, got {type(value).__name__}")
+
+
+def _moved(t, source, target):
+    """List tensor `t` (on `source`) as a list tensor on `target`: the same view over copies of
+    its elements in `target`'s memory (unset slots stay unset). The copy keeps `t`'s tape id:
+    like dispatch's implicit copy of an array input, it is the same tensor to a gradient tape."""
+    try:
+        view = _as_list(t._value)
+    except TypeError:
+        return t  # not a list: the op's own checks report it
+    n = view._n
+    items = [None if item is None else target.copy_from(item, source)
+             for item in view._items[:n]]
+    out = EagerTensor()
+    out._value = view._view(items, n)
+    out._meta = meta_for(_variant, target)
+    out._tape_id = t._tape_id
+    return out
+
+
+def list_execute(op, inputs, attrs=NO_ATTRS):
+    """`execute(op, inputs, attrs)` with every list tensor among `inputs` first copied to the
+    device the op will run on (the scope's, else the default device: no list op reads a
+    resource). Dispatch copies array inputs itself; a list it cannot (see the module doc).
+    Under tracing or async dispatch the interpreter places the op, and inputs pass unchanged."""
+    if not _context.FAST.on:  # the fast path means one device: nothing can be elsewhere
+        st = _context.thread_state()
+        if st.interpreter is None:
+            target = moved = None
+            for i, t in enumerate(inputs):
+                if t.__class__ is EagerTensor and t._meta.dtype is _variant:
+                    if target is None:
+                        target = _context.placement_device(st)
+                    source = t._meta.device
+                    if source is not target:
+                        if moved is None:
+                            moved = list(inputs)
+                        moved[i] = _moved(t, source, target)
+            if moved is not None:
+                inputs = tuple(moved)
+    return execute(op, inputs, attrs)
 
 
 def _check_dtype(op_name, want, have):
@@ -561,21 +609,22 @@ def tensor_list_from_tensor(tensor, element_shape, name=None):
 
 def tensor_list_push_back(input_handle, tensor, name=None):
     """The list with `tensor` appended (O(1): see the module doc)."""
-    return execute(TENSOR_LIST_PUSH_BACK, (as_tensor(input_handle), as_tensor(tensor)))
+    return list_execute(TENSOR_LIST_PUSH_BACK, (as_tensor(input_handle), as_tensor(tensor)))
 
 
 def tensor_list_pop_back(input_handle, element_dtype, name=None):
     """(the list without its last element, that element)."""
     attrs = {"element_dtype": _element_dtype("TensorListPopBack", element_dtype),
              "element_shape": None}
-    return execute(TENSOR_LIST_POP_BACK, (as_tensor(input_handle),), attrs)
+    return list_execute(TENSOR_LIST_POP_BACK, (as_tensor(input_handle),), attrs)
 
 
 def tensor_list_get_item(input_handle, index, element_dtype, element_shape=None, name=None):
     """Element `index` (0 <= index < length); an unset slot reads as zeros."""
     attrs = {"element_dtype": _element_dtype("TensorListGetItem", element_dtype),
              "element_shape": _element_shape_attr("TensorListGetItem", element_shape)}
-    return execute(TENSOR_LIST_GET_ITEM, (as_tensor(input_handle), _int32_input(index)), attrs)
+    return list_execute(TENSOR_LIST_GET_ITEM, (as_tensor(input_handle), _int32_input(index)),
+                        attrs)
 
 
 def tensor_list_set_item(input_handle, index, item, resize_if_index_out_of_bounds=False,
@@ -584,8 +633,8 @@ def tensor_list_set_item(input_handle, index, item, resize_if_index_out_of_bound
     if resize_if_index_out_of_bounds:
         raise NotImplementedError("tensor_list_set_item: resize_if_index_out_of_bounds=True is "
                                   "not supported.")
-    return execute(TENSOR_LIST_SET_ITEM, (as_tensor(input_handle), _int32_input(index),
-                                          as_tensor(item)))
+    return list_execute(TENSOR_LIST_SET_ITEM, (as_tensor(input_handle), _int32_input(index),
+                                               as_tensor(item)))
 
 
 def tensor_list_stack(input_handle, element_dtype, num_elements=-1, element_shape=None,
@@ -595,9 +644,9 @@ def tensor_list_stack(input_handle, element_dtype, num_elements=-1, element_shap
     attrs = {"element_dtype": _element_dtype("TensorListStack", element_dtype),
              "num_elements": -1 if num_elements is None else int(num_elements),
              "element_shape": _element_shape_attr("TensorListStack", element_shape)}
-    return execute(TENSOR_LIST_STACK, (as_tensor(input_handle),), attrs)
+    return list_execute(TENSOR_LIST_STACK, (as_tensor(input_handle),), attrs)
 
 
 def tensor_list_length(input_handle, name=None):
     """The number of elements, an int32 scalar."""
-    return execute(TENSOR_LIST_LENGTH, (as_tensor(input_handle),))
+    return list_execute(TENSOR_LIST_LENGTH, (as_tensor(input_handle),))

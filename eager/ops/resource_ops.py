@@ -321,7 +321,9 @@ SCATTER_ADD = register_op("ResourceScatterAdd", _scatter_kernel("ResourceScatter
 
 def _is_initialized_kernel(xp, handle):
     found = handle.device.resources.lookup(handle.uid)
-    return np.asarray(found is not None and found.value is not None)
+    # xp: the result lives on the resource's device (a numpy array there would be a host array
+    # inside a GPU tensor, which cupy ops reject).
+    return xp.asarray(found is not None and found.value is not None)
 
 
 IS_INITIALIZED = register_op("VarIsInitializedOp", _is_initialized_kernel,

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import collections
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..tensor import TensorSpec
 from .convert import as_tensor, check_dtype
@@ -30,12 +32,25 @@ _INDEX_TYPES = (_dt.int16, _dt.int32, _dt.int64)
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
+def _sort_keys(xp, x):
+    """`x` with every NaN replaced by the positive quiet NaN, so that NaNs of either sign sort
+    as the largest value on every backend. numpy orders NaNs last whatever their sign bit, but
+    CuPy's GPU sort orders floats by their bits, which puts a NaN with the sign bit set (the
+    "default NaN" x86 produces for 0 * inf, or -nan) before -inf. Only the keys change: the
+    sorted values are taken from `x`, so a NaN keeps its own bits."""
+    if x.dtype.kind != "f":
+        return x
+    return xp.where(xp.isnan(x), x.dtype.type(np.nan), x)
+
+
 def _stable_order(xp, x, axis, descending):
-    """Indices that sort `x` along `axis` stably; NaN counts as the largest value.
+    """Indices that sort `x` along `axis` stably; NaN (of either sign) counts as the largest
+    value.
 
     Descending: stable-sort the reversed axis ascending and reverse the result, so equal
     elements keep their original order (lower index first) and NaNs come first.
     """
+    x = _sort_keys(xp, x)
     if not descending:
         return xp.argsort(x, axis=axis, kind="stable")
     n = x.shape[axis]
