@@ -214,6 +214,7 @@ class AsyncExecutor:
             self._queue.append(node)
             if self._sleeping:
                 with self._cv:
+                    self._sleeping = False  # one notify per wake-up, not one per op until then
                     self._cv.notify()
         if single and op.num_outputs == 1:
             return outputs[0]
@@ -230,8 +231,8 @@ class AsyncExecutor:
         while True:
             if not queue:
                 with self._cv:
-                    self._sleeping = True
                     while not queue and not self._closed:
+                        self._sleeping = True
                         self._cv.wait(0.05)
                     self._sleeping = False
                     if self._closed and not queue:
@@ -257,8 +258,7 @@ class AsyncExecutor:
         if profiling:
             started = _profile_events.now_ns()
         try:
-            inputs = tuple(_concrete(t) for t in node.inputs)
-            out = _dispatch._run_sync(op, inputs, node.attrs, node.device)
+            out = _dispatch._run_sync(op, node.inputs, node.attrs, node.device)  # resolves
         except Exception as exc:  # noqa: BLE001 - kept, raised at the next sync point
             node.error = self._error = _located(exc, op, node.where)
             return

@@ -125,26 +125,27 @@ class CUDADevice(Device):
             return _cupy().empty(shape, dtype)
 
     def from_host(self, array):
-        array = np.ascontiguousarray(array)
+        array = np.asarray(array, order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
+        compute = self.compute_stream
+        if array.nbytes < PINNED_STAGING_BYTES:
+            # Small: a pageable copy is staged by the driver before the call returns; issuing
+            # it on the compute stream orders it with the kernels that use the buffer.
+            with compute._device, compute._stream:
+                return _cupy().asarray(array)
+        import cupyx  # noqa: PLC0415
+
         out = self._empty_on_compute(array.shape, array.dtype)
         copy = self.copy_stream
         # `out` came from the compute stream's pool: kernels queued there may still use its
         # block (freed in their order), so the copy must not write it before they finish.
-        copy.wait_event(self.compute_stream.record_event())
+        copy.wait_event(compute.record_event())
+        staged = cupyx.empty_pinned(array.shape, array.dtype)
+        staged[...] = array
         with copy._device, copy._stream:
-            if array.nbytes >= PINNED_STAGING_BYTES:
-                import cupyx  # noqa: PLC0415
-
-                staged = cupyx.empty_pinned(array.shape, array.dtype)
-                staged[...] = array
-                out.set(staged, stream=copy._stream)  # asynchronous: from pinned memory
-                done = copy.record_event()
-                self._copy_holds.hold(done, staged)
-            else:
-                out.set(array, stream=copy._stream)  # pageable: staged by the driver at once
-                done = copy.record_event()
-        # Kernels on the compute stream must not read the buffer before the copy lands.
-        self.compute_stream.wait_event(done)
+            out.set(staged, stream=copy._stream)  # asynchronous: from pinned memory
+        done = copy.record_event()
+        self._copy_holds.hold(done, staged)  # the pinned buffer is read until the copy is done
+        compute.wait_event(done)  # kernels must not read `out` before the copy lands
         return out
 
     def to_host(self, array):
@@ -161,7 +162,8 @@ class CUDADevice(Device):
         if isinstance(source, CUDADevice) and source is not self:
             copy = self.copy_stream
             with source.compute_stream._device, source.compute_stream._stream:
-                array = _cupy().ascontiguousarray(array)
+                if not array.flags.c_contiguous:  # (ascontiguousarray makes 0-d arrays 1-d)
+                    array = array.copy(order="C")
             copy.wait_event(source.ready_event(array))
             out = self._empty_on_compute(array.shape, array.dtype)
             copy.wait_event(self.compute_stream.record_event())  # see from_host
@@ -173,3 +175,7 @@ class CUDADevice(Device):
             self.compute_stream.wait_event(done)
             return out
         return self.from_host(source.to_host(array))
+
+    def synchronize(self) -> None:
+        super().synchronize()
+        self._copy_holds.prune()

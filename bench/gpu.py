@@ -1,0 +1,156 @@
+"""GPU benchmarks (a CUDA device and CuPy needed; prints why and exits 0 otherwise).
+
+    python bench/gpu.py [--rounds N]
+
+Two figures, each a ratio to raw CuPy issuing the same work on the same kind of stream, timed
+in one process run (and PyTorch's CUDA tensors beside them when PyTorch is installed):
+
+- launch cost of a small op: `x + y` on float32 (4,) tensors, per op, measured as the host's
+  time to issue 1000 ops and then synchronize (the GPU finishes each tiny kernel long before
+  the host issues the next, so this is the per-op host cost: dispatch + CuPy's launch);
+- one SGD step of the MLP 784-256-256-10 (batch 128, lr 0.1) with a GradientTape and
+  `eager.optimizers.SGD`, against the same step written by hand in CuPy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+
+def _best(fn, sync, rounds, inner):
+    for _ in range(3):
+        fn()
+    sync()
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        sync()
+        best = min(best, (time.perf_counter() - start) / inner)
+    return best
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args(argv)
+
+    from eager.devices.cuda import cuda_device_count
+
+    if cuda_device_count() == 0:
+        print("bench/gpu.py: no CUDA device answers; nothing to measure.")
+        return 0
+    import cupy
+
+    import eager
+    import eager.optimizers  # noqa: F401
+    from bench.cases_autodiff import LR, mlp_data
+    from bench.cases_training import eager_variable_mlp_step
+
+    gpu = eager.devices.registry.lookup("GPU:0")
+    print(f"device: {cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}, "
+          f"CuPy {cupy.__version__}, numpy {np.__version__}, Python {sys.version.split()[0]}")
+    stream = cupy.cuda.Stream(non_blocking=True)
+
+    def cupy_sync():
+        stream.synchronize()
+
+    def eager_sync():
+        gpu.synchronize()
+
+    rows = []
+    # -- small-op launch cost -----------------------------------------------------------------
+    with stream:
+        cx, cy = cupy.ones(4, cupy.float32), cupy.ones(4, cupy.float32)
+    ex, ey = eager.constant(np.ones(4, np.float32)), eager.constant(np.ones(4, np.float32))
+
+    def cupy_add():
+        with stream:
+            return cx + cy
+
+    results = {"cupy": _best(cupy_add, cupy_sync, args.rounds, 1000),
+               "eager": _best(lambda: ex + ey, eager_sync, args.rounds, 1000)}
+    with eager.experimental.async_scope():
+        results["eager async"] = _best(lambda: ex + ey, eager.experimental.async_wait,
+                                       args.rounds, 1000)
+    try:
+        import torch
+
+        tx, ty = torch.ones(4, device="cuda"), torch.ones(4, device="cuda")
+        results["torch"] = _best(lambda: tx + ty, torch.cuda.synchronize, args.rounds, 1000)
+    except Exception:  # noqa: BLE001 - PyTorch missing or without CUDA: leave it out
+        pass
+    rows.append(("small op x + y, float32 (4,), per op", results))
+
+    # -- MLP SGD step -------------------------------------------------------------------------
+    np_params, xn, yn = mlp_data()
+    with stream:
+        c_params = [cupy.asarray(p) for p in np_params]
+        cxb, cyb = cupy.asarray(xn), cupy.asarray(yn)
+
+    def cupy_step():
+        with stream:
+            w1, b1, w2, b2, w3, b3 = c_params
+            z1 = cxb @ w1 + b1
+            a1 = cupy.maximum(z1, 0)
+            z2 = a1 @ w2 + b2
+            a2 = cupy.maximum(z2, 0)
+            logits = a2 @ w3 + b3
+            logits = logits - logits.max(axis=1, keepdims=True)
+            p = cupy.exp(logits)
+            p /= p.sum(axis=1, keepdims=True)
+            d3 = (p - cyb) / cxb.shape[0]
+            g = [None] * 6
+            g[4], g[5] = a2.T @ d3, d3.sum(axis=0)
+            d2 = (d3 @ w3.T) * (z2 > 0)
+            g[2], g[3] = a1.T @ d2, d2.sum(axis=0)
+            d1 = (d2 @ w2.T) * (z1 > 0)
+            g[0], g[1] = cxb.T @ d1, d1.sum(axis=0)
+            for param, grad in zip(c_params, g):
+                param -= LR * grad
+
+    e_params = [eager.Variable(p) for p in mlp_data()[0]]
+    e_opt = eager.optimizers.SGD(LR)
+    ex_b, ey_b = eager.constant(xn), eager.constant(yn)
+    results = {"cupy": _best(cupy_step, cupy_sync, args.rounds, 20),
+               "eager": _best(lambda: eager_variable_mlp_step(e_params, e_opt, ex_b, ey_b),
+                              eager_sync, args.rounds, 20)}
+    try:
+        import torch
+
+        t_params = [torch.nn.Parameter(torch.from_numpy(p.copy()).cuda())
+                    for p in mlp_data()[0]]
+        t_opt = torch.optim.SGD(t_params, lr=LR)
+        tx_b, ty_b = torch.from_numpy(xn).cuda(), torch.from_numpy(yn).cuda()
+
+        def torch_step():
+            w1, b1, w2, b2, w3, b3 = t_params
+            a1 = torch.relu(tx_b @ w1 + b1)
+            a2 = torch.relu(a1 @ w2 + b2)
+            loss = torch.nn.functional.cross_entropy(a2 @ w3 + b3, ty_b)
+            t_opt.zero_grad(set_to_none=True)
+            loss.backward()
+            t_opt.step()
+
+        results["torch"] = _best(torch_step, torch.cuda.synchronize, args.rounds, 20)
+    except Exception:  # noqa: BLE001
+        pass
+    rows.append(("MLP 784-256-256-10 SGD step, batch 128", results))
+
+    for name, res in rows:
+        floor = res["cupy"]
+        parts = ", ".join(f"{k} {v * 1e6:.1f} us ({v / floor:.2f}x)" for k, v in res.items())
+        print(f"{name}: {parts}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
