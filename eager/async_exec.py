@@ -33,7 +33,7 @@ from . import profile_events as _profile_events
 from .devices import registry as _devices
 from .errors import InvalidArgumentError, OpError
 from .ops import dispatch as _dispatch
-from .tensor import EagerTensor, Tensor, meta_for
+from .tensor import EagerTensor, Tensor, TensorSpec, meta_for
 from .tensor_shape import TensorShape
 
 __all__ = ["PendingTensor", "AsyncExecutor", "async_scope", "async_wait", "async_clear_error",
@@ -41,24 +41,38 @@ __all__ = ["PendingTensor", "AsyncExecutor", "async_scope", "async_wait", "async
            "after_pending_work"]
 
 _EAGER_DIR = os.path.dirname(os.path.abspath(__file__))
+_per_thread = _context._per_thread
+_place = _dispatch._place
+_new_pending = object.__new__
+
+
+_IN_EAGER = {}  # code object -> whether it belongs to eager (asked once per code object)
 
 
 def _issuing_line():
     """(file, line) of the first frame outside eager: where the user issued the op."""
     frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(_EAGER_DIR):
+    inside = _IN_EAGER
+    while frame is not None:
+        code = frame.f_code
+        known = inside.get(code)
+        if known is None:
+            if len(inside) > 10000:  # code made on the fly (exec, lambdas in eval): stay bounded
+                inside.clear()
+            known = inside[code] = code.co_filename.startswith(_EAGER_DIR)
+        if not known:
+            return code.co_filename, frame.f_lineno
         frame = frame.f_back
-    if frame is None:
-        return "<unknown>", 0
-    return frame.f_code.co_filename, frame.f_lineno
+    return "<unknown>", 0
 
 
 class _Node:
     """One queued op."""
 
-    __slots__ = ("op", "inputs", "attrs", "outputs", "device", "where", "seq", "error")
+    __slots__ = ("op", "inputs", "attrs", "outputs", "device", "where", "seq", "error",
+                 "executor")
 
-    def __init__(self, op, inputs, attrs, outputs, device, where, seq):
+    def __init__(self, op, inputs, attrs, outputs, device, where, seq, executor=None):
         self.op = op
         self.inputs = inputs
         self.attrs = attrs
@@ -67,12 +81,13 @@ class _Node:
         self.where = where
         self.seq = seq
         self.error = None
+        self.executor = executor
 
 
 class PendingTensor(Tensor):
     """A tensor whose value an executor has not computed yet (see the module doc)."""
 
-    __slots__ = ("_shape", "_meta", "_node", "_executor", "_resolved", "_tape_id", "__weakref__")
+    __slots__ = ("_shape", "_meta", "_node", "_resolved", "_tape_id", "__weakref__")
 
     @property
     def shape(self) -> TensorShape:
@@ -94,10 +109,11 @@ class PendingTensor(Tensor):
         """The computed tensor, waiting for it; raises the error that kept it from running."""
         resolved = self._resolved
         if resolved is None:
-            self._executor._wait_for(self._node.seq)
+            node = self._node
+            node.executor._wait_for(node.seq)
             resolved = self._resolved
             if resolved is None:
-                raise self._node.error
+                raise node.error
         return resolved
 
     # Everything that needs the value waits for it.
@@ -184,29 +200,31 @@ class AsyncExecutor:
 
     # -- the caller's side (hot path: must cost little more than a synchronous op) ---------------
     def execute(self, op, inputs, attrs):
-        st = _context.thread_state()
-        if op.resource_reads or op.resource_writes:
-            index = (op.resource_reads or op.resource_writes)[0]
-            device = inputs[index]._meta.device
-        else:
-            device = _context.placement_device(st)
-        specs = op.infer(*inputs, **attrs)
-        single = not isinstance(specs, tuple)
-        if single:
-            specs = (specs,)
-        self._issued += 1
-        node = _Node(op, inputs, attrs, None, device, _issuing_line(), self._issued)
-        outputs = []
-        for spec in specs:
-            t = PendingTensor()
-            t._shape = spec.shape
-            t._meta = meta_for(spec.dtype, device)
+        device = _place(op, inputs, _per_thread.state)  # eager placement, soft placement included
+        specs = _infer(op, inputs, attrs) if op.infer_from_types else op.infer(*inputs, **attrs)
+        self._issued = seq = self._issued + 1
+        node = _Node(op, inputs, attrs, None, device, _issuing_line(), seq, self)
+        if specs.__class__ is TensorSpec:
+            result = t = _new_pending(PendingTensor)
+            t._shape = specs.shape
+            t._meta = meta_for(specs.dtype, device)
             t._node = node
-            t._executor = self
             t._resolved = None
             t._tape_id = 0
-            outputs.append(t)
-        node.outputs = outputs
+            node.outputs = (t,)
+            if op.num_outputs != 1:
+                result = node.outputs
+        else:
+            outputs = []
+            for spec in specs:
+                t = _new_pending(PendingTensor)
+                t._shape = spec.shape
+                t._meta = meta_for(spec.dtype, device)
+                t._node = node
+                t._resolved = None
+                t._tape_id = 0
+                outputs.append(t)
+            node.outputs = result = tuple(outputs)
         if self._error is not None:  # poisoned: fail fast, never run
             node.error = self._error
             self._issued_and_done(node)
@@ -216,9 +234,7 @@ class AsyncExecutor:
                 with self._cv:
                     self._sleeping = False  # one notify per wake-up, not one per op until then
                     self._cv.notify()
-        if single and op.num_outputs == 1:
-            return outputs[0]
-        return tuple(outputs)
+        return result
 
     def _issued_and_done(self, node):
         with self._cv:
@@ -241,9 +257,11 @@ class AsyncExecutor:
             while queue:
                 node = queue.popleft()
                 self._run_node(node)
-                done = node.seq
+                if node.seq:  # callbacks carry 0 (see after_pending_work)
+                    done = node.seq
             with self._cv:
-                self._completed = done
+                if done:
+                    self._completed = done
                 self._cv.notify_all()
 
     def _run_node(self, node):
@@ -296,6 +314,41 @@ class AsyncExecutor:
             self._cv.notify_all()
 
 
+_INFER_CACHE = {}  # (op, input metas and shapes, attrs) -> output specs
+_INFER_CACHE_LIMIT = 4096
+
+
+def _infer(op, inputs, attrs):
+    """`op.infer`, remembered for ops whose inference reads only types and shapes: the caller's
+    side of an async op must cost about what a synchronous op costs, and inference is most of
+    it. Only successful inferences are kept (a failing one raises every time)."""
+    key = [op]
+    for t in inputs:
+        cls = t.__class__
+        if cls is EagerTensor:
+            key.append(t._meta)
+            key.append(t._value.shape)
+        elif cls is PendingTensor:
+            key.append(t._meta)
+            key.append(t._shape)
+        else:
+            return op.infer(*inputs, **attrs)
+    if attrs:
+        key.append(tuple(attrs.items()))
+    key = tuple(key)
+    try:
+        return _INFER_CACHE[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable attribute (a list): no caching
+        return op.infer(*inputs, **attrs)
+    specs = op.infer(*inputs, **attrs)
+    if len(_INFER_CACHE) >= _INFER_CACHE_LIMIT:
+        _INFER_CACHE.clear()
+    _INFER_CACHE[key] = specs
+    return specs
+
+
 def after_pending_work(action) -> bool:
     """Runs `action()` once every op queued so far on every executor has run (on the worker
     that finishes last), and returns True; returns False, doing nothing, when nothing is
@@ -315,8 +368,9 @@ def after_pending_work(action) -> bool:
             action()
 
     for executor in busy:
-        executor._issued += 1
-        executor._queue.append(_Node(None, None, countdown, (), None, None, executor._issued))
+        # No sequence number (0): a new one would race with the owning thread's `_issued += 1`,
+        # and nobody waits for the callback itself.
+        executor._queue.append(_Node(None, None, countdown, (), None, None, 0))
         if executor._sleeping:
             with executor._cv:
                 executor._cv.notify()

@@ -60,7 +60,8 @@ def _matmul_kernel(xp, a, b, transpose_a=False, transpose_b=False, adjoint_a=Fal
 
 # TensorFlow's CPU MatMul: no int8/int16 (InvalidArgumentError) or unsigned (NotFoundError).
 MATMUL = register_op("MatMul", _matmul_kernel, _matmul_infer,
-                     dtypes=_dt.FLOATING | _dt.COMPLEX | {_dt.int32, _dt.int64})
+                     dtypes=_dt.FLOATING | _dt.COMPLEX | {_dt.int32, _dt.int64},
+                     infer_from_types=True)
 MATMUL.no_kernel_dtypes = _dt.UNSIGNED_INTEGER  # listed by TF, no CPU kernel: NotFoundError
 
 

@@ -65,7 +65,7 @@ def _infer_bool(x):
 
 def _binary(api_name, op_name, kernel, dtypes, out_dtype=None, doc=""):
     op = register_op(op_name, kernel, _infer_broadcast(op_name, out_dtype), dtypes=dtypes,
-                     differentiable=out_dtype is None, doc=doc)
+                     differentiable=out_dtype is None, infer_from_types=True, doc=doc)
 
     def api(x, y, name=None):
         x, y = same_type(op, x, y)
@@ -221,7 +221,7 @@ def divide(x, y, name=None):
 
 def _unary(api_name, op_name, kernel, dtypes, infer=_infer_same, differentiable=True, doc=""):
     op = register_op(op_name, kernel, infer, dtypes=dtypes, differentiable=differentiable,
-                     doc=doc)
+                     infer_from_types=True, doc=doc)
 
     def api(x, name=None):
         x = as_tensor(x)

@@ -21,6 +21,8 @@ An OpDef holds what each way of running an op needs, and nothing mode-specific:
   kernel for (MatMul uint8, FloorDiv complex64): those are a `NotFoundError` eagerly, as in
   TensorFlow ("Could not find device for node"), instead of an `InvalidArgumentError`.
 * `device_types`: device kinds that have a kernel (soft placement falls back to the CPU).
+* `infer_from_types`: `infer` reads only dtypes, devices, shapes and attributes, never values
+  (elementwise ops, matmul), so asynchronous dispatch may reuse its result for equal inputs.
 
 Attributes (`attrs`) are keyword arguments that are not tensors: axes, shapes, flags. They must be
 hashable so that graphs can compare nodes.
@@ -44,11 +46,12 @@ class OpDef:
 
     __slots__ = ("name", "kernel", "infer", "gradient", "grad_keeps_inputs", "grad_keeps_outputs",
                  "stateful", "resource_reads", "resource_writes", "num_outputs", "differentiable",
-                 "dtypes", "no_kernel_dtypes", "device_types", "doc")
+                 "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc")
 
     def __init__(self, name, kernel, infer, *, stateful=False, resource_reads=(),
                  resource_writes=(), num_outputs=1, differentiable=True, dtypes=None,
-                 no_kernel_dtypes=frozenset(), device_types=frozenset({"CPU", "GPU"}), doc=""):
+                 no_kernel_dtypes=frozenset(), device_types=frozenset({"CPU", "GPU"}),
+                 infer_from_types=False, doc=""):
         self.name = name
         self.kernel = kernel
         self.infer = infer
@@ -63,6 +66,9 @@ class OpDef:
         self.dtypes = dtypes
         self.no_kernel_dtypes = frozenset(no_kernel_dtypes)
         self.device_types = frozenset(device_types)
+        # True when `infer` depends only on the inputs' dtypes, devices and shapes (and the
+        # attributes), never on their values: its result may then be cached (async dispatch).
+        self.infer_from_types = infer_from_types
         self.doc = doc
 
     @property
