@@ -38,17 +38,16 @@ def no_inference_check():
 
 
 @pytest.fixture
-def cpu_only(monkeypatch):
+def cpu_only():
     """For one test, the devices are one CPU and no GPU, whatever the machine has: the only
     configuration with the operators' fast path (one inline device), and with it temporary
     elision. Tests of behaviour that is CPU-only by design use it, so that they exercise that
     behaviour on a GPU machine too instead of failing (or passing vacuously) there. The
     machine's devices come back afterwards."""
     _reset_for_tests()
-    monkeypatch.setattr(registry, "_probe_gpus", lambda: [])
+    eager.config.set_visible_devices([], "GPU")
     registry.devices()
     yield
-    monkeypatch.undo()
     _reset_for_tests()
     registry.devices()
 
@@ -56,10 +55,11 @@ def cpu_only(monkeypatch):
 @pytest.fixture
 def logical_cpus():
     """Returns a function `configure(n)` that splits the CPU into n logical devices (CPU:0..n-1)
-    for one test; the default single-CPU configuration comes back afterwards."""
+    for one test, GPUs hidden; the machine's configuration comes back afterwards."""
 
     def configure(n):
         _reset_for_tests()
+        eager.config.set_visible_devices([], "GPU")  # CPU placement tests: CPU:0 is the default
         cpu = eager.config.list_physical_devices("CPU")[0]
         eager.config.set_logical_device_configuration(
             cpu, [eager.config.LogicalDeviceConfiguration() for _ in range(n)])

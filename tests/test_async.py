@@ -277,3 +277,20 @@ def test_gradients_under_async_match_sync():
     with async_scope():
         asynchronous = grads()
     np.testing.assert_allclose(asynchronous, sync, rtol=1e-12)
+
+
+def test_async_shapes_follow_values_where_inference_reads_them_and_cache_where_it_does_not():
+    """Inference results are reused only for ops whose inference reads types and shapes
+    (elementwise, matmul); value-dependent shapes are inferred every time."""
+    with async_scope():
+        a = tf.reshape(tf.range(6), tf.constant([2, 3]))
+        b = tf.reshape(tf.range(6), tf.constant([3, 2]))
+        assert (a.shape, b.shape) == ((2, 3), (3, 2))
+        x, y = tf.constant([1.0, 2.0]), tf.constant([[1.0], [2.0]])
+        assert (x + x).shape == (2,) and (x + y).shape == (2, 2) and (x * x).shape == (2,)
+        assert (tf.constant([1, 2]) + tf.constant([3, 4])).dtype == tf.int32
+        for _ in range(2):  # a failing inference is never remembered as a success
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+                tf.constant([1.0, 2.0, 3.0]) + x
+        np.testing.assert_array_equal(b.numpy(), np.arange(6).reshape(3, 2))
+        np.testing.assert_array_equal((x + y).numpy(), [[2.0, 3.0], [3.0, 4.0]])

@@ -174,7 +174,7 @@ def test_device_scopes_are_per_thread(logical_cpus):
     assert seen == {"worker": "CPU:1", "main": "CPU:0"}
 
 
-def test_fast_path_is_off_inside_a_scope_and_back_on_after(no_inference_check):
+def test_fast_path_is_off_inside_a_scope_and_back_on_after(cpu_only, no_inference_check):
     tf.constant(0.0)  # devices initialized
     assert context.FAST.on
     with tf.device("CPU:0"):
@@ -190,7 +190,7 @@ def test_fast_path_is_off_with_several_devices(logical_cpus, no_inference_check)
     assert not context.FAST.on
 
 
-def test_log_device_placement_prints_each_op(capsys):
+def test_log_device_placement_prints_each_op(cpu_only, capsys):
     tf.debugging.set_log_device_placement(True)
     try:
         tf.constant([1.0]) + tf.constant([2.0])
@@ -226,3 +226,31 @@ def test_gpu_probe_never_raises_and_agrees_with_listing():
 
     count = cuda_device_count()
     assert count == len(tf.config.list_physical_devices("GPU"))
+
+
+def test_visible_devices_hide_gpus_before_initialization_only():
+    from eager.context import _reset_for_tests
+
+    _reset_for_tests()
+    try:
+        tf.config.experimental.set_simulated_gpus(2)
+        gpus = tf.config.list_physical_devices("GPU")
+        tf.config.set_visible_devices(gpus[1:], "GPU")
+        assert tf.config.get_visible_devices("GPU") == gpus[1:]
+        assert [d.name for d in tf.config.list_logical_devices("GPU")] == [
+            "/job:localhost/replica:0/task:0/device:GPU:0"]  # the one visible GPU
+        with pytest.raises(RuntimeError, match="initialized"):
+            tf.config.set_visible_devices([], "GPU")
+        _reset_for_tests()
+        tf.config.experimental.set_simulated_gpus(1)
+        tf.config.set_visible_devices([], "GPU")
+        assert tf.constant(1.0).device == "CPU:0"  # no GPU: the CPU is the default
+        assert tf.config.list_physical_devices("GPU") == gpus[:1]  # still listed, as TF
+        _reset_for_tests()
+        with pytest.raises(ValueError, match="CPU"):
+            tf.config.set_visible_devices([], "CPU")
+        with pytest.raises(ValueError, match="Unrecognized"):
+            tf.config.set_visible_devices(["/physical_device:TPU:0"])
+    finally:
+        _reset_for_tests()
+        tf.constant(0.0)

@@ -20,7 +20,7 @@ __all__ = ["PhysicalDevice", "LogicalDevice", "LogicalDeviceConfiguration",
            "list_physical_devices", "list_logical_devices", "set_logical_device_configuration",
            "get_logical_device_configuration", "devices", "lookup", "default_device",
            "is_initialized", "reset", "on_initialized", "set_simulated_gpus",
-           "get_simulated_gpus"]
+           "get_simulated_gpus", "set_visible_devices", "get_visible_devices"]
 
 PhysicalDevice = namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = namedtuple("LogicalDevice", ["name", "device_type"])
@@ -66,6 +66,7 @@ class _State:
         self.lock = threading.RLock()
         self.gpu_physical = None  # list[PhysicalDevice] once probed
         self.simulated_gpus = _simulated_from_environment()  # None: real GPUs (if any)
+        self.hidden = set()  # physical device names made invisible (set_visible_devices)
         self.logical_config = {}  # physical name -> list[LogicalDeviceConfiguration]
         self.devices = None  # list[Device] once initialized
         self.by_name = {}
@@ -98,6 +99,36 @@ def set_simulated_gpus(count) -> None:
 def get_simulated_gpus() -> int:
     """How many simulated GPUs replace the real ones (0: none)."""
     return _state.simulated_gpus or 0
+
+
+def set_visible_devices(devices, device_type=None) -> None:
+    """≈ `tf.config.set_visible_devices`: only `devices` (PhysicalDevices, one or a list) of
+    `device_type` (all types when None) get logical devices; `set_visible_devices([], "GPU")`
+    runs everything on the CPU. Only before the devices are initialized (RuntimeError after,
+    as TensorFlow). The CPU cannot be hidden."""
+    if isinstance(devices, PhysicalDevice):
+        devices = [devices]
+    device_type = _check_type(device_type)
+    keep = {_physical_name(d) for d in devices}
+    candidates = [d for d in list_physical_devices()
+                  if device_type is None or d.device_type == device_type]
+    unknown = keep - {d.name for d in list_physical_devices()}
+    if unknown:
+        raise ValueError(f"Unrecognized physical devices {sorted(unknown)}.")
+    hidden = {d.name for d in candidates if d.name not in keep}
+    if _CPU_PHYSICAL.name in hidden:
+        raise ValueError("The CPU cannot be made invisible (eager needs it for host ops).")
+    with _state.lock:
+        if _state.devices is not None:
+            if hidden == _state.hidden:
+                return
+            raise RuntimeError("Visible devices cannot be modified after being initialized.")
+        _state.hidden = hidden
+
+
+def get_visible_devices(device_type=None) -> list:
+    """≈ `tf.config.get_visible_devices`: the physical devices that are (or will be) used."""
+    return [d for d in list_physical_devices(device_type) if d.name not in _state.hidden]
 
 
 def _probe_gpus():
@@ -185,6 +216,8 @@ def _initialize():
             devices.append(CPUDevice(i, _CPU_PHYSICAL.name))
         gpu_index = 0
         for phys in _probe_gpus():
+            if phys.name in _state.hidden:
+                continue
             device_id = int(phys.name.rsplit(":", 1)[1])
             for _ in _state.logical_config.get(phys.name, [None]):
                 if _state.simulated_gpus:
@@ -279,6 +312,7 @@ def reset() -> None:
     with _state.lock:
         _state.logical_config.clear()
         _state.simulated_gpus = _simulated_from_environment()
+        _state.hidden = set()
         for device in _state.devices or ():
             device.close()
         _state.devices = None
