@@ -49,9 +49,12 @@ _new_pending = object.__new__
 _IN_EAGER = {}  # code object -> whether it belongs to eager (asked once per code object)
 
 
-def _issuing_line():
-    """(file, line) of the first frame outside eager: where the user issued the op."""
-    frame = sys._getframe(2)
+def _issuing_point():
+    """Where the user issued the op: (code, instruction offset) of the first frame outside
+    eager. The line number is worked out only if an error needs it (`_line_of`): reading
+    `f_lineno` now would cost every op, and later the frame has moved on. Called from
+    `AsyncExecutor.execute`, whose caller is dispatch's `execute`: the walk starts above both."""
+    frame = sys._getframe(3)
     inside = _IN_EAGER
     while frame is not None:
         code = frame.f_code
@@ -61,9 +64,22 @@ def _issuing_line():
                 inside.clear()
             known = inside[code] = code.co_filename.startswith(_EAGER_DIR)
         if not known:
-            return code.co_filename, frame.f_lineno
+            return code, frame.f_lasti
         frame = frame.f_back
-    return "<unknown>", 0
+    return None, 0
+
+
+def _line_of(where):
+    """(file, line) for an `_issuing_point` result."""
+    code, offset = where
+    if code is None:
+        return "<unknown>", 0
+    line = code.co_firstlineno
+    for start, _end, number in code.co_lines():
+        if start <= offset < _end and number is not None:
+            line = number
+            break
+    return code.co_filename, line
 
 
 class _Node:
@@ -203,7 +219,7 @@ class AsyncExecutor:
         device = _place(op, inputs, _per_thread.state)  # eager placement, soft placement included
         specs = _infer(op, inputs, attrs) if op.infer_from_types else op.infer(*inputs, **attrs)
         self._issued = seq = self._issued + 1
-        node = _Node(op, inputs, attrs, None, device, _issuing_line(), seq, self)
+        node = _Node(op, inputs, attrs, None, device, _issuing_point(), seq, self)
         if specs.__class__ is TensorSpec:
             result = t = _new_pending(PendingTensor)
             t._shape = specs.shape
@@ -322,6 +338,15 @@ def _infer(op, inputs, attrs):
     """`op.infer`, remembered for ops whose inference reads only types and shapes: the caller's
     side of an async op must cost about what a synchronous op costs, and inference is most of
     it. Only successful inferences are kept (a failing one raises every time)."""
+    if len(inputs) == 2 and not attrs:  # binary elementwise ops: the hot case
+        a, b = inputs
+        if a.__class__ is EagerTensor and b.__class__ is EagerTensor:
+            key = (op, a._meta, a._value.shape, b._meta, b._value.shape)
+            specs = _INFER_CACHE.get(key)
+            if specs is None:
+                specs = op.infer(a, b)
+                _remember(key, specs)
+            return specs
     key = [op]
     for t in inputs:
         cls = t.__class__
@@ -343,10 +368,14 @@ def _infer(op, inputs, attrs):
     except TypeError:  # an unhashable attribute (a list): no caching
         return op.infer(*inputs, **attrs)
     specs = op.infer(*inputs, **attrs)
+    _remember(key, specs)
+    return specs
+
+
+def _remember(key, specs):
     if len(_INFER_CACHE) >= _INFER_CACHE_LIMIT:
         _INFER_CACHE.clear()
     _INFER_CACHE[key] = specs
-    return specs
 
 
 def after_pending_work(action) -> bool:
@@ -387,7 +416,7 @@ def _concrete(t):
 
 def _located(exc, op, where):
     """The error as an eager error naming the op and the Python line that issued it."""
-    file, line = where
+    file, line = _line_of(where)
     suffix = f" (issued at {file}:{line})"
     if isinstance(exc, OpError):
         cls = type(exc)
