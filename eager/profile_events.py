@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 import time
 
-__all__ = ["RECORDER", "now_ns", "add_slice", "start", "stop"]
+__all__ = ["RECORDER", "now_ns", "add_slice", "start", "stop", "register_flusher"]
 
 #: The clock every slice is measured with (monotonic, nanoseconds, shared by all threads).
 now_ns = time.perf_counter_ns
@@ -63,9 +63,22 @@ def start() -> int:
         return recorder.origin_ns
 
 
+_flushers = []  # called by stop() first: sources that time work after the fact (GPU events)
+
+
+def register_flusher(flush) -> None:
+    """`flush()` runs at the start of every `stop()`, while recording is still on, to add the
+    slices a source could only time afterwards (a CUDA stream reads its timing events once the
+    work has finished)."""
+    _flushers.append(flush)
+
+
 def stop() -> list:
     """Stops collecting and returns the slices recorded since `start()` (empty if not running)."""
     recorder = RECORDER
+    if recorder.active:
+        for flush in list(_flushers):
+            flush()
     with recorder.lock:
         recorder.active = False
         slices, recorder.slices = recorder.slices, []

@@ -146,3 +146,18 @@ def test_interpreter_exit_with_pending_gpu_work_does_not_crash():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_profiler_has_a_lane_for_the_gpu_compute_stream_timed_on_the_gpu(tmp_path):
+    x = tf.constant(np.ones((512, 512), np.float32))
+    with tf.profiler.trace(str(tmp_path / "gpu.json")) as trace:
+        y = tf.matmul(x, x)
+        z = tf.reduce_sum(y)
+        float(z)
+    gpu_slices = [s for s in trace.slices if s.lane == "GPU:0/compute"]
+    names = [s.name for s in gpu_slices]
+    assert "MatMul" in names and "Sum" in names
+    assert all(s.end_ns >= s.start_ns >= 0 for s in gpu_slices)
+    host = {s.name: s for s in trace.slices if s.lane.startswith("host dispatch")}
+    matmul = next(s for s in gpu_slices if s.name == "MatMul")
+    assert matmul.end_ns >= host["MatMul"].start_ns  # the GPU ran it after the host issued it

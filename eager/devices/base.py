@@ -63,6 +63,10 @@ class Stream:
         returns the event after the work (`fn` writes into buffers the caller allocated)."""
         raise NotImplementedError
 
+    def launch_op(self, name, fn, *args):
+        """`launch`, naming the work (for errors and the profiler's stream lanes)."""
+        return self.launch(fn, *args)
+
     def record_event(self) -> Event:
         raise NotImplementedError
 
@@ -178,7 +182,8 @@ class Device:
         """Runs `op.kernel(xp, *arrays, **attrs)` on the compute stream. `inputs` are the op's
         input tensors (a backend that must know its outputs' shapes before the kernel has run,
         like the simulated GPU, asks `op.infer(*inputs, **attrs)`)."""
-        return self.compute_stream.launch(_call_kernel, op.kernel, self.xp, arrays, attrs)
+        return self.compute_stream.launch_op(op.name, _call_kernel, op.kernel, self.xp, arrays,
+                                             attrs)
 
     def ready_event(self, array) -> Event:
         """An event that completes once `array`'s producer has finished.

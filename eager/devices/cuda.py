@@ -8,9 +8,11 @@ current, so every CuPy call inside a kernel is queued on that stream and returns
 from __future__ import annotations
 
 import importlib.util
+import weakref
 
 import numpy as np
 
+from .. import profile_events
 from .base import COMPLETED, Device, Event, KeepAlive, Stream
 
 __all__ = ["cuda_device_count", "CUDADevice", "CUDAStream", "CUDAEvent"]
@@ -44,6 +46,18 @@ def cuda_device_count() -> int:
         return 0
 
 
+_PROFILE = profile_events.RECORDER
+_profiled_streams = weakref.WeakSet()
+
+
+def _flush_profiles():
+    for stream in list(_profiled_streams):
+        stream._flush_profile()
+
+
+profile_events.register_flusher(_flush_profiles)
+
+
 class CUDAEvent(Event):
     __slots__ = ("_event",)
 
@@ -61,7 +75,11 @@ class CUDAEvent(Event):
 
 
 class CUDAStream(Stream):
-    __slots__ = ("name", "_device", "_stream")
+    """A non-blocking CuPy stream. While a profiler trace runs, each named launch is bracketed
+    by two timing events; when the trace stops, their GPU times (relative to a reference event
+    taken when the stream was idle, at a known host time) become slices on the stream's lane."""
+
+    __slots__ = ("name", "_device", "_stream", "_timed", "_reference", "__weakref__")
 
     def __init__(self, name: str, device_id: int):
         cupy = _cupy()
@@ -69,6 +87,9 @@ class CUDAStream(Stream):
         self._device = cupy.cuda.Device(device_id)
         with self._device:
             self._stream = cupy.cuda.Stream(non_blocking=True)
+        self._timed = []  # (name, start event, end event) of the running trace
+        self._reference = None  # (event, host ns) for the running trace
+        _profiled_streams.add(self)
 
     @property
     def cupy_stream(self):
@@ -77,6 +98,39 @@ class CUDAStream(Stream):
     def launch(self, fn, *args):
         with self._device, self._stream:
             return fn(*args)
+
+    def launch_op(self, name, fn, *args):
+        if not _PROFILE.active:
+            with self._device, self._stream:
+                return fn(*args)
+        cupy = _cupy()
+        with self._device, self._stream:
+            if self._reference is None:
+                self._stream.synchronize()  # idle: the reference event happens about now
+                reference = cupy.cuda.Event()
+                reference.record(self._stream)
+                reference.synchronize()
+                self._reference = (reference, profile_events.now_ns())
+            start = cupy.cuda.Event()
+            start.record(self._stream)
+            result = fn(*args)
+            end = cupy.cuda.Event()
+            end.record(self._stream)
+        self._timed.append((name, start, end))
+        return result
+
+    def _flush_profile(self):
+        timed, self._timed = self._timed, []
+        reference, self._reference = self._reference, None
+        if not timed:
+            return
+        cupy = _cupy()
+        self._stream.synchronize()
+        event, host_ns = reference
+        for name, start, end in timed:
+            begin_ns = host_ns + int(cupy.cuda.get_elapsed_time(event, start) * 1e6)
+            end_ns = host_ns + int(cupy.cuda.get_elapsed_time(event, end) * 1e6)
+            profile_events.add_slice(self.name, name, begin_ns, end_ns)
 
     def record_event(self) -> Event:
         cupy = _cupy()
