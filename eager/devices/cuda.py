@@ -203,8 +203,8 @@ class CUDADevice(Device):
         return out
 
     def to_host(self, array):
-        if isinstance(array, np.ndarray) or np.isscalar(array):
-            return array
+        if not isinstance(array, _cupy().ndarray):
+            return array  # host values already: numpy, a TensorList, a resource handle
         copy = self.copy_stream
         copy.wait_event(self.ready_event(array))
         with copy._device:

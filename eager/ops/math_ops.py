@@ -263,11 +263,47 @@ SIGN, sign = _unary("sign", "Sign", _sign_kernel, SIGNED, differentiable=True,
                     doc="-1, 0 or 1 (x / |x| for complex x).")
 SQUARE, square = _unary("square", "Square", lambda xp, x: x * x, NUMERIC, doc="x * x.")
 SQRT, sqrt = _unary("sqrt", "Sqrt", lambda xp, x: xp.sqrt(x), INEXACT, doc="Square root.")
-RSQRT, rsqrt = _unary("rsqrt", "Rsqrt", lambda xp, x: 1 / xp.sqrt(x), INEXACT,
-                      doc="1 / sqrt(x).")
+def rsqrt_of(xp, x, fix_zero_sign):
+    """1 / sqrt(x). With `fix_zero_sign` (GPUs), the result takes x's sign for real x: CUDA's
+    half-precision sqrt(-0.) can return +0., making rsqrt(-0.) +inf where IEEE, numpy and
+    TensorFlow give -inf. (Separate so the formula is tested on any machine.)"""
+    r = 1 / xp.sqrt(x)
+    if fix_zero_sign and x.dtype.kind == "f":
+        r = xp.copysign(r, x)
+    return r
+
+
+def complex_log_of(xp, z, plus_one):
+    """log(z), or log(1 + z) with `plus_one`, with the imaginary part recomputed as
+    atan2(imag, real): CuPy's complex log/log1p lose the sign of a zero imaginary part
+    (log(-0+0j) gives -inf+0j, numpy and TensorFlow -inf+pi j; log1p(-2-0j) gives +pi j, not
+    -pi j). The real part is the library's own."""
+    out = xp.log1p(z) if plus_one else xp.log(z)
+    real = z.real + 1 if plus_one else z.real
+    out.imag = xp.arctan2(z.imag, real)
+    return out
+
+
+def _rsqrt_kernel(xp, x):
+    return rsqrt_of(xp, x, xp is not np)
+
+
+def _log_kernel(xp, x):
+    if xp is np or x.dtype.kind != "c":
+        return xp.log(x)
+    return complex_log_of(xp, x, plus_one=False)
+
+
+def _log1p_kernel(xp, x):
+    if xp is np or x.dtype.kind != "c":
+        return xp.log1p(x)
+    return complex_log_of(xp, x, plus_one=True)
+
+
+RSQRT, rsqrt = _unary("rsqrt", "Rsqrt", _rsqrt_kernel, INEXACT, doc="1 / sqrt(x).")
 EXP, exp = _unary("exp", "Exp", lambda xp, x: xp.exp(x), INEXACT, doc="e ** x.")
-LOG, log = _unary("log", "Log", lambda xp, x: xp.log(x), INEXACT, doc="Natural logarithm.")
-LOG1P, log1p = _unary("log1p", "Log1p", lambda xp, x: xp.log1p(x), INEXACT,
+LOG, log = _unary("log", "Log", _log_kernel, INEXACT, doc="Natural logarithm.")
+LOG1P, log1p = _unary("log1p", "Log1p", _log1p_kernel, INEXACT,
                       doc="log(1 + x), accurate for small x.")
 SIN, sin = _unary("sin", "Sin", lambda xp, x: xp.sin(x), INEXACT, doc="Sine.")
 COS, cos = _unary("cos", "Cos", lambda xp, x: xp.cos(x), INEXACT, doc="Cosine.")
