@@ -1,0 +1,236 @@
+"""`Graph`: the operations a traced function performed, in program order (≈ a `tf.Graph` built
+by `tf.function`).
+
+A graph is also a *tracing interpreter*: installed as the thread's interpreter (see
+`eager.graph.tracing`), it receives every op that goes through `eager.ops.dispatch.execute` and,
+instead of running a kernel, adds an `Operation` and returns symbolic outputs typed by the op's
+own shape inference (`OpDef.infer`), exactly the record eager execution uses. So an op is
+defined once and traced for free.
+
+Inputs an op receives while tracing:
+
+* symbolic tensors of this graph: data edges;
+* symbolic tensors of another graph (an enclosing graph being built, or a finished one): a
+  ValueError. Nested tracing does not capture outer symbolic values yet (TensorFlow lifts them
+  into the inner function; that belongs to the function layer);
+* eager tensors (constants created with `eager.constant`, closed-over values): *captured*. The
+  graph makes one placeholder per distinct eager tensor and remembers `(eager value,
+  placeholder)` in `captures`, for a runtime to feed. TensorFlow embeds small constants as
+  `Const` ops instead; capturing is equivalent for running the graph and keeps one path. The op's
+  inference still sees the eager value itself, so inference that can use known values (it is
+  allowed to, see `OpDef.infer_from_types`) types the output as precisely as eager execution.
+"""
+
+from __future__ import annotations
+
+from .. import context as _context
+from ..dtypes import as_dtype
+from ..tensor import EagerTensor, TensorSpec
+from ..tensor_shape import as_shape
+from .operation import Operation
+from .placeholder import PLACEHOLDER
+from .symbolic import SymbolicTensor
+
+__all__ = ["Graph"]
+
+
+class Graph:
+    """Ordered operations with unique names, plus the graph's inputs, outputs and captures."""
+
+    #: Tells `eager.executing_eagerly()` (and other code reading the thread's interpreter) that
+    #: ops are being traced, not run.
+    is_graph = True
+
+    def __init__(self, name="graph"):
+        self.name = name
+        self._operations = []
+        self._by_name = {}
+        self._names_used = {}  # lower-cased name -> next suffix to try (TensorFlow's scheme)
+        self.inputs = []  # placeholders: the function's arguments, then captures
+        self.outputs = []  # symbolic tensors the function returns (set by tracing)
+        self.structured_outputs = None  # the function's return value, as returned
+        self.control_outputs = []  # operations that must run although nothing uses them
+        self._captures = {}  # id(eager tensor) -> (eager tensor, placeholder)
+        self._control_stack = []  # lists of Operations from control_dependencies scopes
+
+    # -- reading -----------------------------------------------------------------------------
+    def get_operations(self) -> list:
+        """The operations in the order they were added (a topological order)."""
+        return list(self._operations)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"The name {name!r} refers to an Operation not in the graph.") from None
+
+    def get_tensor_by_name(self, name: str) -> SymbolicTensor:
+        """The tensor "opname:index" (TensorFlow's tensor naming)."""
+        op_name, sep, index = name.rpartition(":")
+        if not sep or not index.isdigit():
+            raise ValueError(f"The name {name!r} looks like an operation name, not a tensor name "
+                             "(tensor names look like '<op_name>:<output_index>').")
+        op = self.get_operation_by_name(op_name)
+        i = int(index)
+        if i >= len(op.outputs):
+            raise KeyError(f"The name {name!r} refers to a Tensor which does not exist: "
+                           f"operation {op_name!r} has {len(op.outputs)} outputs.")
+        return op.outputs[i]
+
+    @property
+    def captures(self) -> list:
+        """`(eager tensor, placeholder)` pairs, in capture order: what a runtime must feed."""
+        return list(self._captures.values())
+
+    @property
+    def operations_count(self) -> int:
+        return len(self._operations)
+
+    # -- building ----------------------------------------------------------------------------
+    def unique_name(self, name: str) -> str:
+        """`name` under the thread's name scope, made unique TensorFlow's way: "add", then
+        "add_1", "add_2", ... (compared case-insensitively, as TensorFlow does)."""
+        scope = _context.thread_state().name_scope
+        if scope and not name.startswith(scope):
+            name = scope + name
+        key = name.lower()
+        i = self._names_used.get(key, 0)
+        candidate = name
+        if i:
+            candidate = f"{name}_{i}"
+        while candidate.lower() in self._names_used:
+            i += 1
+            candidate = f"{name}_{i}"
+        self._names_used[key] = i + 1
+        if candidate.lower() != key:
+            self._names_used[candidate.lower()] = 1
+        return candidate
+
+    def add_op(self, op_def, inputs, attrs, control_inputs=(), name=None,
+               specs=None) -> Operation:
+        """Adds `op_def` applied to `inputs` (symbolic tensors of this graph, or eager tensors,
+        which are captured) and returns the new Operation, its outputs typed by `op_def.infer`
+        (or by `specs` when the caller already inferred them).
+
+        Nothing is added when the op fails (a foreign input, an inference error): inputs are
+        checked and the op inferred before any capture placeholder is made."""
+        inputs = tuple(self._checked_input(t, op_def) for t in inputs)
+        if specs is None:
+            # Inference sees captured eager values as they are (see the module doc).
+            specs = op_def.infer(*inputs, **attrs)
+        inputs = tuple(t if t.__class__ is SymbolicTensor else self.capture(t) for t in inputs)
+        op = Operation(self, op_def, self.unique_name(name or op_def.name), inputs, attrs,
+                       _requested_device())
+        if isinstance(specs, TensorSpec):
+            specs = (specs,)
+        op._outputs = tuple(SymbolicTensor(op, i, s.shape, s.dtype) for i, s in enumerate(specs))
+        for deps in self._control_stack:
+            op._add_control_inputs(deps)
+        op._add_control_inputs(control_inputs)
+        self._operations.append(op)
+        self._by_name[op.name] = op
+        return op
+
+    def execute(self, op_def, inputs, attrs):
+        """The interpreter hook dispatch calls while this graph is being built: adds a node and
+        returns its outputs the way eager execution would (one tensor for single-output ops,
+        a tuple otherwise)."""
+        op = self.add_op(op_def, inputs, attrs)
+        outputs = op._outputs
+        if op_def.num_outputs == 1 and len(outputs) == 1:
+            return outputs[0]
+        return outputs
+
+    def placeholder(self, dtype, shape=None, name=None) -> SymbolicTensor:
+        """Adds a graph input of `dtype` and `shape` (None dims / None rank allowed); it is
+        appended to `inputs`."""
+        attrs = {"dtype": as_dtype(dtype), "shape": as_shape(shape)}
+        t = self.add_op(PLACEHOLDER, (), attrs, name=name or "Placeholder").outputs[0]
+        self.inputs.append(t)
+        return t
+
+    def capture(self, tensor) -> SymbolicTensor:
+        """The placeholder standing for eager `tensor` in this graph (made on first use; the same
+        tensor always gives the same placeholder)."""
+        key = id(tensor)
+        entry = self._captures.get(key)
+        if entry is not None:
+            return entry[1]
+        st = _context.thread_state()
+        saved_scope, st.name_scope = st.name_scope, ""  # captures are graph-level inputs
+        try:
+            placeholder = self.placeholder(tensor.dtype, tensor.shape, name="capture")
+        finally:
+            st.name_scope = saved_scope
+        # The eager tensor is kept alive with its placeholder, so its id is never reused.
+        self._captures[key] = (tensor, placeholder)
+        return placeholder
+
+    def _checked_input(self, t, op_def):
+        """`t` as this graph can use it: a symbolic tensor of this graph, or an EagerTensor (to
+        capture). Pending (async) tensors are waited for; foreign symbolic tensors raise."""
+        if isinstance(t, SymbolicTensor):
+            if t._op._graph is not self:
+                raise ValueError(
+                    f"{op_def.name}: input {t.name} belongs to another graph ({t.graph!r}), not "
+                    f"to the graph being built ({self!r}). A tensor from an enclosing or finished "
+                    "trace cannot be used here; pass it in as an argument.")
+            return t
+        if t.__class__ is EagerTensor:
+            return t
+        resolve = getattr(t, "_resolve", None)  # a pending (async) tensor: its value
+        if resolve is not None:
+            return resolve()
+        raise TypeError(f"{op_def.name}: expected tensor inputs, got {type(t).__name__}.")
+
+    def as_default(self):
+        """`with graph.as_default():` builds this graph in this thread (see
+        `eager.graph.tracing.building`)."""
+        from .tracing import building  # noqa: PLC0415 - tracing imports this module
+
+        return building(self)
+
+    def control_dependencies(self, control_inputs):
+        """Context manager: operations added inside get `control_inputs` (Operations, or
+        symbolic tensors meaning their ops) as control inputs (≈ `Graph.control_dependencies`).
+        """
+        return _ControlDependencies(self, control_inputs)
+
+    def to_dot(self) -> str:
+        from .dot import to_dot  # noqa: PLC0415
+
+        return to_dot(self)
+
+    def __repr__(self):
+        return f"<eager.Graph {self.name!r} with {len(self._operations)} operations>"
+
+
+class _ControlDependencies:
+    __slots__ = ("_graph", "_ops")
+
+    def __init__(self, graph, control_inputs):
+        ops = []
+        for c in control_inputs:
+            op = c.op if isinstance(c, SymbolicTensor) else c
+            if not isinstance(op, Operation):
+                raise TypeError(f"Control dependencies must be Operations or symbolic tensors, "
+                                f"got {type(c).__name__}.")
+            if op.graph is not graph:
+                raise ValueError(f"Control dependency {op.name!r} is from another graph.")
+            ops.append(op)
+        self._graph = graph
+        self._ops = ops
+
+    def __enter__(self):
+        self._graph._control_stack.append(self._ops)
+        return self
+
+    def __exit__(self, *exc):
+        self._graph._control_stack.pop()
+        return False
+
+
+def _requested_device() -> str:
+    """The device the thread's device scope asks for ("" outside any scope)."""
+    spec = _context.current_device_spec()
+    return spec.to_string() if spec is not None else ""

@@ -1,0 +1,110 @@
+"""`SymbolicTensor`: an output of an operation in a graph being built (tracing).
+
+It has a static type (dtype and a possibly partial shape, from the op's shape inference) and no
+value: the value exists only when the graph runs. Everything that would need the value
+(`numpy()`, `bool()`, `len()` on an unknown first dimension, iteration) raises, with TensorFlow's
+kind of message, so that a traced function fails at trace time instead of silently capturing a
+stale value. Operators (`a + b`) come from `Tensor` and go through dispatch like every op, which
+hands them to the graph installed on the thread.
+
+Slotted: a traced graph holds one of these per op output.
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from ..tensor_shape import TensorShape, as_shape
+
+__all__ = ["SymbolicTensor"]
+
+
+class SymbolicTensor(Tensor):
+    """Output `value_index` of operation `op` (≈ a graph `tf.Tensor`)."""
+
+    # `_tape_id`: gradient tapes read/assign it on every input/output of a recorded op, whatever
+    # its class (see eager.autodiff.tape), so a symbolic tensor must have it too.
+    __slots__ = ("_op", "_value_index", "_shape", "_dtype", "_tape_id", "__weakref__")
+
+    def __init__(self, op, value_index, shape, dtype):
+        self._op = op
+        self._value_index = value_index
+        self._shape = as_shape(shape)
+        self._dtype = dtype
+        self._tape_id = 0
+
+    # -- static information --------------------------------------------------------------------
+    @property
+    def op(self):
+        return self._op
+
+    @property
+    def value_index(self) -> int:
+        return self._value_index
+
+    @property
+    def name(self) -> str:
+        return f"{self._op.name}:{self._value_index}"
+
+    @property
+    def graph(self):
+        return self._op.graph
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self) -> str:
+        return self._op.device
+
+    @property
+    def is_symbolic(self) -> bool:
+        return True
+
+    def set_shape(self, shape):
+        """Refines the static shape (≈ `Tensor.set_shape`); an incompatible shape is a
+        ValueError."""
+        shape = as_shape(shape)
+        if not self._shape.is_compatible_with(shape):
+            raise ValueError(f"Tensor's shape {self._shape} is not compatible with supplied "
+                             f"shape {shape}.")
+        self._shape = self._shape.merge_with(shape)
+
+    # -- what needs a value --------------------------------------------------------------------
+    def numpy(self):
+        # TensorFlow's message for graph tensors; the value only exists when the graph runs.
+        raise NotImplementedError(
+            f"numpy() is only available when eager execution is enabled: {self.name} is a "
+            "symbolic tensor of a function being traced. Tensor.numpy is not available on "
+            "symbolic tensors; return it from the function instead.")
+
+    def __len__(self):
+        shape = self._shape
+        if shape.rank is None or shape.rank == 0 or shape[0] is None:
+            raise TypeError(f"len is not well defined for symbolic Tensors ({self.name} has "
+                            f"shape {_shape_text(shape)}). Please call `x.shape` rather than "
+                            "`len(x)` for shape information.")
+        return shape[0]
+
+    def __hash__(self):
+        # Graph tensors are keys of graph bookkeeping (feeds, fetches): hash by identity, as in
+        # TensorFlow's graph mode. `==` stays elementwise (an op), so use `ref()` in dicts
+        # that may also hold eager tensors.
+        return id(self)
+
+    def __repr__(self):
+        return (f"<eager.Tensor '{self.name}' shape={_shape_text(self._shape)} "
+                f"dtype={self._dtype.name}>")
+
+    __str__ = __repr__
+
+
+def _shape_text(shape) -> str:
+    if shape.rank is None:
+        return "<unknown>"
+    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + (
+        ",)" if shape.rank == 1 else ")")

@@ -1,0 +1,101 @@
+"""Building a graph: install it as the thread's interpreter, run Python, restore.
+
+`building(graph)` (also `graph.as_default()`) makes `graph` this thread's interpreter, so every
+op dispatched in this thread adds a node to it (see `eager.graph.graph`); other threads keep
+running eagerly, because the interpreter is per-thread state. It also holds a slow-path reason
+(`eager.context.enter_slow_path`) while open: the `EagerTensor` operators' fast path computes
+without calling dispatch, and with it a `captured + 1` inside a trace would run eagerly instead
+of being traced. Scopes nest: an inner graph is built while it is open and the outer one is
+restored afterwards; the inner graph does not capture the outer graph's symbolic tensors (using
+one raises ValueError, see `Graph`).
+
+`trace(fn, *args)` runs `fn` once with symbolic arguments and returns the graph.
+"""
+
+from __future__ import annotations
+
+from .. import context as _context
+from .. import nest
+from ..tensor import Tensor, TensorSpec, convert_to_tensor
+from .graph import Graph
+from .symbolic import SymbolicTensor
+
+__all__ = ["building", "trace", "get_default_graph"]
+
+
+class building:  # noqa: N801 - used as a context manager, like eager.device
+    """Installs `graph` as this thread's interpreter while inside (restoring the previous one,
+    which may be another graph or an async executor, on exit)."""
+
+    __slots__ = ("_graph", "_saved", "_state")
+
+    def __init__(self, graph):
+        if not isinstance(graph, Graph):
+            raise TypeError(f"building() needs a Graph, got {type(graph).__name__}.")
+        self._graph = graph
+        self._saved = None
+        self._state = None
+
+    def __enter__(self):
+        st = _context.thread_state()
+        self._state = st
+        self._saved = st.interpreter
+        _context.enter_slow_path()
+        st.interpreter = self._graph
+        return self._graph
+
+    def __exit__(self, *exc):
+        st = self._state
+        st.interpreter = self._saved
+        self._saved = self._state = None
+        _context.leave_slow_path()
+        return False
+
+
+def get_default_graph():
+    """The graph this thread is building, or None when it runs eagerly (TensorFlow 2 returns a
+    global graph nobody builds; here there is nothing to return)."""
+    interpreter = _context.thread_state().interpreter
+    return interpreter if getattr(interpreter, "is_graph", False) else None
+
+
+def trace(fn, *args, name=None):
+    """Runs `fn` once with symbolic stand-ins for its tensor arguments and returns the Graph.
+
+    Each `TensorSpec` or tensor among `args` (nested structures allowed) becomes a placeholder of
+    its shape and dtype (a spec's None dims stay None); other Python values are passed as they
+    are. The returned tensors become `graph.outputs` (eager ones, and Python numbers, are
+    captured); `graph.structured_outputs` keeps the return value as `fn` returned it.
+    """
+    graph = Graph(name or getattr(fn, "__name__", "graph"))
+    with building(graph):
+        flat = nest.flatten(args)
+        symbolic = []
+        for i, a in enumerate(flat):
+            if isinstance(a, TensorSpec):
+                symbolic.append(graph.placeholder(a.dtype, a.shape, name=a.name or f"args_{i}"))
+            elif isinstance(a, Tensor) and not isinstance(a, SymbolicTensor):
+                symbolic.append(graph.placeholder(a.dtype, a.shape, name=f"args_{i}"))
+            else:
+                symbolic.append(a)
+        result = fn(*nest.pack_sequence_as(args, symbolic))
+        outputs = []
+        for r in nest.flatten(result):
+            if r is None:
+                continue
+            if not isinstance(r, Tensor):
+                r = convert_to_tensor(r)
+            r = graph._checked_input(r, _OUTPUT)
+            outputs.append(r if isinstance(r, SymbolicTensor) else graph.capture(r))
+    graph.outputs = outputs
+    graph.structured_outputs = result
+    return graph
+
+
+class _Output:
+    """Stands in for an op definition in error messages about returned values."""
+
+    name = "return value"
+
+
+_OUTPUT = _Output()
