@@ -35,6 +35,7 @@ from .module import Module
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient
 from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
+from .function import function
 
 #: ≈ `tf.newaxis`: index with it to insert an axis of length 1.
 newaxis = None

@@ -1,0 +1,277 @@
+"""`eager.function` and `Function`: a Python function traced once per kind of arguments.
+
+A `Function` keeps a cache of `ConcreteFunction`s keyed by its arguments' tracing types (see
+`arguments`): tensors by shape and dtype, Python values by value, structures by structure. A call
+looks up its exact key; failing that, a trace whose argument specs the call fits (one traced
+from TensorSpecs with None dims, or a relaxed one); failing that, it traces. With
+`reduce_retracing=True` a new trace for arguments that differ from an earlier trace only in
+shapes generalizes the dims that differ to None, so later shapes fit it. With `input_signature`
+the function is traced once, from the signature, and calls that do not fit raise TypeError.
+
+Methods: a Function in a class body is a descriptor; `obj.method` is a Function bound to `obj`
+(through a weak reference), made once per instance and kept in a table keyed by the instance's
+id whose entries die with the instance, so each instance has its own traces and none is kept
+alive by them.
+
+TODO (later items of issue 6): autograph (`autograph=True` is accepted, Python `if` on a tensor
+still raises TypeError naming eager.cond), `jit_compile`, variables created inside the function,
+Variables as arguments (NotImplementedError), one function-call op on tapes.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+import weakref
+
+from .. import context as _context
+from ..tensor import TensorSpec
+from .arguments import Binder, describe
+from .concrete import ConcreteFunction, trace_concrete
+
+__all__ = ["Function", "function"]
+
+#: Traces of one Function after which it warns about retracing (TensorFlow warns after 5).
+RETRACE_WARNING_THRESHOLD = 5
+
+
+class Function:
+    """≈ `tf.types.experimental.PolymorphicFunction` (what `tf.function` returns); see the module
+    doc. Python side effects in the function run when it is traced, not on every call."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True, jit_compile=None,
+                 reduce_retracing=False, name=None, _instance_ref=None):
+        if not callable(python_function):
+            raise TypeError(f"eager.function needs a callable, got {python_function!r}.")
+        if input_signature is not None:
+            input_signature = tuple(input_signature)
+            for spec in _flatten_signature(input_signature):
+                if not isinstance(spec, TensorSpec):
+                    raise TypeError(f"input_signature must be a possibly nested sequence of "
+                                    f"TensorSpec objects, got {spec!r}.")
+        self._python_function = python_function
+        self._input_signature = input_signature
+        self._autograph = autograph
+        self._jit_compile = jit_compile
+        self._reduce_retracing = bool(reduce_retracing)
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._instance_ref = _instance_ref
+        self._binder = Binder(python_function, skip_first=_instance_ref is not None)
+        self._call_target = (python_function if _instance_ref is None
+                             else _WeakMethod(python_function, _instance_ref))
+        self._cache = {}  # exact key -> ConcreteFunction
+        self._by_erased_key = {}  # key with shapes erased -> [ConcreteFunction] (fit lookup)
+        self._signature_function = None
+        self._tracing_count = 0
+        self._call_count = 0
+        self._warned = False
+        self._lock = threading.RLock()
+        self._bound = {}  # id(instance) -> (weakref to instance, bound Function)
+        functools.update_wrapper(self, python_function, updated=())
+
+    # -- public attributes -----------------------------------------------------------------------
+    @property
+    def python_function(self):
+        """The wrapped Python function (for a method bound to an instance, the bound method)."""
+        if self._instance_ref is None:
+            return self._python_function
+        return self._python_function.__get__(self._instance_ref(), None)
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    def experimental_get_tracing_count(self) -> int:
+        return self._tracing_count
+
+    # -- calling ---------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        self._call_count += 1
+        values = self._binder.bind(args, kwargs)
+        if self._input_signature is not None:
+            concrete = self._concrete_for_signature()
+            return concrete._call_flat(concrete.check_arguments(values))
+        tensors = []
+        key = (describe(values, tensors), _device_key())
+        concrete = self._cache.get(key)
+        if concrete is None:
+            concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=False)
+        return concrete._call_flat(tensors)
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The trace for these arguments (tensors or TensorSpecs, Python values), made if
+        needed. With an input_signature and no arguments, the signature's trace."""
+        if self._input_signature is not None:
+            concrete = self._concrete_for_signature()
+            if args or kwargs:
+                values = self._binder.bind(args, kwargs)
+                specs = []
+                describe(values, specs, specs_allowed=True)
+                if not concrete.accepts(specs):
+                    raise TypeError(f"{self._name}: arguments {specs} do not fit the "
+                                    f"input_signature {self._input_signature}.")
+            return concrete
+        values = self._binder.bind(args, kwargs)
+        tensors = []
+        key = (describe(values, tensors, specs_allowed=True), _device_key())
+        concrete = self._cache.get(key)
+        if concrete is None:
+            concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=True)
+        return concrete
+
+    # -- tracing ---------------------------------------------------------------------------------
+    def _concrete_for_signature(self):
+        concrete = self._signature_function
+        if concrete is None:
+            with self._lock:
+                concrete = self._signature_function
+                if concrete is None:
+                    concrete = self._trace_signature()
+                    self._signature_function = concrete
+        return concrete
+
+    def _trace_signature(self):
+        n = len(self._input_signature)
+        if n > self._binder.positional_count():
+            raise TypeError(f"{self._name}: input_signature has {n} entries but the function "
+                            f"takes {self._binder.positional_count()} positional parameters.")
+        try:
+            values = self._binder.bind(self._input_signature, {})
+        except TypeError as exc:
+            raise TypeError(f"{self._name}: parameters not covered by input_signature need "
+                            f"defaults ({exc}).") from None
+        specs = []
+        describe(values, specs, specs_allowed=True)
+        return self._trace(values, specs, specs_allowed=True)
+
+    def _lookup_or_trace(self, key, values, tensors, specs_allowed):
+        with self._lock:
+            concrete = self._cache.get(key)
+            if concrete is not None:
+                return concrete
+            erased = (describe(values, [], specs_allowed, erase_shapes=True), key[1])
+            family = self._by_erased_key.setdefault(erased, [])
+            fitting = [c for c in family if c.accepts(tensors)]
+            if fitting:
+                concrete = max(fitting, key=ConcreteFunction.known_dims)
+            else:
+                specs = [TensorSpec(t.shape, t.dtype) for t in tensors]
+                if self._reduce_retracing and family:
+                    previous = family[-1].tensor_specs()
+                    specs = [TensorSpec(p.shape.most_specific_compatible_shape(s.shape), s.dtype)
+                             for p, s in zip(previous, specs)]
+                concrete = self._trace(values, specs, specs_allowed)
+                family.append(concrete)
+            self._cache[key] = concrete
+            return concrete
+
+    def _trace(self, values, specs, specs_allowed):
+        concrete = trace_concrete(self._call_target, self._binder, values, specs, self._name,
+                                  specs_allowed=specs_allowed)
+        self._tracing_count += 1
+        if self._tracing_count >= RETRACE_WARNING_THRESHOLD and not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"{self._tracing_count} out of the last {self._call_count} calls to "
+                f"{self._python_function!r} triggered eager.function retracing. Tracing is "
+                "expensive and the excessive number of tracings could be due to (1) creating "
+                "@eager.function repeatedly in a loop, (2) passing tensors with different "
+                "shapes, (3) passing Python objects instead of tensors. For (1), define the "
+                "function outside the loop. For (2), @eager.function has reduce_retracing=True "
+                "and input_signature to avoid unnecessary retracing. For (3), pass tensors.",
+                UserWarning, stacklevel=4)
+        return concrete
+
+    # -- methods ---------------------------------------------------------------------------------
+    def __get__(self, instance, owner=None):
+        if instance is None or self._instance_ref is not None:
+            return self
+        key = id(instance)
+        entry = self._bound.get(key)
+        if entry is not None and entry[0]() is instance:
+            return entry[1]
+        with self._lock:
+            entry = self._bound.get(key)
+            if entry is not None and entry[0]() is instance:
+                return entry[1]
+            bound_table = self._bound
+
+            def forget(_ref, key=key, table=bound_table):
+                current = table.get(key)
+                if current is not None and current[0] is _ref:
+                    del table[key]
+
+            try:
+                ref = weakref.ref(instance, forget)
+            except TypeError:
+                raise TypeError(f"eager.function methods need instances that support weak "
+                                f"references; {type(instance).__name__} does not (add "
+                                "'__weakref__' to its __slots__).") from None
+            bound = Function(self._python_function, self._input_signature, self._autograph,
+                             self._jit_compile, self._reduce_retracing, self._name,
+                             _instance_ref=ref)
+            self._bound[key] = (ref, bound)
+            return bound
+
+    def __repr__(self):
+        return f"<eager.function {self._name} at 0x{id(self):X}>"
+
+
+class _WeakMethod:
+    """Calls `python_function(instance, ...)` with the instance behind a weak reference, so that
+    a bound Function (and its traces) never keeps its instance alive."""
+
+    __slots__ = ("_function", "_ref", "__name__")
+
+    def __init__(self, python_function, ref):
+        self._function = python_function
+        self._ref = ref
+        self.__name__ = getattr(python_function, "__name__", "method")
+
+    def __call__(self, *args, **kwargs):
+        instance = self._ref()
+        if instance is None:
+            raise ReferenceError(f"The instance {self.__name__} was bound to no longer exists.")
+        return self._function(instance, *args, **kwargs)
+
+    def __repr__(self):
+        return f"<bound method {self.__name__} (weak)>"
+
+
+def _flatten_signature(signature):
+    from .. import nest  # noqa: PLC0415
+
+    return nest.flatten(list(signature))
+
+
+def _device_key():
+    """The device scope a trace is made under is part of its key (its ops record the scope's
+    device, as TensorFlow keys traces by their calling context)."""
+    spec = _context.current_device_spec()
+    return spec.to_string() if spec is not None else ""
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None,
+             reduce_retracing=False, experimental_relax_shapes=None):
+    """≈ `tf.function`: `@eager.function`, `@eager.function(...)`, or `eager.function(f, ...)`.
+
+    Returns a `Function` that traces `func` into a graph per kind of arguments (see the module
+    doc) and runs the graph on later calls. Python side effects (appending to a list, `print`)
+    happen while tracing only; `eager.print` prints on every call. `experimental_relax_shapes`
+    is the deprecated name of `reduce_retracing`. Not supported yet: autograph conversion,
+    jit_compile, variables created in the function (NotImplementedError), Variable arguments
+    (NotImplementedError).
+    """
+    if experimental_relax_shapes is not None:
+        reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
+    if jit_compile:
+        raise NotImplementedError("eager.function(jit_compile=True) is not supported yet.")
+
+    def decorate(f):
+        return Function(f, input_signature=input_signature, autograph=autograph,
+                        jit_compile=jit_compile, reduce_retracing=reduce_retracing)
+
+    if func is None:
+        return decorate
+    return decorate(func)

@@ -1,0 +1,146 @@
+"""Running a traced graph: each operation, in recorded order, with the op's own kernel.
+
+`run_graph(graph, feeds)` binds the graph's placeholders (`graph.inputs`: the arguments, then the
+captures) to the fed tensors and runs every other operation in the order it was traced. That
+order is program order, hence a topological order that also honours control inputs, and since
+*every* operation runs (no pruning yet), stateful operations nobody consumes (prints, assigns,
+`graph.control_outputs`) run too, in program order. Each intermediate value is dropped right after
+its last consumer, so peak memory is that of the live values, as in eager execution.
+
+Two ways to run an operation:
+
+* direct (the common case: no tape, no interpreter, no profiler): `dispatch._run_sync` on the
+  device eager placement would choose (`dispatch._place`: a resource input's device, else the
+  device the op was traced under, else the caller's device scope, else the default device);
+* replay (a gradient tape is recording, an interpreter such as another graph being traced or an
+  async executor is installed, or the profiler runs): each operation goes through
+  `dispatch.execute`, exactly as if the Python function ran eagerly, so tapes record every op
+  (gradients flow through a function call), an enclosing trace inlines the ops, and the async
+  executor queues them.
+
+The per-graph plan (slot numbers, last uses) is computed once and cached on the caller's side
+(`GraphPlan`); the graph itself is never mutated.
+"""
+
+from __future__ import annotations
+
+from .. import context as _context
+from .. import profile_events as _profile_events
+from ..graph.placeholder import PLACEHOLDER
+from ..ops import dispatch as _dispatch
+
+__all__ = ["GraphPlan", "run_graph"]
+
+_PROFILE = _profile_events.RECORDER
+
+
+class _Step:
+    """One operation to run: its op record, attrs, input/output slots, the slots whose last use
+    it is, and the device it was traced under (a DeviceSpec string, "" for none)."""
+
+    __slots__ = ("op_def", "attrs", "inputs", "outputs", "free", "device")
+
+    def __init__(self, op_def, attrs, inputs, outputs, device):
+        self.op_def = op_def
+        self.attrs = attrs
+        self.inputs = inputs
+        self.outputs = outputs
+        self.free = ()
+        self.device = device
+
+
+class GraphPlan:
+    """A graph compiled for running: every tensor gets a slot number, placeholders are bound by
+    position in `graph.inputs`, and each step knows which slots die after it. Built once per
+    graph (ConcreteFunction keeps it)."""
+
+    __slots__ = ("steps", "num_slots", "input_slots", "output_slots")
+
+    def __init__(self, graph):
+        slot_of = {}  # id(SymbolicTensor) -> slot
+        for op in graph.get_operations():
+            for t in op.outputs:
+                slot_of[id(t)] = len(slot_of)
+        self.num_slots = len(slot_of)
+        self.input_slots = tuple(slot_of[id(t)] for t in graph.inputs)
+        self.output_slots = tuple(slot_of[id(t)] for t in graph.outputs)
+        fed = set(self.input_slots)
+        steps = []
+        last_use = {}
+        for op in graph.get_operations():
+            if op.op_def is PLACEHOLDER:
+                if slot_of[id(op.outputs[0])] not in fed:
+                    raise ValueError(f"Placeholder {op.name!r} is not among the graph's inputs; "
+                                     "nothing would feed it.")
+                continue
+            step = _Step(op.op_def, op.attrs, tuple(slot_of[id(t)] for t in op.inputs),
+                         tuple(slot_of[id(t)] for t in op.outputs), op.device)
+            for s in step.inputs:
+                last_use[s] = len(steps)
+            steps.append(step)
+        keep = set(self.output_slots)
+        frees = [[] for _ in steps]
+        for s, i in last_use.items():
+            if s not in keep:
+                frees[i].append(s)
+        for i, step in enumerate(steps):
+            # outputs nobody consumes die at once
+            frees[i].extend(s for s in step.outputs if s not in last_use and s not in keep)
+            step.free = tuple(frees[i])
+        self.steps = steps
+
+
+def run_graph(graph, feeds, plan=None) -> list:
+    """Runs `graph` with `feeds` (tensors for `graph.inputs`, in order: arguments then captures)
+    and returns the tensors of `graph.outputs` (see the module doc)."""
+    if plan is None:
+        plan = GraphPlan(graph)
+    if len(feeds) != len(plan.input_slots):
+        raise ValueError(f"Graph {graph.name!r} has {len(plan.input_slots)} inputs; "
+                         f"{len(feeds)} values were fed.")
+    values = [None] * plan.num_slots
+    for slot, value in zip(plan.input_slots, feeds):
+        values[slot] = value
+    st = _context.thread_state()
+    replay = st.interpreter is not None or bool(st.tapes) or _PROFILE.active
+    run_sync = _dispatch._run_sync
+    place = _dispatch._place
+    for step in plan.steps:
+        inputs = tuple([values[s] for s in step.inputs])
+        if replay:
+            out = _replay(step, inputs)
+        else:
+            device = place(step.op_def, inputs, _requested(step.device) if step.device else st)
+            out = run_sync(step.op_def, inputs, step.attrs, device)
+        outs = step.outputs
+        if outs:
+            if out.__class__ is tuple:
+                for s, v in zip(outs, out):
+                    values[s] = v
+            else:
+                values[outs[0]] = out
+        for s in step.free:
+            values[s] = None
+    return [values[s] for s in plan.output_slots]
+
+
+def _replay(step, inputs):
+    if step.device:
+        with _context.device(step.device):
+            return _dispatch.execute(step.op_def, inputs, step.attrs)
+    return _dispatch.execute(step.op_def, inputs, step.attrs)
+
+
+class _Requested:
+    """Stands in for the thread state in `dispatch._place`: a device scope holding just the
+    device the op was traced under (placement rules, soft placement and logging stay dispatch's
+    own)."""
+
+    __slots__ = ("device_stack",)
+
+    def __init__(self, device):
+        self.device_stack = [_context._ScopeEntry(_context.registry.parse_device(device))]
+
+
+def _requested(device):
+    return _Requested(device)
