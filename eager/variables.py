@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+import weakref
 
 import numpy as np
 
@@ -304,6 +305,20 @@ def _updater(op, doc):
     return update
 
 
+#: id(handle tensor) -> its variable, for as long as the variable lives (which keeps the handle
+#: tensor, hence its id, alive). Lets `eager.function` list the variables a trace captured: a
+#: graph sees only handles. Filled once per variable, never on a hot path.
+_VARIABLE_OF_HANDLE = weakref.WeakValueDictionary()
+
+
+def _variable_for_handle(tensor):
+    """The live ResourceVariable whose `handle` is `tensor`, or None."""
+    variable = _VARIABLE_OF_HANDLE.get(id(tensor))
+    if variable is not None and variable._handle_tensor is tensor:
+        return variable
+    return None
+
+
 class ResourceVariable(Variable):
     """A variable whose value lives in its device's resource manager (see the module doc)."""
 
@@ -354,6 +369,7 @@ class ResourceVariable(Variable):
         handle = handle_tensor._value
         self._handle = handle
         self._handle_tensor = handle_tensor
+        _VARIABLE_OF_HANDLE[id(handle_tensor)] = self
         self._deleter = _Deleter(handle)
         self._name = base + ":0"
         self._dtype = value.dtype

@@ -277,15 +277,215 @@ def test_python_if_on_symbolic_tensor_names_cond():
         f(eager.constant(1.0))
 
 
-def test_variable_creation_and_variable_arguments_not_supported_yet():
+def test_unguarded_variable_creation_raises_at_the_first_call():
     @eager.function
     def f(x):
         return eager.Variable(1.0) + x
 
-    with pytest.raises(NotImplementedError, match="creating variables"):
+    with pytest.raises(ValueError, match="singleton"):
         f(eager.constant(1.0))
-    with pytest.raises(NotImplementedError):
-        eager.function(lambda v: v + 1)(eager.Variable(1.0))
+    with pytest.raises(ValueError, match="singleton"):  # and on every later call
+        f(eager.constant(1.0))
+
+
+class Counter(eager.Module):
+    def __init__(self):
+        super().__init__()
+        self.v = None
+        self.created = 0
+
+    @eager.function
+    def __call__(self, x):
+        if self.v is None:
+            self.created += 1
+            self.v = eager.Variable(0.0)
+        self.v.assign_add(x)
+        return self.v.read_value() * 2.0
+
+
+def test_guarded_singleton_creates_one_variable_used_by_every_call():
+    c = Counter()
+    np.testing.assert_allclose(_np(c(eager.constant(1.0))), 2.0)  # the first call: two traces
+    assert c.created == 1  # the second trace found the variable made by the first
+    assert isinstance(c.v, eager.Variable) and not isinstance(c.v, eager.Tensor)
+    np.testing.assert_allclose(c.v.numpy(), 1.0)  # one assign_add ran (the kept trace's)
+    for _ in range(3):
+        c(eager.constant(2.0))
+    np.testing.assert_allclose(c.v.numpy(), 7.0)
+    assert c.__call__.experimental_get_tracing_count() == 2  # TensorFlow counts both traces
+    c.v.assign(0.5)  # an ordinary eager variable, shared with the graph
+    np.testing.assert_allclose(_np(c(eager.constant(0.0))), 1.0)
+    assert [v is c.v for v in c.__call__.variables] == [True]
+    assert c.trainable_variables[0] is c.v  # the Module tracks it too
+
+
+def test_initializer_is_lifted_and_runs_once_eagerly():
+    calls = []
+    holder = {}
+
+    def init():
+        calls.append(eager.executing_eagerly())
+        return eager.constant([1.0, 2.0]) * 3.0
+
+    @eager.function
+    def f(x):
+        if "v" not in holder:
+            holder["v"] = eager.Variable(init)
+        return holder["v"] * x
+
+    for _ in range(3):
+        np.testing.assert_allclose(_np(f(eager.constant(2.0))), [6.0, 12.0])
+    assert calls == [True]  # once, eagerly, on the first trace
+    v = holder["v"]
+    assert isinstance(v.handle, eager.EagerTensor)
+    v.assign_add([1.0, 1.0])  # usable outside
+    np.testing.assert_allclose(_np(f(eager.constant(1.0))), [4.0, 7.0])
+
+
+def test_tensor_initial_value_computed_inside_is_lifted_unless_it_needs_an_argument():
+    holder = {}
+    c = eager.constant([1.0, 2.0])
+
+    @eager.function
+    def f(x):
+        if "v" not in holder:
+            holder["v"] = eager.Variable(eager.zeros([2]) + c * 2.0)  # graph ops, lifted
+        holder["v"].assign_add(x)
+        return holder["v"].read_value()
+
+    np.testing.assert_allclose(_np(f(eager.constant(1.0))), [3.0, 5.0])
+    np.testing.assert_allclose(_np(f(eager.constant(1.0))), [4.0, 6.0])
+
+    @eager.function
+    def g(x):
+        if "w" not in holder:
+            holder["w"] = eager.Variable(x * 2.0)
+        return holder["w"].read_value()
+
+    with pytest.raises(ValueError, match="could not be lifted"):
+        g(eager.constant(1.0))
+
+
+def test_variable_creation_on_a_later_trace_raises():
+    holder = []
+
+    @eager.function
+    def f(x):
+        if x.shape.rank == 1 and not holder:  # only traces for vectors create
+            holder.append(eager.Variable(1.0))
+        return x * 2.0
+
+    np.testing.assert_allclose(_np(f(eager.constant(1.0))), 2.0)  # the first call creates none
+    with pytest.raises(ValueError, match="singleton"):
+        f(eager.constant([1.0, 2.0]))  # a retrace that would create a variable
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_concrete_function_variables_lists_captured_variables():
+    a = eager.Variable(1.0)
+    b = eager.Variable([2.0], trainable=False)
+    unused = eager.Variable(3.0)
+
+    @eager.function
+    def f(x):
+        return a * x + b
+
+    concrete = f.get_concrete_function(TensorSpec([1]))
+    assert [v is a for v in concrete.variables] == [True, False]
+    assert concrete.variables[1] is b
+    assert [v is a for v in concrete.trainable_variables] == [True]
+    assert all(v is not unused for v in f.variables)
+    del concrete
+    assert eager.function(lambda x: x + 1.0).get_concrete_function(
+        TensorSpec([])).variables == ()
+
+
+class Linear:
+    def __init__(self):
+        self.w = None
+
+    @eager.function
+    def step(self, x, y, lr):
+        if self.w is None:
+            self.w = eager.Variable(lambda: eager.constant([[0.5], [-0.5]]))
+        with eager.GradientTape() as tape:
+            loss = eager.reduce_mean((eager.matmul(x, self.w) - y) ** 2)
+        g = tape.gradient(loss, self.w)
+        self.w.assign_sub(lr * g)
+        return loss
+
+
+def test_training_loop_over_a_created_variable_matches_eager():
+    x = eager.constant(rng.standard_normal((16, 2)).astype(np.float32))
+    y = eager.matmul(x, eager.constant([[2.0], [-1.0]]))
+    model = Linear()
+    losses = [float(model.step(x, y, 0.1)) for _ in range(30)]
+    assert model.step.experimental_get_tracing_count() == 2
+
+    w = eager.Variable(eager.constant([[0.5], [-0.5]]))
+    eager_losses = []
+    for _ in range(30):
+        with eager.GradientTape() as tape:
+            loss = eager.reduce_mean((eager.matmul(x, w) - y) ** 2)
+        w.assign_sub(0.1 * tape.gradient(loss, w))
+        eager_losses.append(float(loss))
+    np.testing.assert_allclose(losses, eager_losses, rtol=1e-5)
+    np.testing.assert_allclose(model.w.numpy(), w.numpy(), rtol=1e-5)
+    assert losses[-1] < losses[0] * 1e-2
+
+
+def test_variable_arguments_share_a_trace_by_shape_and_dtype():
+    @eager.function
+    def bump(v, x):
+        v.assign_add(x)
+        return v.read_value() * 10.0
+
+    a = eager.Variable([1.0, 2.0])
+    b = eager.Variable([10.0, 20.0])
+    x = eager.constant([1.0, 1.0])
+    np.testing.assert_allclose(_np(bump(a, x)), [20.0, 30.0])
+    np.testing.assert_allclose(_np(bump(b, x)), [110.0, 210.0])
+    np.testing.assert_allclose(_np(bump(a, x)), [30.0, 40.0])
+    np.testing.assert_allclose(a.numpy(), [3.0, 4.0])
+    np.testing.assert_allclose(b.numpy(), [11.0, 21.0])
+    assert bump.experimental_get_tracing_count() == 1
+    bump(eager.Variable([1.0, 2.0, 3.0]), eager.constant([1.0, 1.0, 1.0]))  # another shape
+    bump(eager.Variable(np.array([1.0, 2.0])), eager.constant([1.0, 1.0], eager.float64))
+    assert bump.experimental_get_tracing_count() == 3
+    concrete = bump.get_concrete_function(a, x)
+    concrete(b, x)
+    np.testing.assert_allclose(b.numpy(), [12.0, 22.0])
+    with pytest.raises(TypeError, match="Variable"):
+        concrete(eager.Variable([1.0, 2.0, 3.0]), x)
+
+
+def test_call_under_a_tape_watches_variable_arguments_and_captured_variables():
+    w = eager.Variable(2.0)
+    f = eager.function(lambda v, x: eager.reduce_sum(v * v * x) * w)
+    v = eager.Variable([1.0, 2.0])
+    x = eager.constant([3.0, 4.0])
+    f(v, x)
+    with eager.GradientTape() as tape:  # no explicit watch, as in TensorFlow
+        y = f(v, x)
+    gv, gw = tape.gradient(y, [v, w])
+    np.testing.assert_allclose(_np(gv), [12.0, 32.0])
+    np.testing.assert_allclose(_np(gw), 19.0)
+
+
+def test_created_variable_can_be_closed_over_by_a_tape_inside_the_function():
+    holder = []
+
+    @eager.function
+    def grad(x):
+        if not holder:
+            holder.append(eager.Variable(3.0))
+        with eager.GradientTape() as tape:
+            y = holder[0] * holder[0] * x
+        return tape.gradient(y, holder[0])
+
+    np.testing.assert_allclose(_np(grad(eager.constant(2.0))), 12.0)
+    holder[0].assign(1.0)
+    np.testing.assert_allclose(_np(grad(eager.constant(2.0))), 4.0)
 
 
 def test_gradients_through_a_call_match_eager():
@@ -337,3 +537,19 @@ def test_retracing_warning():
     with pytest.warns(UserWarning, match="retracing"):
         for n in range(6):
             f(eager.constant(1.0), float(n))
+
+
+def test_returned_tensors_wait_for_the_functions_stateful_ops():
+    v = eager.Variable(1.0)
+
+    @eager.function
+    def f(x):
+        v.assign_add(x)  # unused result: must still run, before the result is handed back
+        return x * 2.0
+
+    concrete = f.get_concrete_function(eager.constant(1.0))
+    (out,) = concrete.graph.outputs
+    assigns = [op for op in concrete.graph.get_operations() if op.type == "AssignAddVariableOp"]
+    assert len(assigns) == 1 and assigns[0] in concrete.graph.control_outputs
+    assert out.op.type == "Identity" and assigns[0] in out.op.control_inputs
+    assert float(f(eager.constant(3.0))) == 6.0 and float(v) == 4.0

@@ -5,6 +5,8 @@
   traces keyed by the arguments' tracing types; methods per instance) — `polymorphic`;
 * `ConcreteFunction`: one trace, inspectable and callable — `concrete`;
 * cache keys and argument binding — `arguments`;
+* variables created on the first call (creators, `init_scope`, lifted initializers) and
+  variables as arguments — `lifting`;
 * `run_graph`: the first graph runtime, each operation with its own kernel — `runner`.
 
 Sits above `eager.graph`, `eager.ops` and `eager.variables`; nothing lower imports it.

@@ -9,6 +9,8 @@ Cache keys (`describe`), as TensorFlow 2.21's tracing types:
 * a tensor (eager or symbolic; a numpy array is converted to one first) by shape and dtype, its
   value never matters; a `TensorSpec` (in `get_concrete_function`) the same way;
 * a Python value by type and value (`1`, `1.0` and `True` are three keys), so it must be hashable;
+* a Variable by shape and dtype (TensorFlow 2.21), whichever variable it is; its handle is the
+  tensor the call feeds;
 * lists, tuples, namedtuples and dicts by their type, length / keys, and their leaves' keys.
 
 Leaves are visited in `eager.nest` order (sequences in order, dicts by sorted key), the order
@@ -25,9 +27,10 @@ import numpy as np
 from ..tensor import Tensor, TensorSpec, convert_to_tensor
 from ..variables import Variable
 
-__all__ = ["Binder", "describe", "TENSOR"]
+__all__ = ["Binder", "describe", "TENSOR", "VARIABLE"]
 
 TENSOR = "Tensor"  # first element of a tensor leaf's key
+VARIABLE = "Variable"  # first element of a variable leaf's key
 
 
 class Binder:
@@ -120,10 +123,10 @@ def describe(value, tensors, specs_allowed=False, erase_shapes=False):
             return (TENSOR, value.dtype)
         return (TENSOR, shape_key(value.shape), value.dtype)
     if isinstance(value, Variable):
-        raise NotImplementedError(
-            "eager.function: passing a Variable as an argument is not supported yet (TensorFlow "
-            "keys it by shape and dtype and captures it); close over the variable instead, or "
-            "pass variable.read_value().")
+        # TensorFlow 2.21 keys a variable by shape and dtype: one trace serves every variable of
+        # that shape and dtype. The call feeds the variable's handle (see `lifting`).
+        tensors.append(value.handle)
+        return (VARIABLE, shape_key(value.shape), value.dtype)
     try:
         hash(value)
     except TypeError:

@@ -11,8 +11,11 @@ While tracing:
 * the thread's gradient tapes are hidden: the trace records graph operations, not gradients
   (a call under a tape replays the graph op by op through dispatch, which the tapes record; see
   `runner`);
-* creating an `eager.Variable` raises NotImplementedError (TODO, issue 6 item 3: TensorFlow
-  allows it on the first call only and lifts the variable out of the graph).
+* creating an `eager.Variable` goes through the creator the Function passes (`lifting`): on its
+  first call the variable is created eagerly, outside the graph, whose reads capture its handle;
+  on later traces creation raises ValueError (TensorFlow's rule);
+* a Variable argument becomes a resource placeholder carrying the variable's dtype and shape,
+  fed with the handle of whichever variable (of that shape and dtype) a call passes.
 
 Calling runs the graph with `runner.run_graph`, feeding the argument tensors then the captured
 values, and packs the outputs into the structure the function returned.
@@ -21,15 +24,19 @@ values, and packs the outputs into the structure the function returned.
 from __future__ import annotations
 
 import contextlib
+import weakref
 
 import numpy as np
 
 from .. import context as _context
+from .. import dtypes as _dt
 from .. import nest
+from ..autodiff import tape as _tape
 from ..graph import Graph, SymbolicTensor, building
 from ..tensor import Tensor, TensorSpec, convert_to_tensor
-from ..variables import Variable, _variable_creator_scope
+from ..variables import Variable, _variable_creator_scope, _variable_for_handle
 from .arguments import Binder
+from .lifting import CREATOR_PRIORITY, VariableArgument, handle_stand_in, refusing_creator
 from .runner import GraphPlan, run_graph
 
 __all__ = ["ConcreteFunction", "trace_concrete"]
@@ -43,6 +50,18 @@ class _TensorSlot:
 
     def __init__(self, spec):
         self.spec = spec
+
+
+class _VariableSlot(_TensorSlot):
+    """Marks a Variable argument: fed its handle (spec: a scalar resource), keyed and checked by
+    the variable's `dtype` and `shape`."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, spec, dtype, shape):
+        super().__init__(spec)
+        self.dtype = dtype
+        self.shape = shape
 
 
 class _PythonOutput:
@@ -59,7 +78,8 @@ class ConcreteFunction:
 
     `graph`, `inputs` (placeholders: arguments then captures), `outputs`, `structured_outputs`
     (the traced return value, symbolic), `structured_input_signature` (`(args, kwargs)` with
-    TensorSpecs for the tensor arguments), `variables` (empty for now), `captured_inputs`.
+    TensorSpecs for the tensor arguments), `variables` (the variables whose handles the graph
+    captures, alive ones), `trainable_variables`, `captured_inputs`.
 
     Calling checks the arguments against the signature (TypeError for another structure, a
     Python value other than the traced one, or a tensor of another dtype or an incompatible
@@ -69,9 +89,10 @@ class ConcreteFunction:
     """
 
     __slots__ = ("_graph", "_python_function", "_binder", "_template", "_output_structure",
-                 "_output_map", "_plan", "_capture_values", "__weakref__")
+                 "_output_map", "_plan", "_capture_values", "_variable_refs", "__weakref__")
 
-    def __init__(self, graph, python_function, binder, template, output_structure, output_map):
+    def __init__(self, graph, python_function, binder, template, output_structure, output_map,
+                 argument_captures=frozenset()):
         self._graph = graph
         self._python_function = python_function
         self._binder = binder
@@ -79,7 +100,18 @@ class ConcreteFunction:
         self._output_structure = output_structure
         self._output_map = output_map  # per returned leaf: output index, or a _PythonOutput
         self._plan = GraphPlan(graph)
-        self._capture_values = [value for value, _ in graph.captures]
+        # Captures fed by the call itself (Variable arguments' handle stand-ins) are left out:
+        # their inputs sit among the arguments' (see `trace_concrete`).
+        self._capture_values = [value for value, _ in graph.captures
+                                if id(value) not in argument_captures]
+        # Weak: a function does not keep a closed-over variable alive (its captured handle
+        # does not either; TensorFlow's FuncGraph holds its variables weakly too).
+        refs = []
+        for value in self._capture_values:
+            variable = _variable_for_handle(value)
+            if variable is not None:
+                refs.append(weakref.ref(variable))
+        self._variable_refs = tuple(refs)
 
     # -- inspection ------------------------------------------------------------------------------
     @property
@@ -108,11 +140,19 @@ class ConcreteFunction:
 
     @property
     def variables(self) -> tuple:
-        """Variables the function uses. TODO (issue 6, item 3): tracked once functions track
-        variables; closed-over variables work (their handles are captures) but are not listed."""
-        return ()
+        """The variables whose handles the graph captures (closed over, or created on the
+        Function's first call), in capture order; variables that no longer exist are left out.
+        Variable *arguments* are inputs, not captures, so they are not listed (as TensorFlow)."""
+        found = []
+        for ref in self._variable_refs:
+            variable = ref()
+            if variable is not None:
+                found.append(variable)
+        return tuple(found)
 
-    trainable_variables = variables
+    @property
+    def trainable_variables(self) -> tuple:
+        return tuple(v for v in self.variables if v.trainable)
 
     @property
     def structured_input_signature(self):
@@ -166,11 +206,26 @@ class ConcreteFunction:
         return [s.spec for s in nest.flatten(self._template) if isinstance(s, _TensorSlot)]
 
     def _call_flat(self, tensors):
+        if _context.thread_state().tapes:
+            self._watch_variables(tensors)
         outputs = run_graph(self._graph, list(tensors) + self._capture_values, self._plan)
         if self._output_structure is None:
             return None
         flat = [outputs[m] if m.__class__ is int else m.value for m in self._output_map]
         return nest.pack_sequence_as(self._output_structure, flat)
+
+    def _watch_variables(self, tensors):
+        """As TensorFlow: a call under a tape counts as accessing the trainable variables the
+        function captures or is passed (their reads happen inside the graph, where no
+        `read_value` tells the tapes), so `tape.gradient(y, v)` needs no explicit watch."""
+        for variable in self.variables:
+            if variable.trainable:
+                _tape.variable_accessed(variable)
+        for t in tensors:
+            if t.dtype is _dt.resource:
+                variable = _variable_for_handle(t)
+                if variable is not None and variable.trainable:
+                    _tape.variable_accessed(variable)
 
     def __repr__(self):
         return f"<ConcreteFunction {self.name} at 0x{id(self):X}>"
@@ -191,6 +246,14 @@ def _fits(t, spec) -> bool:
 
 
 def _check(expected, given, name, tensors):
+    if expected.__class__ is _VariableSlot:
+        if not isinstance(given, Variable) or given.dtype != expected.dtype or \
+                given.shape != expected.shape:
+            raise TypeError(f"Argument {name!r}: the function was traced with a Variable of "
+                            f"dtype {expected.dtype.name} and shape {expected.shape}, got "
+                            f"{given!r:.80}.")
+        tensors.append(given.handle)
+        return
     if isinstance(expected, _TensorSlot):
         spec = expected.spec
         if not isinstance(given, Tensor):
@@ -226,10 +289,6 @@ def _check(expected, given, name, tensors):
                         "trace (call the Function, which retraces, instead).")
 
 
-def _refuse_variable_creation(next_creator, **kwargs):
-    raise NotImplementedError("creating variables inside eager.function is not supported yet")
-
-
 @contextlib.contextmanager
 def _tapes_hidden():
     st = _context.thread_state()
@@ -242,21 +301,34 @@ def _tapes_hidden():
 
 
 def trace_concrete(python_function, binder: Binder, values, specs, name,
-                   specs_allowed=False) -> ConcreteFunction:
+                   specs_allowed=False, creator=None) -> ConcreteFunction:
     """Traces `python_function` called with bound `values`, whose tensor leaves (tensors, specs,
     numpy arrays, in nest order; TensorSpecs only when `specs_allowed`, as in `describe`)
-    become placeholders typed by `specs` (aligned with them)."""
+    become placeholders typed by `specs` (aligned with them), and whose Variable leaves become
+    resource placeholders. Variables created while tracing go through `creator` (by default,
+    creation raises ValueError; see `lifting`)."""
     graph = Graph(name)
     specs = iter(specs)
     template = []
     symbolic_values = []
+    if creator is None:
+        creator = refusing_creator(name)
+    argument_captures = set()  # ids of Variable arguments' handle stand-ins (fed by calls)
     with building(graph), _tapes_hidden(), \
-            _variable_creator_scope(_refuse_variable_creation, priority=1 << 30):
+            _variable_creator_scope(creator, priority=CREATOR_PRIORITY):
         for pname, value in zip(binder.names, values):
             flat = nest.flatten(value)
             slots, symbolic = [], []
             for leaf in flat:
-                if _is_tensor_leaf(leaf, specs_allowed):
+                if isinstance(leaf, Variable):
+                    spec = next(specs)  # the handle's: a scalar resource
+                    stand_in = handle_stand_in(leaf)
+                    graph.capture(stand_in)  # now: its input comes among the arguments'
+                    argument_captures.add(id(stand_in))
+                    symbolic.append(VariableArgument.standing_for(leaf, stand_in))
+                    slots.append(_VariableSlot(TensorSpec(spec.shape, spec.dtype, pname),
+                                               leaf.dtype, leaf.shape))
+                elif _is_tensor_leaf(leaf, specs_allowed):
                     spec = next(specs)
                     symbolic.append(graph.placeholder(spec.dtype, spec.shape, name=pname))
                     slots.append(_TensorSlot(TensorSpec(spec.shape, spec.dtype, pname)))
@@ -275,9 +347,12 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
                 outputs.append(_as_output(graph, leaf))
             else:
                 output_map.append(_PythonOutput(leaf))
-    graph.outputs = outputs
+    # Returned values wait for every op that must run (assigns, prints): automatic control
+    # dependencies' single control output (eager.graph.control_deps).
+    graph.outputs = graph.finalize(outputs)
     graph.structured_outputs = result
-    return ConcreteFunction(graph, python_function, binder, tuple(template), result, output_map)
+    return ConcreteFunction(graph, python_function, binder, tuple(template), result, output_map,
+                            argument_captures)
 
 
 def _is_tensor_leaf(leaf, specs_allowed) -> bool:

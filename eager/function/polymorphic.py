@@ -13,9 +13,15 @@ Methods: a Function in a class body is a descriptor; `obj.method` is a Function 
 id whose entries die with the instance, so each instance has its own traces and none is kept
 alive by them.
 
+Variables created inside the function (TensorFlow's rule, see `lifting`): allowed on the first
+call only. That call traces under a creator that makes variables eagerly (initializers lifted
+out, run once); if it created any, the function is traced again at once under a creator that
+refuses creation, so an unguarded `Variable(...)` raises ValueError on that first call while the
+guarded singleton pattern passes, and the second trace is kept. Every later trace refuses.
+Variable arguments are keyed by shape and dtype (see `arguments`).
+
 TODO (later items of issue 6): autograph (`autograph=True` is accepted, Python `if` on a tensor
-still raises TypeError naming eager.cond), `jit_compile`, variables created inside the function,
-Variables as arguments (NotImplementedError), one function-call op on tapes.
+still raises TypeError naming eager.cond), `jit_compile`, one function-call op on tapes.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from .. import context as _context
 from ..tensor import TensorSpec
 from .arguments import Binder, describe
 from .concrete import ConcreteFunction, trace_concrete
+from .lifting import LiftingCreator
 
 __all__ = ["Function", "function"]
 
@@ -68,6 +75,10 @@ class Function:
         self._warned = False
         self._lock = threading.RLock()
         self._bound = {}  # id(instance) -> (weakref to instance, bound Function)
+        self._initialized = False  # whether the first call's trace (may create variables) is done
+        # Held strongly: the variables this Function created live as long as it does (an owner
+        # such as `self.v` usually holds them too; TensorFlow instead raises if they are gone).
+        self._created_variables = []
         functools.update_wrapper(self, python_function, updated=())
 
     # -- public attributes -----------------------------------------------------------------------
@@ -84,6 +95,29 @@ class Function:
 
     def experimental_get_tracing_count(self) -> int:
         return self._tracing_count
+
+    @property
+    def variables(self) -> tuple:
+        """The variables this Function created on its first call, then those its traces capture
+        (closed over), each once. (tf.function has no such attribute; its ConcreteFunctions
+        have `.variables`.)"""
+        found, seen = [], set()
+        for concrete in [self._signature_function, *self._cache.values()]:
+            if concrete is None:
+                continue
+            for v in concrete.variables:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    found.append(v)
+        for v in self._created_variables:
+            if id(v) not in seen:
+                seen.add(id(v))
+                found.append(v)
+        return tuple(found)
+
+    @property
+    def trainable_variables(self) -> tuple:
+        return tuple(v for v in self.variables if v.trainable)
 
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -167,8 +201,30 @@ class Function:
             return concrete
 
     def _trace(self, values, specs, specs_allowed):
+        if not self._initialized:
+            return self._first_trace(values, specs, specs_allowed)
         concrete = trace_concrete(self._call_target, self._binder, values, specs, self._name,
                                   specs_allowed=specs_allowed)
+        self._count_trace()
+        return concrete
+
+    def _first_trace(self, values, specs, specs_allowed):
+        """The first call's trace (see the module doc): variables may be created, eagerly; if
+        any were, a second trace that may create none is the one kept."""
+        creator = LiftingCreator(self._name)
+        concrete = trace_concrete(self._call_target, self._binder, values, specs, self._name,
+                                  specs_allowed=specs_allowed, creator=creator)
+        self._count_trace()
+        self._initialized = True
+        if not creator.created:
+            return concrete
+        self._created_variables.extend(creator.created)
+        concrete = trace_concrete(self._call_target, self._binder, values, specs, self._name,
+                                  specs_allowed=specs_allowed)
+        self._count_trace()
+        return concrete
+
+    def _count_trace(self):
         self._tracing_count += 1
         if self._tracing_count >= RETRACE_WARNING_THRESHOLD and not self._warned:
             self._warned = True
@@ -180,8 +236,7 @@ class Function:
                 "shapes, (3) passing Python objects instead of tensors. For (1), define the "
                 "function outside the loop. For (2), @eager.function has reduce_retracing=True "
                 "and input_signature to avoid unnecessary retracing. For (3), pass tensors.",
-                UserWarning, stacklevel=4)
-        return concrete
+                UserWarning, stacklevel=5)
 
     # -- methods ---------------------------------------------------------------------------------
     def __get__(self, instance, owner=None):
@@ -258,10 +313,10 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
 
     Returns a `Function` that traces `func` into a graph per kind of arguments (see the module
     doc) and runs the graph on later calls. Python side effects (appending to a list, `print`)
-    happen while tracing only; `eager.print` prints on every call. `experimental_relax_shapes`
-    is the deprecated name of `reduce_retracing`. Not supported yet: autograph conversion,
-    jit_compile, variables created in the function (NotImplementedError), Variable arguments
-    (NotImplementedError).
+    happen while tracing only; `eager.print` prints on every call. Variables may be created on
+    the first call only (TensorFlow's rule; see the module doc). `experimental_relax_shapes` is
+    the deprecated name of `reduce_retracing`. Not supported yet: autograph conversion,
+    jit_compile.
     """
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)

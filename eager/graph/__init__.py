@@ -4,6 +4,8 @@
   `control_outputs`, `captures`; it is also the tracing interpreter dispatch hands ops to.
 * `Operation`: one `OpDef` applied to symbolic inputs, with control inputs.
 * `SymbolicTensor`: an operation's output, typed by the op's shape inference, with no value.
+* `control_deps.AutoControlDeps`: the automatic control dependencies every graph adds as ops
+  arrive (per-resource ordering, the chain of stateful ops, must-run ops); `Graph.finalize`.
 * `building(graph)` / `graph.as_default()`: trace in this thread; `trace(fn, *args)`;
   `get_default_graph()`.
 

@@ -19,14 +19,21 @@ Inputs an op receives while tracing:
   `Const` ops instead; capturing is equivalent for running the graph and keeps one path. The op's
   inference still sees the eager value itself, so inference that can use known values (it is
   allowed to, see `OpDef.infer_from_types`) types the output as precisely as eager execution.
+
+Every op added also goes through the graph's automatic control dependencies
+(`eager.graph.control_deps`): side effects get the ordering edges program order implied, and
+stateful ops are listed in `control_outputs`; `finalize(outputs)` makes returned values wait on
+them.
 """
 
 from __future__ import annotations
 
 from .. import context as _context
 from ..dtypes import as_dtype
+from ..ops.array_ops import IDENTITY
 from ..tensor import EagerTensor, TensorSpec
 from ..tensor_shape import as_shape
+from .control_deps import AutoControlDeps, wait_for
 from .operation import Operation
 from .placeholder import PLACEHOLDER
 from .symbolic import SymbolicTensor
@@ -50,6 +57,7 @@ class Graph:
         self.outputs = []  # symbolic tensors the function returns (set by tracing)
         self.structured_outputs = None  # the function's return value, as returned
         self.control_outputs = []  # operations that must run although nothing uses them
+        self._auto_deps = AutoControlDeps()  # orders stateful ops; fills control_outputs
         self._captures = {}  # id(eager tensor) -> (eager tensor, placeholder)
         self._control_stack = []  # lists of Operations from control_dependencies scopes
 
@@ -127,9 +135,42 @@ class Graph:
         for deps in self._control_stack:
             op._add_control_inputs(deps)
         op._add_control_inputs(control_inputs)
+        self._auto_deps.track(op)
         self._operations.append(op)
         self._by_name[op.name] = op
         return op
+
+    def finalize(self, outputs) -> list:
+        """The tensors to return instead of `outputs` so that returning them waits for every
+        op that must run (`control_outputs`: prints, assigns, random draws nobody consumes).
+
+        Each distinct output gets an `Identity` with control inputs on all must-run ops, as
+        TensorFlow's function returns do; a runtime that runs only what the outputs need (a
+        pruning or parallel executor) then still runs every side effect before returning.
+        Without must-run ops `outputs` come back unchanged. The caller stores the result in
+        `graph.outputs`."""
+        outputs = list(outputs)
+        if not self.control_outputs:
+            return outputs
+        must_run = list(self.control_outputs)
+        st = _context.thread_state()
+        saved_scope, st.name_scope = st.name_scope, ""  # returns are graph-level, like captures
+        saved_stack, self._control_stack = self._control_stack, []
+        try:
+            made = {}  # id(output) -> its Identity's output
+            result = []
+            for t in outputs:
+                out = made.get(id(t))
+                if out is None:
+                    op = self.add_op(IDENTITY, (t,), {})
+                    for dep in must_run:
+                        wait_for(op, dep)
+                    out = made[id(t)] = op.outputs[0]
+                result.append(out)
+        finally:
+            st.name_scope = saved_scope
+            self._control_stack = saved_stack
+        return result
 
     def execute(self, op_def, inputs, attrs):
         """The interpreter hook dispatch calls while this graph is being built: adds a node and
