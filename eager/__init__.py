@@ -36,6 +36,7 @@ from .autodiff import GradientTape, UnconnectedGradients, custom_gradient
 from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
 from .function import function
+from .control_flow import cond, switch_case, while_loop
 
 #: ≈ `tf.newaxis`: index with it to insert an axis of length 1.
 newaxis = None

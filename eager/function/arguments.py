@@ -82,6 +82,19 @@ class Binder:
                 args.append(value)
         return python_function(*args, **kwargs)
 
+    def plain_arity(self) -> int:
+        """The parameter count when every parameter is positional with no default (so a call
+        with that many positional arguments and no keywords binds them as given, and `bind`
+        can be skipped), else -1."""
+        if self._signature is None:
+            return -1
+        for p in self._signature.parameters.values():
+            if p.kind not in (inspect.Parameter.POSITIONAL_ONLY,
+                              inspect.Parameter.POSITIONAL_OR_KEYWORD) or \
+                    p.default is not inspect.Parameter.empty:
+                return -1
+        return len(self.names)
+
     def positional_count(self) -> int:
         """How many leading parameters can be given positionally (for input_signature)."""
         n = 0

@@ -17,7 +17,7 @@ While tracing:
 * a Variable argument becomes a resource placeholder carrying the variable's dtype and shape,
   fed with the handle of whichever variable (of that shape and dtype) a call passes.
 
-Calling runs the graph with `runner.run_graph`, feeding the argument tensors then the captured
+Calling runs the graph with `runner.GraphPlan.run`, feeding the argument tensors then the captured
 values, and packs the outputs into the structure the function returned.
 """
 
@@ -37,7 +37,7 @@ from ..tensor import Tensor, TensorSpec, convert_to_tensor
 from ..variables import Variable, _variable_creator_scope, _variable_for_handle
 from .arguments import Binder
 from .lifting import CREATOR_PRIORITY, VariableArgument, handle_stand_in, refusing_creator
-from .runner import GraphPlan, run_graph
+from .runner import GraphPlan
 
 __all__ = ["ConcreteFunction", "trace_concrete"]
 
@@ -89,7 +89,8 @@ class ConcreteFunction:
     """
 
     __slots__ = ("_graph", "_python_function", "_binder", "_template", "_output_structure",
-                 "_output_map", "_plan", "_capture_values", "_variable_refs", "__weakref__")
+                 "_output_map", "_plan", "_capture_values", "_variable_refs", "_single_output",
+                 "__weakref__")
 
     def __init__(self, graph, python_function, binder, template, output_structure, output_map,
                  argument_captures=frozenset()):
@@ -112,6 +113,10 @@ class ConcreteFunction:
             if variable is not None:
                 refs.append(weakref.ref(variable))
         self._variable_refs = tuple(refs)
+        # A function returning one tensor (the common case) skips packing: the index of that
+        # output, else None (see `_call_flat`).
+        self._single_output = (output_map[0] if len(output_map) == 1 and output_map[0].__class__
+                               is int and not nest.is_nested(output_structure) else None)
 
     # -- inspection ------------------------------------------------------------------------------
     @property
@@ -206,9 +211,14 @@ class ConcreteFunction:
         return [s.spec for s in nest.flatten(self._template) if isinstance(s, _TensorSlot)]
 
     def _call_flat(self, tensors):
+        """Runs the graph on `tensors` (the flat tensor arguments, already checked, or known to
+        fit from the cache key) and packs the outputs."""
         if _context.thread_state().tapes:
             self._watch_variables(tensors)
-        outputs = run_graph(self._graph, list(tensors) + self._capture_values, self._plan)
+        outputs = self._plan.run(tensors, self._capture_values)
+        single = self._single_output
+        if single is not None:
+            return outputs[single]
         if self._output_structure is None:
             return None
         flat = [outputs[m] if m.__class__ is int else m.value for m in self._output_map]

@@ -32,6 +32,8 @@ import warnings
 import weakref
 
 from .. import context as _context
+from ..context import thread_state as _thread_state
+from ..tensor import EagerTensor as _EagerTensor
 from ..tensor import TensorSpec
 from .arguments import Binder, describe
 from .concrete import ConcreteFunction, trace_concrete
@@ -68,6 +70,12 @@ class Function:
         self._call_target = (python_function if _instance_ref is None
                              else _WeakMethod(python_function, _instance_ref))
         self._cache = {}  # exact key -> ConcreteFunction
+        # The fast lookup (see `__call__`): for calls with only positional EagerTensors, no
+        # keywords and no device scope, (meta, array shape) per argument -> ConcreteFunction.
+        # Such a key determines the exact key (meta gives the dtype), so a hit is the trace
+        # the slow path would pick, with the arguments known to fit it.
+        self._fast = {}
+        self._fast_arity = self._binder.plain_arity()
         self._by_erased_key = {}  # key with shapes erased -> [ConcreteFunction] (fit lookup)
         self._signature_function = None
         self._tracing_count = 0
@@ -122,15 +130,34 @@ class Function:
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         self._call_count += 1
+        fast_key = None
+        if not kwargs and len(args) == self._fast_arity and not _thread_state().device_stack:
+            # Hot path: all arguments EagerTensors, bound as given (no defaults, no keywords).
+            # Skips binding, `describe` and the argument check; a miss takes the full path
+            # below and records its answer here.
+            key = []
+            for a in args:
+                if a.__class__ is not _EagerTensor:
+                    break
+                key.append(a._meta)
+                key.append(a._value.shape)
+            else:
+                fast_key = tuple(key)
+                concrete = self._fast.get(fast_key)
+                if concrete is not None:
+                    return concrete._call_flat(args)
         values = self._binder.bind(args, kwargs)
         if self._input_signature is not None:
             concrete = self._concrete_for_signature()
-            return concrete._call_flat(concrete.check_arguments(values))
-        tensors = []
-        key = (describe(values, tensors), _device_key())
-        concrete = self._cache.get(key)
-        if concrete is None:
-            concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=False)
+            tensors = concrete.check_arguments(values)
+        else:
+            tensors = []
+            key = (describe(values, tensors), _device_key())
+            concrete = self._cache.get(key)
+            if concrete is None:
+                concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=False)
+        if fast_key is not None:
+            self._fast[fast_key] = concrete
         return concrete._call_flat(tensors)
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:

@@ -24,6 +24,8 @@ The per-graph plan (slot numbers, last uses) is computed once and cached on the 
 
 from __future__ import annotations
 
+import operator
+
 from .. import context as _context
 from .. import profile_events as _profile_events
 from ..graph.placeholder import PLACEHOLDER
@@ -52,9 +54,18 @@ class _Step:
 class GraphPlan:
     """A graph compiled for running: every tensor gets a slot number, placeholders are bound by
     position in `graph.inputs`, and each step knows which slots die after it. Built once per
-    graph (ConcreteFunction keeps it)."""
+    graph (ConcreteFunction keeps it).
 
-    __slots__ = ("steps", "num_slots", "input_slots", "output_slots")
+    `compiled` holds each step again as a flat tuple `(op_def, attrs, gather, outputs, free,
+    device)`, what the direct-mode loop reads: `gather(values)` is the step's input tuple
+    (an `operator.itemgetter` for two or more inputs, C code with no list built per call) and
+    `device` the device string the step was traced under ("" for none; its scope is resolved
+    per call, as soft placement may change between calls). The per-call cost of a small
+    function is mostly this loop's, so everything that does not depend on the call is decided
+    here."""
+
+    __slots__ = ("steps", "num_slots", "input_slots", "output_slots", "compiled",
+                 "_template")
 
     def __init__(self, graph):
         slot_of = {}  # id(SymbolicTensor) -> slot
@@ -88,6 +99,74 @@ class GraphPlan:
             frees[i].extend(s for s in step.outputs if s not in last_use and s not in keep)
             step.free = tuple(frees[i])
         self.steps = steps
+        self.compiled = tuple(
+            (step.op_def, step.attrs, _gather(step.inputs), step.outputs, step.free,
+             step.device)
+            for step in steps)
+        # The slot list every call starts from: copying it beats building one.
+        self._template = [None] * self.num_slots
+
+    def run(self, arguments, captures) -> list:
+        """Runs the graph with `arguments` then `captures` fed to `graph.inputs` (see
+        `run_graph`); the two are given apart so a call need not concatenate them."""
+        input_slots = self.input_slots
+        if len(arguments) + len(captures) != len(input_slots):
+            raise ValueError(f"The graph has {len(input_slots)} inputs; "
+                             f"{len(arguments) + len(captures)} values were fed.")
+        values = self._template.copy()
+        i = 0
+        for value in arguments:
+            values[input_slots[i]] = value
+            i += 1
+        for value in captures:
+            values[input_slots[i]] = value
+            i += 1
+        st = _context.thread_state()
+        if st.interpreter is not None or st.tapes or _PROFILE.active:
+            for step in self.steps:
+                out = _replay(step, tuple([values[s] for s in step.inputs]))
+                _store(values, step.outputs, step.free, out)
+        else:
+            run_sync = _dispatch._run_sync
+            place = _dispatch._place
+            for op_def, attrs, gather, outs, free, device in self.compiled:
+                inputs = gather(values)
+                out = run_sync(op_def, inputs, attrs,
+                               place(op_def, inputs, _requested(device) if device else st))
+                if outs:
+                    if out.__class__ is tuple:
+                        for s, v in zip(outs, out):
+                            values[s] = v
+                    else:
+                        values[outs[0]] = out
+                for s in free:
+                    values[s] = None
+        return [values[s] for s in self.output_slots]
+
+
+def _store(values, outs, free, out):
+    if outs:
+        if out.__class__ is tuple:
+            for s, v in zip(outs, out):
+                values[s] = v
+        else:
+            values[outs[0]] = out
+    for s in free:
+        values[s] = None
+
+
+def _no_inputs(values):
+    return ()
+
+
+def _gather(slots):
+    """A function of the slot list giving a step's input tuple."""
+    if not slots:
+        return _no_inputs
+    if len(slots) == 1:
+        (s,) = slots
+        return lambda values: (values[s],)
+    return operator.itemgetter(*slots)
 
 
 def run_graph(graph, feeds, plan=None) -> list:
@@ -98,30 +177,7 @@ def run_graph(graph, feeds, plan=None) -> list:
     if len(feeds) != len(plan.input_slots):
         raise ValueError(f"Graph {graph.name!r} has {len(plan.input_slots)} inputs; "
                          f"{len(feeds)} values were fed.")
-    values = [None] * plan.num_slots
-    for slot, value in zip(plan.input_slots, feeds):
-        values[slot] = value
-    st = _context.thread_state()
-    replay = st.interpreter is not None or bool(st.tapes) or _PROFILE.active
-    run_sync = _dispatch._run_sync
-    place = _dispatch._place
-    for step in plan.steps:
-        inputs = tuple([values[s] for s in step.inputs])
-        if replay:
-            out = _replay(step, inputs)
-        else:
-            device = place(step.op_def, inputs, _requested(step.device) if step.device else st)
-            out = run_sync(step.op_def, inputs, step.attrs, device)
-        outs = step.outputs
-        if outs:
-            if out.__class__ is tuple:
-                for s, v in zip(outs, out):
-                    values[s] = v
-            else:
-                values[outs[0]] = out
-        for s in step.free:
-            values[s] = None
-    return [values[s] for s in plan.output_slots]
+    return plan.run(feeds, ())
 
 
 def _replay(step, inputs):

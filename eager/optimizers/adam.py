@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import training_ops as _train
-from .optimizer import Optimizer
+from ..ops.math_ops import pow as _pow
+from ..tensor import Tensor, convert_to_tensor
+from .optimizer import Optimizer, scalar_as
 
 __all__ = ["Adam"]
 
@@ -54,11 +56,16 @@ class Adam(Optimizer):
     def _scalars(self, np_dtype, lr):
         # Keras' roundings: beta cast to the dtype through float32 (a Python float becomes a
         # float32 tensor first) for the powers; 1 - beta and epsilon straight from Python.
-        step = np.array(self._local_step(), np_dtype)
+        # While tracing, `step` and `lr` are graph tensors (read on every call) and the powers
+        # are graph ops; eagerly they are host arrays.
+        step = scalar_as(self._local_step(), np_dtype)
         beta_1 = np.array(np.float32(self.beta_1), np_dtype)
         beta_2 = np.array(np.float32(self.beta_2), np_dtype)
-        return (np.asarray(np.power(beta_1, step)), np.asarray(np.power(beta_2, step)),
-                np.array(lr, np_dtype), np.array(1 - self.beta_1, np_dtype),
+        if isinstance(step, Tensor):
+            powers = (_pow(convert_to_tensor(beta_1), step), _pow(convert_to_tensor(beta_2), step))
+        else:
+            powers = (np.asarray(np.power(beta_1, step)), np.asarray(np.power(beta_2, step)))
+        return (*powers, scalar_as(lr, np_dtype), np.array(1 - self.beta_1, np_dtype),
                 np.array(1 - self.beta_2, np_dtype), np.array(self.epsilon, np_dtype))
 
     def _update(self, var, slots, scalars, grad, indices, fast):

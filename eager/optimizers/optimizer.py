@@ -23,12 +23,12 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from ..context import FAST
+from ..context import FAST, thread_state
 from ..errors import InvalidArgumentError
 from ..module import camel_to_snake
 from ..ops.dispatch import execute
 from ..ops.math_ops import cast
-from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
+from ..tensor import EagerTensor, IndexedSlices, Tensor, convert_to_tensor
 from ..trackable import Trackable, children_added
 from ..variables import ResourceVariable, Variable
 from .schedules import LearningRateSchedule
@@ -81,6 +81,24 @@ def _host_scalar(value):
 
 def _as_tensor(x):
     return x if isinstance(x, EagerTensor) else convert_to_tensor(x)
+
+
+def _tracing() -> bool:
+    """Whether a graph is being built in this thread (inside `eager.function`): then the step's
+    hyperparameters must be graph tensors, read on every call of the traced function, not host
+    values fixed at trace time (which could not be read anyway: the variables' values are not
+    known while tracing)."""
+    interpreter = thread_state().interpreter
+    return interpreter is not None and getattr(interpreter, "is_graph", False)
+
+
+def scalar_as(value, np_dtype):
+    """A step scalar (a 0-d host array, or while tracing a tensor) as `np_dtype`: a 0-d array
+    eagerly, a cast tensor while tracing (the same rounding: one cast from the same dtype)."""
+    if isinstance(value, Tensor):
+        dtype = _dt.as_dtype(np_dtype)
+        return value if value.dtype is dtype else cast(value, dtype)
+    return np.array(value, np_dtype)
 
 
 class Optimizer(Trackable):
@@ -185,17 +203,33 @@ class Optimizer(Trackable):
         self._lr_takes_step = False
 
     def _current_lr(self):
-        """The learning rate for this step as a 0-d host array (read once per step)."""
+        """The learning rate for this step as a 0-d host array (read once per step); while
+        tracing, a 0-d tensor read in the graph (see `_tracing`)."""
         var = self._lr_variable
         if var is not None and FAST.on:
             return var._handle.device.resources.lookup(var._handle.uid).value
+        if _tracing():
+            return self._traced_lr()
         return _host_scalar(self.learning_rate)
 
-    def _local_step(self) -> int:
-        """iterations + 1: the step being applied (Adam's bias correction uses it)."""
+    def _traced_lr(self):
+        value = self.learning_rate
+        if isinstance(value, Variable):
+            value = value.value()
+        value = convert_to_tensor(value)
+        if value.shape.rank not in (0, None) or not (value.dtype.is_floating
+                                                     or value.dtype.is_integer):
+            raise ValueError(f"The learning rate must be a real scalar, got {value!r}.")
+        return value
+
+    def _local_step(self):
+        """iterations + 1: the step being applied (Adam's bias correction uses it); an int, or
+        while tracing an int64 tensor read in the graph."""
         var = self._iterations
         if FAST.on:
             return int(var._handle.device.resources.lookup(var._handle.uid).value) + 1
+        if _tracing():
+            return var.value() + 1
         return int(var.numpy()) + 1
 
     def get_config(self) -> dict:

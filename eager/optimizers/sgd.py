@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ops import training_ops as _train
 from ..ops.dispatch import execute
-from .optimizer import Optimizer, _as_tensor
+from .optimizer import Optimizer, _as_tensor, scalar_as
 
 __all__ = ["SGD"]
 
@@ -45,7 +45,7 @@ class SGD(Optimizer):
 
     def _scalars(self, np_dtype, lr):
         # Keras casts the Python momentum to the dtype through float32, as convert_to_tensor.
-        return np.array(lr, np_dtype), np.array(np.float32(self.momentum), np_dtype)
+        return scalar_as(lr, np_dtype), np.array(np.float32(self.momentum), np_dtype)
 
     def _update(self, var, slots, scalars, grad, indices, fast):
         lr, momentum = scalars

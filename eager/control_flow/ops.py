@@ -1,0 +1,275 @@
+"""Traced control flow: branch sub-graphs and the `If` / `Case` / `While` operations.
+
+A branch (or a loop's cond/body) is traced into a `BranchGraph`: a Graph that, unlike the plain
+one, accepts symbolic tensors of the graphs enclosing it. Each such tensor (and each eager tensor
+it closes over, such as a variable's handle) becomes one of the branch graph's capture
+placeholders; `captures` lists `(outer value, placeholder)` in order. The control-flow operation
+added to the outer graph then takes those outer values as inputs, so the outer graph sees
+ordinary data edges (and, for nested control flow, the enclosing branch graph captures them in
+turn).
+
+Each control-flow operation gets its own `OpDef` (not registered), because what TensorFlow
+decides per node (`If` vs `StatelessIf`, which resources it touches) depends on the branches:
+it is `stateful` (branches may assign, print, draw random numbers: automatic control
+dependencies must order it and keep it even if nothing consumes it) and lists every resource
+input as written, so per-resource ordering treats it like any op that may assign a variable.
+
+The kernels run on the CPU (`device_types`): a kernel receives raw arrays, but a sub-graph
+runs on tensors, and an accelerator's kernel may run on a stream worker where dispatching more
+ops is not allowed. The ops inside a branch are still placed as when they were traced. The
+kernel wraps its arrays as CPU tensors, runs the selected graph with `run_graph` (tapes set
+aside: the operation is what a tape sees), and returns the outputs' host arrays.
+"""
+
+from __future__ import annotations
+
+from .. import context as _context
+from ..devices import registry as _devices
+from ..dtypes import resource as _resource
+from ..errors import InvalidArgumentError
+from ..function.runner import GraphPlan, run_graph
+from ..graph import Graph, SymbolicTensor, building
+from ..ops.registry import OpDef
+from ..tensor import EagerTensor, TensorSpec, meta_for
+from ..tensor_shape import TensorShape
+
+__all__ = ["BranchGraph", "trace_branch", "add_case_op", "add_while_op"]
+
+
+class BranchGraph(Graph):
+    """A sub-graph traced inside `outer` (a Graph, possibly another BranchGraph) that captures
+    the enclosing graphs' symbolic tensors as placeholders, like eager tensors."""
+
+    def __init__(self, name, outer):
+        super().__init__(name)
+        self.outer = outer
+        self.plan = None  # GraphPlan, once finished
+
+    def _encloses(self, graph) -> bool:
+        g = self.outer
+        while g is not None:
+            if g is graph:
+                return True
+            g = getattr(g, "outer", None)
+        return False
+
+    def _checked_input(self, t, op_def):
+        if isinstance(t, SymbolicTensor) and t._op._graph is not self and \
+                self._encloses(t._op._graph):
+            return self.capture(t)
+        return super()._checked_input(t, op_def)
+
+
+def trace_branch(fn, outer, name, args=(), arg_specs=()):
+    """Traces `fn(*args)` into a new BranchGraph of `outer`. `arg_specs` (flat TensorSpecs)
+    become the first placeholders and `args(placeholders)` builds the call's arguments. Returns
+    `(graph, result)`: the Python return value, its tensors not yet made outputs."""
+    graph = BranchGraph(name, outer)
+    with building(graph):
+        placeholders = [graph.placeholder(s.dtype, s.shape, name=f"loop_var_{i}")
+                        for i, s in enumerate(arg_specs)]
+        result = fn(*args(placeholders)) if arg_specs else fn()
+    return graph, result
+
+
+def finish_branch(graph, flat_tensors):
+    """Makes `flat_tensors` (tensors of `graph` or of enclosing graphs, or eager) the outputs of
+    `graph` and compiles its plan."""
+    with building(graph):
+        outs = []
+        for t in flat_tensors:
+            if isinstance(t, SymbolicTensor):
+                if t._op._graph is not graph:
+                    t = graph._checked_input(t, _OUTPUT)
+            else:
+                t = graph.capture(t)
+            outs.append(t)
+        graph.outputs = graph.finalize(outs)
+    graph.plan = GraphPlan(graph)
+
+
+class _Output:
+    name = "return value"
+
+
+_OUTPUT = _Output()
+
+
+def merge_captures(graphs):
+    """The outer values every graph in `graphs` captures, deduplicated in first-use order, and
+    for each graph the positions of its captures in that list."""
+    outer, index_of, per_graph = [], {}, []
+    for g in graphs:
+        positions = []
+        for value, _ in g.captures:
+            i = index_of.get(id(value))
+            if i is None:
+                i = index_of[id(value)] = len(outer)
+                outer.append(value)
+            positions.append(i)
+        per_graph.append(tuple(positions))
+    return outer, per_graph
+
+
+def _make_op(name, kernel, infer, inputs) -> OpDef:
+    writes = tuple(i for i, t in enumerate(inputs) if t.dtype is _resource)
+    return OpDef(name, kernel, infer, stateful=True, resource_writes=writes, num_outputs=None,
+                 device_types=frozenset({"CPU"}))
+
+
+# -- running sub-graphs from a kernel --------------------------------------------------------------
+def _cpu():
+    return _devices.lookup("CPU:0")
+
+
+def _wrap(value, dtype, device):
+    t = EagerTensor()
+    t._value = value
+    t._tape_id = 0
+    t._meta = meta_for(dtype, device)
+    return t
+
+
+def _host(t, cpu):
+    device = t._meta.device
+    return t._value if device is cpu else cpu.copy_from(t._value, device)
+
+
+def _run(graph, feeds):
+    """`run_graph` with this thread's tapes set aside (the control-flow op is what they see)."""
+    st = _context.thread_state()
+    saved, st.tapes = st.tapes, []
+    try:
+        return run_graph(graph, feeds, graph.plan)
+    finally:
+        st.tapes = saved
+
+
+class CaseBody:
+    """The attribute of an `If`/`Case` op: its branch graphs, which of the op's capture inputs
+    each branch takes, and the op's output types. Hashed by identity (graphs are)."""
+
+    __slots__ = ("branches", "positions", "specs", "is_if")
+
+    def __init__(self, branches, positions, specs, is_if):
+        self.branches = branches
+        self.positions = positions
+        self.specs = specs
+        self.is_if = is_if
+
+    def select(self, value) -> int:
+        if self.is_if:
+            return 1 if bool(value) else 0
+        i = int(value)
+        n = len(self.branches)
+        return i if 0 <= i < n else n - 1  # out of range: the default (last) branch
+
+
+def _case_kernel(xp, selector, *arrays, body):
+    cpu = _cpu()
+    k = body.select(selector)
+    graph = body.branches[k]
+    feeds = [_wrap(arrays[j], p.dtype, cpu)
+             for j, (_, p) in zip(body.positions[k], graph.captures)]
+    return tuple(_host(t, cpu) for t in _run(graph, feeds))
+
+
+def _case_infer(*inputs, body):
+    return tuple(body.specs)
+
+
+def add_case_op(name, selector, branches, flat_outputs):
+    """Adds an `If` (two branches, false first; `selector` a bool scalar) or `Case` op (`selector`
+    an int32 scalar) to the graph being built; returns its outputs. `flat_outputs` are each
+    branch's flat output tensors (already checked to agree in number and dtype)."""
+    from ..ops import dispatch  # noqa: PLC0415
+
+    for g, outs in zip(branches, flat_outputs):
+        finish_branch(g, outs)
+    specs = []
+    for i, t in enumerate(branches[0].outputs):
+        shape = t.shape
+        for g in branches[1:]:
+            shape = _most_specific_compatible(shape, g.outputs[i].shape)
+        specs.append(TensorSpec(shape, t.dtype))
+    outer, positions = merge_captures(branches)
+    body = CaseBody(tuple(branches), positions, tuple(specs), name == "If")
+    inputs = (selector, *outer)
+    op = _make_op(name, _case_kernel, _case_infer, inputs)
+    return dispatch.execute(op, inputs, {"body": body})
+
+
+def _most_specific_compatible(a, b) -> TensorShape:
+    if a.rank is None or b.rank is None or a.rank != b.rank:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
+
+
+# -- While -----------------------------------------------------------------------------------
+class WhileBody:
+    """The attribute of a `While` op: cond and body graphs, the number of loop variables, whether
+    a maximum-iterations input follows them, and each graph's capture positions."""
+
+    __slots__ = ("cond", "body", "num_vars", "has_max", "positions", "specs")
+
+    def __init__(self, cond, body, num_vars, has_max, positions, specs):
+        self.cond = cond
+        self.body = body
+        self.num_vars = num_vars
+        self.has_max = has_max
+        self.positions = positions
+        self.specs = specs
+
+
+def _while_kernel(xp, *arrays, body):
+    cpu = _cpu()
+    n = body.num_vars
+    values = [_wrap(a, s.dtype, cpu) for a, s in zip(arrays[:n], body.specs)]
+    limit = None
+    if body.has_max:
+        limit = int(arrays[n])
+        n += 1
+    extra = arrays[n:]
+
+    def captured(graph, positions):
+        return [_wrap(extra[j], p.dtype, cpu) for j, (_, p) in zip(positions, graph.captures)]
+
+    cond_extra = captured(body.cond, body.positions[0])
+    body_extra = captured(body.body, body.positions[1])
+    i = 0
+    while limit is None or i < limit:
+        (keep,) = _run(body.cond, values + cond_extra)
+        if not bool(_host(keep, cpu)):
+            break
+        values = _run(body.body, values + body_extra)
+        for t, s in zip(values, body.specs):
+            if not s.shape.is_compatible_with(t.shape):
+                raise InvalidArgumentError(
+                    None, "While", f"While: a loop variable has shape {tuple(t.shape)} after "
+                    f"{i + 1} iterations, not compatible with its shape invariant {s.shape} "
+                    "[Op:While]")
+        i += 1
+    return tuple(_host(t, cpu) for t in values)
+
+
+def _while_infer(*inputs, body):
+    return tuple(body.specs)
+
+
+def add_while_op(cond_graph, body_graph, flat_vars, max_iterations, cond_out, body_outs):
+    """Adds a `While` op looping `body_graph` while `cond_graph` gives True (and fewer than
+    `max_iterations` iterations ran, when given); returns the final loop variables. The loop
+    variables' types are the graphs' first placeholders'."""
+    from ..ops import dispatch  # noqa: PLC0415
+
+    finish_branch(cond_graph, [cond_out])
+    finish_branch(body_graph, body_outs)
+    n = len(flat_vars)
+    specs = tuple(TensorSpec(p.shape, p.dtype) for p in body_graph.inputs[:n])
+    outer, positions = merge_captures([cond_graph, body_graph])
+    # Loop-var placeholders come first in each graph's inputs; captures (not loop vars) follow.
+    body = WhileBody(cond_graph, body_graph, n, max_iterations is not None, positions, specs)
+    inputs = tuple(flat_vars) + ((max_iterations,) if max_iterations is not None else ()) + \
+        tuple(outer)
+    op = _make_op("While", _while_kernel, _while_infer, inputs)
+    return dispatch.execute(op, inputs, {"body": body})
