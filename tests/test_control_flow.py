@@ -264,16 +264,147 @@ def test_numpy_pred_and_python_bool_while_tracing():
     assert f(c(1.0)).numpy() == 2.0
 
 
-def test_gradient_through_traced_cond_is_reported_missing():
-    # Not implemented yet: a clear LookupError naming the op, never a silent None.
-    x = c(2.0)
+# -- gradients through traced control flow (replayed as eager control flow under a tape) -------
+def _grads(fn, args, sources=None):
+    """fn(*args) and its gradients w.r.t. the floating args (None for the others) and
+    `sources` (e.g. variables), under one tape."""
+    floats = [a for a in args if a.dtype.is_floating]
+    with eager.GradientTape() as tape:
+        for a in floats:
+            tape.watch(a)
+        y = fn(*args)
+    grads = iter(tape.gradient(y, floats + list(sources or ())))
+    return y, [next(grads) if a.dtype.is_floating else None for a in args] + list(grads)
 
+
+def _assert_traced_equals_eager(body, args, sources=None, traced=None):
+    """The traced body's value and gradients equal the eager body's; returns the traced ones."""
+    traced = traced or eager.function(body)
+    y_e, g_e = _grads(body, args, sources)
+    y_t, g_t = _grads(traced, args, sources)
+    np.testing.assert_allclose(y_t.numpy(), y_e.numpy(), rtol=1e-6)
+    for a, b in zip(g_t, g_e):
+        if b is None:
+            assert a is None
+        else:
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    return y_t, g_t
+
+
+def _finite_difference(fn, args, k, eps=1e-3):
+    hi = list(args)
+    lo = list(args)
+    hi[k] = c(args[k].numpy() + eps)
+    lo[k] = c(args[k].numpy() - eps)
+    return (fn(*hi).numpy() - fn(*lo).numpy()) / (2 * eps)
+
+
+def test_gradient_through_traced_cond_both_branches():
+    v = eager.Variable(3.0)
+
+    def body(p, x, y):
+        return eager.cond(p, lambda: x * x * y + v * x, lambda: eager.sin(x) * v * v)
+
+    f = eager.function(body)
+    for pred, expected in ((True, (2 * 2.0 * 5.0 + 3.0, 4.0, 2.0)),
+                           (False, (np.cos(2.0) * 9.0, 0.0, 2 * 3.0 * np.sin(2.0)))):
+        args = (c(pred), c(2.0), c(5.0))
+        y, (_, gx, gy, gv) = _assert_traced_equals_eager(body, args, [v], traced=f)
+        np.testing.assert_allclose(y.numpy(), f(*args).numpy())  # forward value unchanged
+        gy = 0.0 if gy is None else gy.numpy()
+        np.testing.assert_allclose([gx.numpy(), gy, gv.numpy()], expected, rtol=1e-6)
+        np.testing.assert_allclose(gx.numpy(), _finite_difference(f, args, 1), rtol=1e-3)
+    assert f.experimental_get_tracing_count() == 1  # one trace served both branches
+
+
+def test_gradient_through_traced_switch_case():
+    def body(i, x):
+        return eager.switch_case(i, [lambda: x * 2.0, lambda: x * x * x, lambda: eager.exp(x)])
+
+    for i in (0, 1, 2, 7):  # 7: out of range, the last branch
+        args = (c(i, eager.int32), c(1.5))
+        _, (gi, gx) = _assert_traced_equals_eager(body, args)
+        assert gi is None
+        np.testing.assert_allclose(
+            gx.numpy(), _finite_difference(eager.function(body), args, 1), rtol=1e-3)
+
+
+def test_gradient_through_traced_while_power():
+    def body(x, n):
+        _, y = eager.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, y * x),
+                                (c(0, eager.int32), eager.ones_like(x)))
+        return y
+
+    for n in (0, 1, 4):
+        args = (c([1.5, -2.0]), c(n, eager.int32))
+        y, (gx, _) = _assert_traced_equals_eager(body, args)
+        np.testing.assert_allclose(y.numpy(), np.array([1.5, -2.0]) ** n, rtol=1e-6)
+        if n == 0:
+            assert gx is None  # y = ones_like(x) does not depend on x, eagerly too
+        else:
+            np.testing.assert_allclose(gx.numpy(), n * np.array([1.5, -2.0]) ** (n - 1),
+                                       rtol=1e-6)
+
+
+def test_gradient_through_traced_while_maximum_iterations():
+    def body(x):
+        return eager.while_loop(lambda y: y < 1000.0, lambda y: y * x, [x],
+                                maximum_iterations=3)[0]
+
+    args = (c(2.0),)
+    y, (gx,) = _assert_traced_equals_eager(body, args)
+    assert y.numpy() == 16.0  # x * x**3, stopped by maximum_iterations
+    np.testing.assert_allclose(gx.numpy(), 4 * 2.0 ** 3, rtol=1e-6)
+
+
+def test_gradient_through_nested_cond_in_while_with_variable():
+    v = eager.Variable(0.5)
+
+    def body(x):
+        def step(i, y):
+            y = eager.cond(i % 2 == 0, lambda: y * x, lambda: y + v * x)
+            return i + 1, y
+        return eager.while_loop(lambda i, y: i < 4, step, (c(0), x))[1]
+
+    args = (c(1.25),)
+    _, (gx, gv) = _assert_traced_equals_eager(body, args, [v])
+    np.testing.assert_allclose(gx.numpy(), _finite_difference(eager.function(body), args, 0),
+                               rtol=1e-3)
+    assert gv is not None
+
+
+def test_second_order_gradient_through_traced_cond():
     @eager.function
     def f(p, x):
-        return eager.cond(p, lambda: x * x, lambda: x)
+        return eager.cond(p, lambda: x * x * x, lambda: eager.sin(x))
 
+    for pred, d2 in ((True, 6 * 2.0), (False, -np.sin(2.0))):
+        x = c(2.0)
+        with eager.GradientTape() as outer:
+            outer.watch(x)
+            with eager.GradientTape() as inner:
+                inner.watch(x)
+                y = f(c(pred), x)
+            dy = inner.gradient(y, x)
+        np.testing.assert_allclose(outer.gradient(dy, x).numpy(), d2, rtol=1e-6)
+
+
+def test_traced_control_flow_stays_one_op_without_tape_and_when_inlined():
+    # No tape: the direct path runs the If op. An outer trace calling the function keeps one
+    # If node (not expanded), and gradients through the outer function still work.
+    @eager.function
+    def inner(p, x):
+        return eager.cond(p, lambda: x * x, lambda: -x)
+
+    @eager.function
+    def outer(p, x):
+        return inner(p, x) + 1.0
+
+    assert outer(c(True), c(3.0)).numpy() == 10.0
+    graph = outer.get_concrete_function(c(True), c(3.0)).graph
+    assert [op.type for op in graph.get_operations()].count("If") == 1
+    x = c(3.0)
     with eager.GradientTape() as tape:
         tape.watch(x)
-        y = f(c(True), x)
-    with pytest.raises(LookupError, match="If"):
-        tape.gradient(y, x)
+        y = outer(c(False), x)
+    assert tape.gradient(y, x).numpy() == -1.0

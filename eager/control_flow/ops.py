@@ -18,7 +18,13 @@ The kernels run on the CPU (`device_types`): a kernel receives raw arrays, but a
 runs on tensors, and an accelerator's kernel may run on a stream worker where dispatching more
 ops is not allowed. The ops inside a branch are still placed as when they were traced. The
 kernel wraps its arrays as CPU tensors, runs the selected graph with `run_graph` (tapes set
-aside: the operation is what a tape sees), and returns the outputs' host arrays.
+aside), and returns the outputs' host arrays.
+
+Gradients: the ops have no gradient function. Instead each OpDef's `replay(inputs, attrs)` runs
+the op as eager control flow would: it reads the predicate, index or loop condition on the host
+and replays only the taken branch's (or each iteration's) ops through dispatch
+(`runner.replay_graph`). A function's runner does that when a tape records (not while tracing
+an outer graph), so tapes see the ops actually run, exactly as if the code ran eagerly.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from .. import context as _context
 from ..devices import registry as _devices
 from ..dtypes import resource as _resource
 from ..errors import InvalidArgumentError
-from ..function.runner import GraphPlan, run_graph
+from ..function.runner import GraphPlan, replay_graph, run_graph
 from ..graph import Graph, SymbolicTensor, building
 from ..ops.registry import OpDef
 from ..tensor import EagerTensor, TensorSpec, meta_for
@@ -111,10 +117,12 @@ def merge_captures(graphs):
     return outer, per_graph
 
 
-def _make_op(name, kernel, infer, inputs) -> OpDef:
+def _make_op(name, kernel, infer, replay, inputs) -> OpDef:
     writes = tuple(i for i, t in enumerate(inputs) if t.dtype is _resource)
-    return OpDef(name, kernel, infer, stateful=True, resource_writes=writes, num_outputs=None,
-                 device_types=frozenset({"CPU"}))
+    op = OpDef(name, kernel, infer, stateful=True, resource_writes=writes, num_outputs=None,
+               device_types=frozenset({"CPU"}))
+    op.replay = replay
+    return op
 
 
 # -- running sub-graphs from a kernel --------------------------------------------------------------
@@ -174,6 +182,16 @@ def _case_kernel(xp, selector, *arrays, body):
     return tuple(_host(t, cpu) for t in _run(graph, feeds))
 
 
+def _case_replay(inputs, attrs):
+    """`If`/`Case` as eager control flow: read the selector, replay the chosen branch's ops on
+    the op's inputs (module doc)."""
+    body = attrs["body"]
+    k = body.select(inputs[0])
+    graph = body.branches[k]
+    extra = inputs[1:]
+    return tuple(replay_graph(graph, [extra[j] for j in body.positions[k]], graph.plan))
+
+
 def _case_infer(*inputs, body):
     return tuple(body.specs)
 
@@ -195,7 +213,7 @@ def add_case_op(name, selector, branches, flat_outputs):
     outer, positions = merge_captures(branches)
     body = CaseBody(tuple(branches), positions, tuple(specs), name == "If")
     inputs = (selector, *outer)
-    op = _make_op(name, _case_kernel, _case_infer, inputs)
+    op = _make_op(name, _case_kernel, _case_infer, _case_replay, inputs)
     return dispatch.execute(op, inputs, {"body": body})
 
 
@@ -242,14 +260,42 @@ def _while_kernel(xp, *arrays, body):
         if not bool(_host(keep, cpu)):
             break
         values = _run(body.body, values + body_extra)
-        for t, s in zip(values, body.specs):
-            if not s.shape.is_compatible_with(t.shape):
-                raise InvalidArgumentError(
-                    None, "While", f"While: a loop variable has shape {tuple(t.shape)} after "
-                    f"{i + 1} iterations, not compatible with its shape invariant {s.shape} "
-                    "[Op:While]")
+        _check_invariants(values, body.specs, i)
         i += 1
     return tuple(_host(t, cpu) for t in values)
+
+
+def _check_invariants(values, specs, i):
+    for t, s in zip(values, specs):
+        if not s.shape.is_compatible_with(t.shape):
+            raise InvalidArgumentError(
+                None, "While", f"While: a loop variable has shape {tuple(t.shape)} after "
+                f"{i + 1} iterations, not compatible with its shape invariant {s.shape} "
+                "[Op:While]")
+
+
+def _while_replay(inputs, attrs):
+    """`While` as an eager Python loop: replay the cond graph, read its bool, replay the body
+    graph on the loop variables, at most `maximum_iterations` times (module doc)."""
+    body = attrs["body"]
+    n = body.num_vars
+    values = list(inputs[:n])
+    limit = None
+    if body.has_max:
+        limit = int(inputs[n])
+        n += 1
+    extra = inputs[n:]
+    cond_extra = [extra[j] for j in body.positions[0]]
+    body_extra = [extra[j] for j in body.positions[1]]
+    i = 0
+    while limit is None or i < limit:
+        (keep,) = replay_graph(body.cond, values + cond_extra, body.cond.plan)
+        if not bool(keep):
+            break
+        values = replay_graph(body.body, values + body_extra, body.body.plan)
+        _check_invariants(values, body.specs, i)
+        i += 1
+    return tuple(values)
 
 
 def _while_infer(*inputs, body):
@@ -271,5 +317,5 @@ def add_while_op(cond_graph, body_graph, flat_vars, max_iterations, cond_out, bo
     body = WhileBody(cond_graph, body_graph, n, max_iterations is not None, positions, specs)
     inputs = tuple(flat_vars) + ((max_iterations,) if max_iterations is not None else ()) + \
         tuple(outer)
-    op = _make_op("While", _while_kernel, _while_infer, inputs)
+    op = _make_op("While", _while_kernel, _while_infer, _while_replay, inputs)
     return dispatch.execute(op, inputs, {"body": body})

@@ -18,6 +18,15 @@ Two ways to run an operation:
   (gradients flow through a function call), an enclosing trace inlines the ops, and the async
   executor queues them.
 
+Ops that contain sub-graphs (`If`, `Case`, `While`: `op_def.replay` is set) are replayed as eager
+control flow when a tape records and no graph is being traced: the predicate, index or loop
+condition is read on the host (as eager `cond`/`while_loop` do) and only the ops of the branch
+taken, or of each iteration, go through dispatch (`replay_graph`, recursively for nested control
+flow). The tape thus records what eager code would, and gradients (higher order, variables read
+in a branch) need no gradient for the control-flow op itself. While a graph is being traced
+(an outer function calling this one) the op is emitted whole into that graph instead: its
+predicate has no value yet. With no tape (profiler, async executor) the op runs as one op.
+
 The per-graph plan (slot numbers, last uses) is computed once and cached on the caller's side
 (`GraphPlan`); the graph itself is never mutated.
 """
@@ -31,7 +40,7 @@ from .. import profile_events as _profile_events
 from ..graph.placeholder import PLACEHOLDER
 from ..ops import dispatch as _dispatch
 
-__all__ = ["GraphPlan", "run_graph"]
+__all__ = ["GraphPlan", "run_graph", "replay_graph"]
 
 _PROFILE = _profile_events.RECORDER
 
@@ -123,9 +132,7 @@ class GraphPlan:
             i += 1
         st = _context.thread_state()
         if st.interpreter is not None or st.tapes or _PROFILE.active:
-            for step in self.steps:
-                out = _replay(step, tuple([values[s] for s in step.inputs]))
-                _store(values, step.outputs, step.free, out)
+            self._replay_steps(values, st)
         else:
             run_sync = _dispatch._run_sync
             place = _dispatch._place
@@ -142,6 +149,29 @@ class GraphPlan:
                 for s in free:
                     values[s] = None
         return [values[s] for s in self.output_slots]
+
+    def replay(self, feeds) -> list:
+        """Runs the graph with `feeds` bound to `graph.inputs`, every op through dispatch
+        (`replay_graph`)."""
+        if len(feeds) != len(self.input_slots):
+            raise ValueError(f"The graph has {len(self.input_slots)} inputs; "
+                             f"{len(feeds)} values were fed.")
+        values = self._template.copy()
+        for s, value in zip(self.input_slots, feeds):
+            values[s] = value
+        self._replay_steps(values, _context.thread_state())
+        return [values[s] for s in self.output_slots]
+
+    def _replay_steps(self, values, st):
+        # Expand sub-graph ops only for a tape, and never into a graph being traced (module doc).
+        expand = bool(st.tapes) and not getattr(st.interpreter, "is_graph", False)
+        for step in self.steps:
+            inputs = tuple([values[s] for s in step.inputs])
+            if expand and step.op_def.replay is not None:
+                out = _expand(step, inputs)
+            else:
+                out = _replay(step, inputs)
+            _store(values, step.outputs, step.free, out)
 
 
 def _store(values, outs, free, out):
@@ -178,6 +208,23 @@ def run_graph(graph, feeds, plan=None) -> list:
         raise ValueError(f"Graph {graph.name!r} has {len(plan.input_slots)} inputs; "
                          f"{len(feeds)} values were fed.")
     return plan.run(feeds, ())
+
+
+def replay_graph(graph, feeds, plan=None) -> list:
+    """Runs `graph` on `feeds` (as `run_graph`) with every operation going through
+    `dispatch.execute`, whatever the thread's state, so that tapes record each op; ops with
+    sub-graphs are expanded into the ops actually run while a tape records (module doc). Used
+    for branch and loop graphs, whose replay thereby nests."""
+    if plan is None:
+        plan = GraphPlan(graph)
+    return plan.replay(feeds)
+
+
+def _expand(step, inputs):
+    if step.device:
+        with _context.device(step.device):
+            return step.op_def.replay(inputs, step.attrs)
+    return step.op_def.replay(inputs, step.attrs)
 
 
 def _replay(step, inputs):

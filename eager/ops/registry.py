@@ -23,6 +23,9 @@ An OpDef holds what each way of running an op needs, and nothing mode-specific:
 * `device_types`: device kinds that have a kernel (soft placement falls back to the CPU).
 * `infer_from_types`: `infer` reads only dtypes, devices, shapes and attributes, never values
   (elementwise ops, matmul), so asynchronous dispatch may reuse its result for equal inputs.
+* `replay(inputs, attrs)`: None for ordinary ops. For ops that contain sub-graphs (`If`, `Case`,
+  `While`), how a graph runner replays the op through dispatch, op by op, when a gradient tape
+  records it (so the tape sees the ops of the branch taken instead of one opaque op).
 
 Attributes (`attrs`) are keyword arguments that are not tensors: axes, shapes, flags. They must be
 hashable so that graphs can compare nodes.
@@ -46,7 +49,7 @@ class OpDef:
 
     __slots__ = ("name", "kernel", "infer", "gradient", "grad_keeps_inputs", "grad_keeps_outputs",
                  "stateful", "resource_reads", "resource_writes", "num_outputs", "differentiable",
-                 "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc")
+                 "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc", "replay")
 
     def __init__(self, name, kernel, infer, *, stateful=False, resource_reads=(),
                  resource_writes=(), num_outputs=1, differentiable=True, dtypes=None,
@@ -70,6 +73,8 @@ class OpDef:
         # attributes), never on their values: its result may then be cached (async dispatch).
         self.infer_from_types = infer_from_types
         self.doc = doc
+        # See the module doc: set by the control-flow package on its (unregistered) OpDefs.
+        self.replay = None
 
     @property
     def resource_inputs(self) -> tuple:
