@@ -696,3 +696,93 @@ def test_function_tracing_example_runs_and_shows_what_it_claims():
     assert lines[start + 1:start + 5] == ["before: 0", "after:  1", "before: 1", "after:  2"]
     if hasattr(eager, "cond") and hasattr(eager, "while_loop"):
         assert "Collatz steps {6: 8, 7: 16, 27: 111}; traces: 1" in out
+
+
+# -- a call recorded as one op -----------------------------------------------------------------
+def _names(tape):
+    return [e.name for e in tape._tape.entries]
+
+
+def test_call_under_tape_is_one_entry_with_eager_gradients():
+    v = eager.Variable([0.5, -1.0])
+
+    def body(x, y):
+        h = eager.math.sin(x) * y + v
+        return h * h, eager.reduce_sum(h), eager.cast(x > 0, eager.int32)
+
+    f = eager.function(body)
+    x = eager.constant([0.3, 1.2])
+    y = eager.constant([2.0, -0.7])
+    results = []
+    for fn in (f, body):
+        with eager.GradientTape(persistent=True) as tape:
+            tape.watch([x, y])
+            a, _, _ = fn(x, y)  # the sum output and the int output go unused
+        results.append(tape.gradient(a, [x, y, v]))
+        if fn is f:
+            assert _names(tape) == ["PartitionedCall"]
+    for g, e in zip(*results):
+        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-6)
+
+
+def test_nested_function_and_variable_gradient():
+    v = eager.Variable(3.0)
+    inner = eager.function(lambda x: x * v)
+    outer = eager.function(lambda x: inner(x) ** 2 + x)
+    x = eager.constant(2.0)
+    with eager.GradientTape() as tape:
+        tape.watch(x)
+        y = outer(x)
+    assert _names(tape) == ["PartitionedCall"]
+    gx, gv = tape.gradient(y, [x, v])
+    assert gx.numpy() == pytest.approx(2 * 6 * 3 + 1)
+    assert gv.numpy() == pytest.approx(2 * 6 * 2)
+
+
+def test_returned_input_and_repeated_output():
+    f = eager.function(lambda x: (x, x * 2.0, x * 2.0))
+    x = eager.constant(1.5)
+    with eager.GradientTape() as tape:
+        tape.watch(x)
+        a, b, c = f(x)
+        y = a + b + c
+    assert tape.gradient(y, x).numpy() == pytest.approx(5.0)
+
+
+def test_second_order_equals_eager():
+    def body(x):
+        return eager.math.exp(x) * eager.math.sin(x)
+
+    f = eager.function(body)
+    x = eager.constant(0.7)
+    results = []
+    for fn in (f, body):
+        with eager.GradientTape() as t2:
+            t2.watch(x)
+            with eager.GradientTape() as t1:
+                t1.watch(x)
+                y = fn(x)
+            g = t1.gradient(y, x)
+        results.append((g.numpy(), t2.gradient(g, x).numpy()))
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+
+
+def test_stateful_function_under_nested_tapes_matches_eager():
+    v = eager.Variable(2.0)
+
+    def body(x):
+        v.assign_add(1.0)
+        return x * x * v
+
+    f = eager.function(body)
+    f(eager.constant(0.0))  # trace (and add one)
+    x = eager.constant(1.5)
+    with eager.GradientTape() as t2:
+        t2.watch(x)
+        with eager.GradientTape() as t1:
+            t1.watch(x)
+            y = f(x)
+        g = t1.gradient(y, x)
+    assert v.numpy() == pytest.approx(4.0)  # the forward ran once
+    assert g.numpy() == pytest.approx(2 * 1.5 * 4.0)
+    assert t2.gradient(g, x).numpy() == pytest.approx(2 * 4.0)

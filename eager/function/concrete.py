@@ -9,8 +9,7 @@ tensors (the graph's outputs; an eager tensor returned or used is captured) and 
 While tracing:
 
 * the thread's gradient tapes are hidden: the trace records graph operations, not gradients
-  (a call under a tape replays the graph op by op through dispatch, which the tapes record; see
-  `runner`);
+  (a call under a tape is recorded as one op, see `_record_call`);
 * creating an `eager.Variable` goes through the creator the Function passes (`lifting`): on its
   first call the variable is created eagerly, outside the graph, whose reads capture its handle;
   on later traces creation raises ValueError (TensorFlow's rule);
@@ -32,6 +31,7 @@ from .. import context as _context
 from .. import dtypes as _dt
 from .. import nest
 from ..autodiff import tape as _tape
+from ..autodiff.backprop import backward as _backward
 from ..graph import Graph, SymbolicTensor, building
 from ..tensor import Tensor, TensorSpec, convert_to_tensor
 from ..variables import Variable, _variable_creator_scope, _variable_for_handle
@@ -83,14 +83,13 @@ class ConcreteFunction:
 
     Calling checks the arguments against the signature (TypeError for another structure, a
     Python value other than the traced one, or a tensor of another dtype or an incompatible
-    shape) and runs the graph. Under a GradientTape the graph's operations are replayed one by
-    one through dispatch, so the tape records them and gradients flow; TensorFlow records one
-    function-call op instead (a later item).
+    shape) and runs the graph. Under a GradientTape the call is recorded as one op, as in
+    TensorFlow (see `_record_call`).
     """
 
     __slots__ = ("_graph", "_python_function", "_binder", "_template", "_output_structure",
                  "_output_map", "_plan", "_capture_values", "_variable_refs", "_single_output",
-                 "__weakref__")
+                 "_call_op", "__weakref__")
 
     def __init__(self, graph, python_function, binder, template, output_structure, output_map,
                  argument_captures=frozenset()):
@@ -101,6 +100,7 @@ class ConcreteFunction:
         self._output_structure = output_structure
         self._output_map = output_map  # per returned leaf: output index, or a _PythonOutput
         self._plan = GraphPlan(graph)
+        self._call_op = _FunctionCallOp(graph)
         # Captures fed by the call itself (Variable arguments' handle stand-ins) are left out:
         # their inputs sit among the arguments' (see `trace_concrete`).
         self._capture_values = [value for value, _ in graph.captures
@@ -213,9 +213,15 @@ class ConcreteFunction:
     def _call_flat(self, tensors):
         """Runs the graph on `tensors` (the flat tensor arguments, already checked, or known to
         fit from the cache key) and packs the outputs."""
-        if _context.thread_state().tapes:
+        st = _context.thread_state()
+        if st.tapes:
             self._watch_variables(tensors)
-        outputs = self._plan.run(tensors, self._capture_values)
+            if st.interpreter is None:
+                outputs = _record_call(self, st, tensors)
+            else:  # an async executor: ops go to it one by one, tapes record each
+                outputs = self._plan.run(tensors, self._capture_values)
+        else:
+            outputs = self._plan.run(tensors, self._capture_values)
         single = self._single_output
         if single is not None:
             return outputs[single]
@@ -239,6 +245,126 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.name} at 0x{id(self):X}>"
+
+
+# -- recording a call on tapes ---------------------------------------------------------------------
+class _FunctionCallOp:
+    """What a tape entry for a function call names as its op (≈ TensorFlow's
+    `PartitionedCall` / `StatefulPartitionedCall` node): the entry's own `backward` does the
+    work, so `gradient` only has to be set (the backward pass refuses ops whose `gradient` is
+    None). `remat_ok`: the graph has no stateful op, so running it again (for higher-order
+    gradients, see `_record_call`) has no effect and reads nothing that may have changed but
+    variables."""
+
+    __slots__ = ("name", "graph_name", "remat_ok")
+    differentiable = True
+    gradient = True
+
+    def __init__(self, graph):
+        stateful = any(op.op_def.stateful for op in graph.get_operations())
+        self.name = "StatefulPartitionedCall" if stateful else "PartitionedCall"
+        self.graph_name = graph.name
+        self.remat_ok = not stateful
+
+    def __repr__(self):
+        return f"<{self.name} {self.graph_name}>"
+
+
+class _Followed:
+    """Stands in for a tensor where the backward pass only reads its tape id: a recorded call
+    keeps the ids of its outputs, not their values."""
+
+    __slots__ = ("_tape_id",)
+
+    def __init__(self, tid):
+        self._tape_id = tid
+
+
+def _differentiable(dtype) -> bool:
+    return dtype._inexact or dtype is _dt.resource or dtype is _dt.variant
+
+
+def _run_on_private_tape(function, feeds, st, outer):
+    """Runs the graph on `feeds` (arguments then captures) op by op through dispatch with a
+    private tape, plus the tapes `outer`, recording; returns the private tape, the ids of the
+    fed tensors it follows (0 for the others) and the outputs. An output that *is* a fed tensor
+    goes through an identity op, so that a call's outputs never share an id with its inputs
+    (the backward pass would count such a gradient twice)."""
+    from ..ops.array_ops import identity  # noqa: PLC0415 - ops import this module's package
+
+    private = _tape.Tape()
+    ids = [private.watch(t) if _differentiable(t.dtype) else 0 for t in feeds]
+    saved = st.tapes
+    st.tapes = [*outer, private]
+    try:
+        outputs = function._plan.replay(feeds)
+        fed = {id(t) for t in feeds}
+        outputs = [identity(o) if id(o) in fed else o for o in outputs]
+    finally:
+        st.tapes = saved
+    return private, ids, outputs
+
+
+def _record_call(function, st, tensors) -> list:
+    """Runs `function`'s graph on `tensors` with tapes recording, and records the call on them
+    as one op, as TensorFlow does.
+
+    The forward pass runs op by op on a private tape only (the thread's tapes set aside): that
+    tape keeps, per op, just what the op's gradient declared it needs (`keep_inputs` /
+    `keep_outputs`), so the call's entry keeps the intermediates the backward needs and nothing
+    else. Its backward is the backward pass over the private tape, from the call's output
+    gradients to its inputs (arguments and captures; a captured variable's handle gets its
+    reads' gradient, which is how `tape.gradient(y, variable)` sees it). That backward runs
+    through dispatch, so a tape recording it (higher order) sees its ops.
+
+    Higher order needs more: an outer tape differentiating the backward must know how the kept
+    intermediates depend on the inputs, which the private tape alone records. So when several
+    tapes record the call, its entry also keeps its inputs, and a backward run while one of
+    those tapes records (`with t2: t1.gradient(...)`) first runs the forward again from them
+    under the recording tapes (rematerialisation). That is only sound for a graph without
+    stateful ops (nothing to do twice, no random draw to redo); a stateful graph under several
+    tapes is instead replayed op by op on all of them, as eager code would be (also what
+    happens with an async executor installed).
+
+    With no tape following any input, the graph just runs: nothing would be recorded."""
+    tapes = st.tapes
+    captures = function._capture_values
+    feeds = [*tensors, *captures]
+    if not any(t._tape_id and any(t._tape_id in tape.ids for tape in tapes) for t in feeds):
+        st.tapes = []
+        try:
+            return function._plan.run(tensors, captures)
+        finally:
+            st.tapes = tapes
+    op = function._call_op
+    several = len(tapes) > 1
+    if several and not op.remat_ok:
+        return function._plan.run(tensors, captures)  # every op on every tape
+    private, ids, outputs = _run_on_private_tape(function, feeds, st, ())
+    target_ids = [_Followed(o._tape_id) for o in outputs]
+    kept_inputs = tuple(feeds) if several else None
+    recorders = weakref.WeakSet(tapes) if several else ()
+
+    def backward(entry, *output_grads):
+        sources = _as_ids(entry.input_needed, ids)  # -1: no gradient wanted
+        tape, targets = private, target_ids
+        now = _context.thread_state()
+        if kept_inputs is not None and any(t in recorders for t in now.tapes):
+            tape, again_ids, targets = _run_on_private_tape(function, list(kept_inputs), now,
+                                                            now.tapes)
+            sources = [a if s != -1 else -1 for a, s in zip(again_ids, sources)]
+        pairs = [(t, g) for t, g in zip(targets, output_grads) if g is not None]
+        grads = _backward(tape, [t for t, _ in pairs], [g for _, g in pairs], sources)
+        return tuple(g if s != -1 else None for g, s in zip(grads, sources))
+
+    for tape in tapes:
+        tape.record(op, feeds, {"f": op.graph_name}, tuple(outputs), backward, (), ())
+    return outputs
+
+
+def _as_ids(needed, ids):
+    """The tape ids of the inputs whose gradient is wanted, -1 for the others."""
+    return [i if i and (needed is None or needed[k]) else -1 for k, i in enumerate(ids)]
 
 
 def _fits(t, spec) -> bool:

@@ -14,9 +14,10 @@ Two ways to run an operation:
   device the op was traced under, else the caller's device scope, else the default device);
 * replay (a gradient tape is recording, an interpreter such as another graph being traced or an
   async executor is installed, or the profiler runs): each operation goes through
-  `dispatch.execute`, exactly as if the Python function ran eagerly, so tapes record every op
-  (gradients flow through a function call), an enclosing trace inlines the ops, and the async
-  executor queues them.
+  `dispatch.execute`, exactly as if the Python function ran eagerly, so tapes record every op,
+  an enclosing trace inlines the ops, and the async executor queues them. (A ConcreteFunction
+  call under tapes usually replays on a private tape and is recorded as one op on the thread's
+  tapes: `concrete._record_call`.)
 
 Ops that contain sub-graphs (`If`, `Case`, `While`: `op_def.replay` is set) are replayed as eager
 control flow when a tape records and no graph is being traced: the predicate, index or loop
