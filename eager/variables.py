@@ -251,7 +251,14 @@ class _Deleter:
     def __del__(self):
         try:
             handle = self.handle
-            destroy = functools.partial(handle.device.resources.destroy, handle.uid)
+            device = handle.device
+            destroy = functools.partial(device.resources.destroy, handle.uid)
+            if not device.inline:
+                # Kernels already queued on the device's stream may still use the resource: the
+                # destroy goes behind them (CUDA runs it at once, at launch, like the kernels'
+                # own resource lookups; a simulated GPU's worker runs it in stream order).
+                destroy = functools.partial(device.compute_stream.launch_op,
+                                            "DestroyResourceOp", destroy)
             if not _after_pending_work(destroy):  # async ops may still use it: destroy later
                 destroy()
         except Exception:  # noqa: BLE001 - at interpreter exit modules may already be gone

@@ -279,3 +279,20 @@ def test_async_dispatch_onto_a_simulated_gpu_and_errors_from_its_stream(gpus):
             tf.experimental.sync_devices()
     assert bad is not None
     assert float(tf.reduce_sum(tf.constant([1.0, 2.0]))) == 3.0  # recovered
+
+
+def test_a_dropped_variable_is_destroyed_after_the_stream_work_that_uses_it(gpus):
+    import gc
+
+    (g0,) = gpus(1)
+    live = tf.experimental.live_resource_count()
+    v = tf.Variable(np.ones(8))
+    with g0.compute_stream.paused():
+        v.assign_add(np.full(8, 2.0))
+        read = v.read_value() * 1.0  # queued: reads the variable later, on the stream
+        del v
+        gc.collect()
+        assert tf.experimental.live_resource_count() == live + 1  # destroy is queued behind
+    np.testing.assert_array_equal(read.numpy(), np.full(8, 3.0))
+    g0.synchronize()
+    assert tf.experimental.live_resource_count() == live
