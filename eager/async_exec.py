@@ -550,3 +550,6 @@ def sync_devices():
     if mine is not None and mine._error is not None:
         raise mine._error
 
+
+_context.register_pending_work_waiter(sync_devices)
+

@@ -261,3 +261,21 @@ def executing_eagerly() -> bool:
 def _reset_for_tests():
     """Forget the device configuration (used by the test suite between tests)."""
     registry.reset()
+
+
+_pending_work_waiters = []
+
+
+def register_pending_work_waiter(wait) -> None:
+    """`wait()` blocks until work queued by any thread and on any device has finished (the async
+    executor registers `sync_devices`). Lower layers call `wait_for_pending_work()` before they
+    read or change host-side state that queued kernels also touch."""
+    _pending_work_waiters.append(wait)
+
+
+def wait_for_pending_work() -> None:
+    """Waits for all queued work (see `register_pending_work_waiter`); a no-op when nothing is
+    queued anywhere."""
+    for wait in _pending_work_waiters:
+        wait()
+

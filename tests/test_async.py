@@ -294,3 +294,15 @@ def test_async_shapes_follow_values_where_inference_reads_them_and_cache_where_i
                 tf.constant([1.0, 2.0, 3.0]) + x
         np.testing.assert_array_equal(b.numpy(), np.arange(6).reshape(3, 2))
         np.testing.assert_array_equal((x + y).numpy(), [[2.0, 3.0], [3.0, 4.0]])
+
+
+def test_generator_state_reads_wait_for_queued_ops():
+    g = tf.random.Generator.from_seed([1, 2, 3])
+    with async_scope():
+        g.uniform([1000, 100])  # queued: advances the state when its kernel runs
+        copy = tf.random.Generator(copy_from=g)  # must see the advanced state
+        state = g.state
+    ref = tf.random.Generator.from_seed([1, 2, 3])
+    ref.uniform([1000, 100])
+    np.testing.assert_array_equal(state.numpy(), ref.state.numpy())
+    np.testing.assert_array_equal(copy.uniform([4]).numpy(), ref.uniform([4]).numpy())

@@ -15,6 +15,7 @@ import threading
 
 import numpy as np
 
+from .. import context as _context
 from .. import dtypes as _dt
 from ..tensor import Tensor, convert_to_tensor
 from .random_ops import (_UNIFORM_INTS, _as_dtype, _convert, _draw, _float_dtype, _int_seed,
@@ -154,7 +155,7 @@ class Generator:
             if not isinstance(copy_from, Generator):
                 raise TypeError(f"Generator: copy_from must be a Generator, got "
                                 f"{type(copy_from).__name__}.")
-            src = copy_from._state
+            src = copy_from._settled_state()
             self._alg = copy_from._alg
             self._state = _GeneratorState(src.counter, src.key)
             return
@@ -170,6 +171,14 @@ class Generator:
         if len(words) != 3:
             raise ValueError(f"Generator: a Philox state has 3 int64 words, got {len(words)}.")
         return (words[0], words[1]), words[2]
+
+    def _settled_state(self):
+        """The state, once every queued op has run. Ops advance it when their kernel runs, which
+        under async dispatch or on a GPU stream is later than the call; host-side reads and
+        resets must not overtake them (TensorFlow keeps the state in a variable, whose reads
+        are ordered like any op)."""
+        _context.wait_for_pending_work()
+        return self._state
 
     @classmethod
     def from_seed(cls, seed, alg=None):
@@ -196,7 +205,7 @@ class Generator:
     # -- state -----------------------------------------------------------------------------------
     @property
     def state(self):
-        s = self._state
+        s = self._settled_state()
         words = np.array([s.counter[0], s.counter[1], s.key], dtype=np.uint64).view(np.int64)
         return convert_to_tensor(words)
 
@@ -206,16 +215,17 @@ class Generator:
 
     @property
     def key(self):
-        return convert_to_tensor(np.array([self._state.key], np.uint64).view(np.int64)[0])
+        return convert_to_tensor(np.array([self._settled_state().key],
+                                          np.uint64).view(np.int64)[0])
 
     def reset(self, state):
         counter, key = self._split_state(state)
-        with self._state.lock:
+        with self._settled_state().lock:
             self._state.counter, self._state.key = counter, key
 
     def reset_from_seed(self, seed):
         counter, key = _state_from_seed(seed)
-        with self._state.lock:
+        with self._settled_state().lock:
             self._state.counter, self._state.key = counter, key
 
     def reset_from_key_counter(self, key, counter):
@@ -224,7 +234,7 @@ class Generator:
 
     def skip(self, delta):
         """Advances the counter by `delta` (how far a draw advances it is unspecified)."""
-        with self._state.lock:
+        with self._settled_state().lock:
             self._state.skip(_int_seed("Generator.skip", delta))
 
     # -- sampling ----------------------------------------------------------------------------
