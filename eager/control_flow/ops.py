@@ -33,7 +33,7 @@ from .. import context as _context
 from ..devices import registry as _devices
 from ..dtypes import resource as _resource
 from ..errors import InvalidArgumentError
-from ..function.runner import GraphPlan, replay_graph, run_graph
+from ..polymorphic_function.runner import GraphPlan, replay_graph, run_graph
 from ..graph import Graph, SymbolicTensor, building
 from ..ops.registry import OpDef
 from ..tensor import EagerTensor, TensorSpec, meta_for
