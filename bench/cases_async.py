@@ -40,7 +40,7 @@ import numpy as np
 
 import eager
 
-from .harness import format_seconds
+from .harness import best_single_call, format_seconds
 
 TARGET_DISPATCH = 2.0
 TARGET_OVERLAP = 1.2
@@ -133,15 +133,6 @@ def _python_work(k):
     return s
 
 
-def _best_time(fn, repeats):
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def _overlap_child(steps, repeats, size=1024):
     """Measures (j) in this process (which must have started with the BLAS limit set) and returns
     a dict of best-of-`repeats` seconds."""
@@ -151,11 +142,11 @@ def _overlap_child(steps, repeats, size=1024):
     matmul, async_wait = eager.matmul, eager.experimental.async_wait
 
     matmul(a, b).numpy()  # warm-up
-    one_matmul = _best_time(lambda: matmul(a, b), 5)
+    one_matmul = best_single_call(lambda: matmul(a, b), 5)
     k = 200_000
     for _ in range(3):  # calibrate the Python work to one matmul
-        k = max(1000, int(k * one_matmul / _best_time(lambda: _python_work(k), 5)))
-    one_python = _best_time(lambda: _python_work(k), 3)
+        k = max(1000, int(k * one_matmul / best_single_call(lambda: _python_work(k), 5)))
+    one_python = best_single_call(lambda: _python_work(k), 3)
 
     def compute():
         for _ in range(steps):
@@ -191,12 +182,12 @@ def _overlap_child(steps, repeats, size=1024):
     with eager.experimental.async_scope():
         interleaved()  # warm-up: starts this thread's executor
     for _ in range(repeats):  # interleaved, best of each
-        best["compute"] = min(best["compute"], _best_time(compute, 1))
-        best["python"] = min(best["python"], _best_time(python, 1))
-        best["sync"] = min(best["sync"], _best_time(interleaved, 1))
+        best["compute"] = min(best["compute"], best_single_call(compute, 1))
+        best["python"] = min(best["python"], best_single_call(python, 1))
+        best["sync"] = min(best["sync"], best_single_call(interleaved, 1))
         with eager.experimental.async_scope():
-            best["async"] = min(best["async"], _best_time(interleaved, 1))
-        best["threads"] = min(best["threads"], _best_time(threads_floor, 1))
+            best["async"] = min(best["async"], best_single_call(interleaved, 1))
+        best["threads"] = min(best["threads"], best_single_call(threads_floor, 1))
     best.update(steps=steps, repeats=repeats, size=size, one_matmul=one_matmul,
                 one_python=one_python, python_iterations=k, switch_interval=sys.getswitchinterval(),
                 blas_env={name: os.environ.get(name) for name in _BLAS_ENV})

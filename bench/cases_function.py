@@ -20,13 +20,12 @@ of missed targets, as `cases_async` does. Standalone:
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
 import eager
 
-from .harness import Case, format_seconds, ratio, run_case
+from .harness import Case, best_single_call, format_seconds, ratio, run_case
 
 TARGET_PER_CALL = 6.0
 TARGET_FIRST_CALL = 80.0
@@ -69,15 +68,6 @@ def _chain(x):
     return x
 
 
-def _best(fn, repeats):
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def measure_first_call(others, repeats, eager_repeats):
     """{framework: (best first call, best eager run)} in seconds."""
     x0 = np.arange(4, dtype=np.float32)
@@ -91,7 +81,7 @@ def measure_first_call(others, repeats, eager_repeats):
         eager.function(body)(x)
 
     eager_first()  # warm what any first trace imports once
-    results["eager"] = (_best(eager_first, repeats), _best(lambda: _chain(x), eager_repeats))
+    results["eager"] = (best_single_call(eager_first, repeats), best_single_call(lambda: _chain(x), eager_repeats))
     if "torch" in others:
         torch = others["torch"]
         tx = torch.from_numpy(x0)
@@ -101,7 +91,7 @@ def measure_first_call(others, repeats, eager_repeats):
                 traced = torch.jit.trace(lambda t: _chain(t), (tx,))
                 traced(tx)
         torch_first()
-        results["torch"] = (_best(torch_first, repeats), _best(lambda: _chain(tx), eager_repeats))
+        results["torch"] = (best_single_call(torch_first, repeats), best_single_call(lambda: _chain(tx), eager_repeats))
     if "jax" in others:
         jax = others["jax"]
         jx = jax.numpy.asarray(x0)
@@ -109,8 +99,8 @@ def measure_first_call(others, repeats, eager_repeats):
         def jax_first():
             jax.jit(lambda t: _chain(t))(jx).block_until_ready()
         jax_first()
-        results["jax"] = (_best(jax_first, repeats),
-                          _best(lambda: _chain(jx).block_until_ready(), eager_repeats))
+        results["jax"] = (best_single_call(jax_first, repeats),
+                          best_single_call(lambda: _chain(jx).block_until_ready(), eager_repeats))
     if "tensorflow" in others:
         tf = others["tensorflow"]
         fx = tf.constant(x0)
@@ -118,7 +108,7 @@ def measure_first_call(others, repeats, eager_repeats):
         def tf_first():
             tf.function(lambda t: _chain(t))(fx)
         tf_first()
-        results["tensorflow"] = (_best(tf_first, repeats), _best(lambda: _chain(fx),
+        results["tensorflow"] = (best_single_call(tf_first, repeats), best_single_call(lambda: _chain(fx),
                                                                  eager_repeats))
     return results
 

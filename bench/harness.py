@@ -32,6 +32,12 @@ def _time_round(fn, inner):
     return (time.perf_counter() - start) / inner
 
 
+def best_single_call(fn, repeats: int) -> float:
+    """The fastest of `repeats` single calls of `fn`, in seconds (for work that is long, or
+    that may run only once per setup, like a first call)."""
+    return min(_time_round(fn, 1) for _ in range(repeats))
+
+
 def run_case(case: Case, rounds: int) -> Case:
     # Warm up (first calls pay for imports, caches, BLAS thread start-up).
     for fn in case.impls.values():

@@ -406,14 +406,6 @@ def after_pending_work(action) -> bool:
     return True
 
 
-def _concrete(t):
-    if t.__class__ is EagerTensor:
-        return t
-    if t.__class__ is PendingTensor:
-        return t._resolve()
-    return t
-
-
 def _located(exc, op, where):
     """The error as an eager error naming the op and the Python line that issued it."""
     file, line = _line_of(where)
@@ -431,14 +423,6 @@ def _located(exc, op, where):
 # Modes and sync points
 # -----------------------------------------------------------------------------------------------
 
-class _Mode:
-    __slots__ = ("synchronous",)
-
-    def __init__(self):
-        self.synchronous = True
-
-
-_mode = _Mode()
 _executors = threading.local()
 
 
@@ -497,8 +481,6 @@ def set_synchronous_execution(enable):
     """≈ `tf.config.experimental.set_synchronous_execution`: False makes this thread dispatch
     asynchronously (waiting for pending work when switching back)."""
     st = _context.thread_state()
-    enable = bool(enable)
-    _mode.synchronous = enable
     if not enable:
         _install_async(st)
     elif isinstance(st.interpreter, AsyncExecutor):

@@ -252,13 +252,11 @@ class _Deleter:
         try:
             handle = self.handle
             device = handle.device
-            destroy = functools.partial(device.resources.destroy, handle.uid)
-            if not device.inline:
-                # Kernels already queued on the device's stream may still use the resource: the
-                # destroy goes behind them (CUDA runs it at once, at launch, like the kernels'
-                # own resource lookups; a simulated GPU's worker runs it in stream order).
-                destroy = functools.partial(device.compute_stream.launch_op,
-                                            "DestroyResourceOp", destroy)
+            # Through the compute stream, like the kernels that use the resource: behind those
+            # already queued on a simulated GPU's stream; at once on the CPU and on CUDA, whose
+            # kernels look their resources up at launch.
+            destroy = functools.partial(device.compute_stream.launch_op, "DestroyResourceOp",
+                                        device.resources.destroy, handle.uid)
             if not _after_pending_work(destroy):  # async ops may still use it: destroy later
                 destroy()
         except Exception:  # noqa: BLE001 - at interpreter exit modules may already be gone

@@ -35,6 +35,7 @@ import threading
 import numpy as np
 
 from .. import profile_events
+from ..errors import InvalidArgumentError, OpError
 from .base import COMPLETED, Device, Event, KeepAlive, Stream
 
 __all__ = ["VirtualArray", "VirtualDevice", "VirtualEvent", "VirtualStream"]
@@ -59,15 +60,6 @@ class VirtualEvent(Event):
 
     def __repr__(self):
         return f"<VirtualEvent {self._stream.name}#{self._seq} done={self.query()}>"
-
-
-class _Gate:
-    """Queued by `VirtualStream.paused()`: the worker stops here until the gate opens."""
-
-    __slots__ = ("opened",)
-
-    def __init__(self):
-        self.opened = threading.Event()
 
 
 class VirtualStream(Stream):
@@ -162,18 +154,20 @@ class VirtualStream(Stream):
 
 
 class _Paused:
-    __slots__ = ("_stream", "_gate")
+    """Queues a wait on an event: the worker stops there until the block exits."""
+
+    __slots__ = ("_stream", "_opened")
 
     def __init__(self, stream):
         self._stream = stream
-        self._gate = _Gate()
+        self._opened = threading.Event()
 
     def __enter__(self):
-        self._stream._push((self._gate.opened.wait, (), "paused"))
+        self._stream._push((self._opened.wait, (), "paused"))
         return self._stream
 
     def __exit__(self, *exc):
-        self._gate.opened.set()
+        self._opened.set()
 
 
 def _serve(stream):
@@ -204,18 +198,14 @@ def _run_item(stream, fn, args, name):
         fn(*args)
     except BaseException as exc:  # noqa: BLE001 - reported at the next synchronization
         if stream._error is None:
-            stream._error = _StreamError.wrap(exc, name)
+            stream._error = _as_op_error(exc, name)
 
 
-class _StreamError:
-    @staticmethod
-    def wrap(exc, name):
-        from ..errors import InvalidArgumentError, OpError  # noqa: PLC0415
-
-        if isinstance(exc, OpError):
-            return exc
-        return InvalidArgumentError(None, name, f"{name}: {type(exc).__name__}: {exc} (on a "
-                                                f"simulated GPU stream)")
+def _as_op_error(exc, name):
+    if isinstance(exc, OpError):
+        return exc
+    return InvalidArgumentError(None, name, f"{name}: {type(exc).__name__}: {exc} (on a "
+                                            f"simulated GPU stream)")
 
 
 class VirtualArray:

@@ -92,6 +92,11 @@ def execute(op, inputs, attrs=NO_ATTRS):
         return _run_sync(op, inputs, attrs, _FAST.device)
     if _PROFILE.active:
         return _execute_profiled(op, inputs, attrs)
+    return _execute_slow(op, inputs, attrs)
+
+
+def _execute_slow(op, inputs, attrs):
+    """The full path: place and run (or hand to the thread's interpreter), then tell tapes."""
     st = _per_thread.state
     interpreter = st.interpreter
     if interpreter is None:
@@ -105,21 +110,12 @@ def execute(op, inputs, attrs=NO_ATTRS):
 
 
 def _execute_profiled(op, inputs, attrs):
-    """`execute`'s slow path, timed from entry to return (tape recording included) as a slice
-    on this thread's host-dispatch lane; recorded even when the op fails. Kept out of `execute`
-    so that not profiling costs one attribute test."""
+    """`_execute_slow`, timed from entry to return (tape recording included) as a slice on this
+    thread's host-dispatch lane; recorded even when the op fails. Kept out of `execute` so that
+    not profiling costs one attribute test."""
     t0 = _profile_events.now_ns()
     try:
-        st = _per_thread.state
-        interpreter = st.interpreter
-        if interpreter is None:
-            outputs = _run_sync(op, inputs, attrs, _place(op, inputs, st))
-        else:
-            outputs = interpreter.execute(op, inputs, attrs)
-        tapes = st.tapes
-        if tapes:
-            _hooks.record(tapes, op, inputs, attrs, outputs)
-        return outputs
+        return _execute_slow(op, inputs, attrs)
     finally:
         _profile_events.add_slice(f"host dispatch: {threading.current_thread().name}", op.name,
                                   t0, _profile_events.now_ns())
