@@ -69,6 +69,11 @@ class Binder:
     def call(self, python_function, values):
         """Calls `python_function` with bound `values` (what `bind` returned, possibly with
         tensors replaced)."""
+        args, kwargs = self.split(values)
+        return python_function(*args, **kwargs)
+
+    def split(self, values):
+        """Bound `values` back into (positional args, keyword args) as a call would pass them."""
         args = []
         kwargs = {}
         for name, kind, value in zip(self.names, self.kinds, values):
@@ -80,7 +85,7 @@ class Binder:
                 kwargs[name] = value
             else:
                 args.append(value)
-        return python_function(*args, **kwargs)
+        return args, kwargs
 
     def plain_arity(self) -> int:
         """The parameter count when every parameter is positional with no default (so a call

@@ -163,20 +163,9 @@ class ConcreteFunction:
     def structured_input_signature(self):
         """`(args, kwargs)`: positional parameters in `args`, keyword-only ones (and `**kwargs`)
         in `kwargs`; TensorSpecs stand for tensors, Python values are the traced values."""
-        import inspect  # noqa: PLC0415 - only for this inspection property
-
-        args, kwargs = [], {}
-        for name, kind, value in zip(self._binder.names, self._binder.kinds, self._template):
-            value = nest.map_structure(
-                lambda v: v.spec if isinstance(v, _TensorSlot) else v, value)
-            if kind is inspect.Parameter.VAR_POSITIONAL:
-                args.extend(value)
-            elif kind is inspect.Parameter.VAR_KEYWORD:
-                kwargs.update(value)
-            elif kind is inspect.Parameter.KEYWORD_ONLY:
-                kwargs[name] = value
-            else:
-                args.append(value)
+        specs = [nest.map_structure(lambda v: v.spec if isinstance(v, _TensorSlot) else v, value)
+                 for value in self._template]
+        args, kwargs = self._binder.split(specs)
         return tuple(args), kwargs
 
     # -- calling ---------------------------------------------------------------------------------

@@ -141,14 +141,7 @@ class GraphPlan:
                 inputs = gather(values)
                 out = run_sync(op_def, inputs, attrs,
                                place(op_def, inputs, _requested(device) if device else st))
-                if outs:
-                    if out.__class__ is tuple:
-                        for s, v in zip(outs, out):
-                            values[s] = v
-                    else:
-                        values[outs[0]] = out
-                for s in free:
-                    values[s] = None
+                _store(values, outs, free, out)
         return [values[s] for s in self.output_slots]
 
     def replay(self, feeds) -> list:
