@@ -48,7 +48,7 @@ class Graph:
     #: ops are being traced, not run.
     is_graph = True
 
-    def __init__(self, name="graph"):
+    def __init__(self, name="graph", *, auto_control_deps=True):
         self.name = name
         self._operations = []
         self._by_name = {}
@@ -57,7 +57,10 @@ class Graph:
         self.outputs = []  # symbolic tensors the function returns (set by tracing)
         self.structured_outputs = None  # the function's return value, as returned
         self.control_outputs = []  # operations that must run although nothing uses them
-        self._auto_deps = AutoControlDeps()  # orders stateful ops; fills control_outputs
+        # Orders stateful ops and fills control_outputs. Off for graphs meant to show what an
+        # unordered TF1-style graph may do (the semantics explorer's examples): then only the
+        # edges the builder adds exist, and nothing is must-run.
+        self._auto_deps = AutoControlDeps() if auto_control_deps else None
         self._captures = {}  # id(eager tensor) -> (eager tensor, placeholder)
         self._control_stack = []  # lists of Operations from control_dependencies scopes
 
@@ -135,7 +138,8 @@ class Graph:
         for deps in self._control_stack:
             op._add_control_inputs(deps)
         op._add_control_inputs(control_inputs)
-        self._auto_deps.track(op)
+        if self._auto_deps is not None:
+            self._auto_deps.track(op)
         self._operations.append(op)
         self._by_name[op.name] = op
         return op
