@@ -23,13 +23,12 @@ import atexit
 import collections
 import contextlib
 import itertools
-import os
-import sys
 import threading
 import weakref
 
 from . import context as _context
 from . import profile_events as _profile_events
+from . import user_code as _user_code
 from .devices import registry as _devices
 from .errors import InvalidArgumentError, OpError
 from .ops import dispatch as _dispatch
@@ -40,46 +39,15 @@ __all__ = ["PendingTensor", "AsyncExecutor", "async_scope", "async_wait", "async
            "set_synchronous_execution", "get_synchronous_execution", "sync_devices",
            "after_pending_work"]
 
-_EAGER_DIR = os.path.dirname(os.path.abspath(__file__))
 _per_thread = _context._per_thread
 _place = _dispatch._place
 _new_pending = object.__new__
 
 
-_IN_EAGER = {}  # code object -> whether it belongs to eager (asked once per code object)
-
-
 def _issuing_point():
-    """Where the user issued the op: (code, instruction offset) of the first frame outside
-    eager. The line number is worked out only if an error needs it (`_line_of`): reading
-    `f_lineno` now would cost every op, and later the frame has moved on. Called from
+    """Where the user issued the op (`user_code.user_point`). Called from
     `AsyncExecutor.execute`, whose caller is dispatch's `execute`: the walk starts above both."""
-    frame = sys._getframe(3)
-    inside = _IN_EAGER
-    while frame is not None:
-        code = frame.f_code
-        known = inside.get(code)
-        if known is None:
-            if len(inside) > 10000:  # code made on the fly (exec, lambdas in eval): stay bounded
-                inside.clear()
-            known = inside[code] = code.co_filename.startswith(_EAGER_DIR)
-        if not known:
-            return code, frame.f_lasti
-        frame = frame.f_back
-    return None, 0
-
-
-def _line_of(where):
-    """(file, line) for an `_issuing_point` result."""
-    code, offset = where
-    if code is None:
-        return "<unknown>", 0
-    line = code.co_firstlineno
-    for start, _end, number in code.co_lines():
-        if start <= offset < _end and number is not None:
-            line = number
-            break
-    return code.co_filename, line
+    return _user_code.user_point(3)
 
 
 class _Node:
@@ -408,7 +376,7 @@ def after_pending_work(action) -> bool:
 
 def _located(exc, op, where):
     """The error as an eager error naming the op and the Python line that issued it."""
-    file, line = _line_of(where)
+    file, line = _user_code.line_of(where)
     suffix = f" (issued at {file}:{line})"
     if isinstance(exc, OpError):
         cls = type(exc)

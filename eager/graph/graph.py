@@ -29,6 +29,7 @@ them.
 from __future__ import annotations
 
 from .. import context as _context
+from .. import user_code as _user_code
 from ..dtypes import as_dtype
 from ..ops.array_ops import IDENTITY
 from ..tensor import EagerTensor, TensorSpec
@@ -135,6 +136,7 @@ class Graph:
         if isinstance(specs, TensorSpec):
             specs = (specs,)
         op._outputs = tuple(SymbolicTensor(op, i, s.shape, s.dtype) for i, s in enumerate(specs))
+        op._source = _user_code.user_point(0)
         for deps in self._control_stack:
             op._add_control_inputs(deps)
         op._add_control_inputs(control_inputs)
@@ -167,6 +169,7 @@ class Graph:
                 out = made.get(id(t))
                 if out is None:
                     op = self.add_op(IDENTITY, (t,), {})
+                    op._source = (None, 0)  # the runtime's, not a line of user code
                     for dep in must_run:
                         wait_for(op, dep)
                     out = made[id(t)] = op.outputs[0]

@@ -7,6 +7,8 @@ A node keeps exactly what a later runtime needs to run it with the op's own kern
 
 from __future__ import annotations
 
+from .. import user_code as _user_code
+
 __all__ = ["Operation"]
 
 
@@ -14,7 +16,7 @@ class Operation:
     """≈ `tf.Operation`: `.type`, `.name`, `.inputs`, `.outputs`, `.control_inputs`."""
 
     __slots__ = ("_graph", "_op_def", "_name", "_inputs", "_attrs", "_outputs",
-                 "_control_inputs", "_device", "__weakref__")
+                 "_control_inputs", "_device", "_source", "__weakref__")
 
     def __init__(self, graph, op_def, name, inputs, attrs, device=""):
         self._graph = graph
@@ -25,6 +27,9 @@ class Operation:
         self._outputs = ()
         self._control_inputs = []
         self._device = device
+        # Where user code created the op (`user_code.user_point`): a failure when the graph
+        # runs names this line, not only the runtime's.
+        self._source = (None, 0)
 
     @property
     def type(self) -> str:
@@ -59,6 +64,11 @@ class Operation:
         """The device requested by the device scope the op was created in ("" for none).
         Placement of a graph is a later pass; this is only the request."""
         return self._device
+
+    @property
+    def source(self) -> tuple:
+        """(file, line) of the user code that created this op (("<unknown>", 0) if none)."""
+        return _user_code.line_of(self._source)
 
     @property
     def control_inputs(self) -> list:

@@ -30,6 +30,7 @@ import numpy as np
 from .. import context as _context
 from .. import dtypes as _dt
 from .. import nest
+from .. import profile_events as _profile_events
 from ..autodiff import tape as _tape
 from ..autodiff.backprop import backward as _backward
 from ..graph import Graph, SymbolicTensor, building
@@ -38,6 +39,7 @@ from ..variables import Variable, _variable_creator_scope, _variable_for_handle
 from .arguments import Binder
 from .lifting import CREATOR_PRIORITY, VariableArgument, handle_stand_in, refusing_creator
 from .runner import GraphPlan
+from ..runtime.executable import function_executable
 
 __all__ = ["ConcreteFunction", "trace_concrete"]
 
@@ -88,8 +90,8 @@ class ConcreteFunction:
     """
 
     __slots__ = ("_graph", "_python_function", "_binder", "_template", "_output_structure",
-                 "_output_map", "_plan", "_capture_values", "_variable_refs", "_single_output",
-                 "_call_op", "__weakref__")
+                 "_output_map", "_plan", "_executable", "_uncompiled_calls", "_capture_values",
+                 "_variable_refs", "_single_output", "_call_op", "__weakref__")
 
     def __init__(self, graph, python_function, binder, template, output_structure, output_map,
                  argument_captures=frozenset()):
@@ -99,7 +101,11 @@ class ConcreteFunction:
         self._template = template  # bound parameter values, tensor leaves as _TensorSlot
         self._output_structure = output_structure
         self._output_map = output_map  # per returned leaf: output index, or a _PythonOutput
-        self._plan = GraphPlan(graph)
+        self._plan = GraphPlan(graph)  # op by op through dispatch (tapes, async, profiler)
+        # The compiled program, made on the second direct call: a function called once (the
+        # common notebook case, and every first call) does not pay for compiling it.
+        self._executable = None
+        self._uncompiled_calls = 0
         self._call_op = _FunctionCallOp(graph)
         # Captures fed by the call itself (Variable arguments' handle stand-ins) are left out:
         # their inputs sit among the arguments' (see `trace_concrete`).
@@ -210,7 +216,7 @@ class ConcreteFunction:
             else:  # an async executor: ops go to it one by one, tapes record each
                 outputs = self._plan.run(tensors, self._capture_values)
         else:
-            outputs = self._plan.run(tensors, self._capture_values)
+            outputs = self._run_graph(tensors, st)
         single = self._single_output
         if single is not None:
             return outputs[single]
@@ -218,6 +224,22 @@ class ConcreteFunction:
             return None
         flat = [outputs[m] if m.__class__ is int else m.value for m in self._output_map]
         return nest.pack_sequence_as(self._output_structure, flat)
+
+    def _run_graph(self, tensors, st):
+        """Runs the graph on the argument tensors with no tape recording on this thread: the
+        compiled program (`eager.runtime`) when nothing needs to see each op, else op by op
+        through dispatch (an async executor queues them, an enclosing trace inlines them, the
+        profiler times them)."""
+        if st.interpreter is None and not _PROFILE.active:
+            executable = self._executable
+            if executable is None:
+                if not self._uncompiled_calls:
+                    self._uncompiled_calls += 1
+                    return self._plan.run(tensors, self._capture_values)
+                executable = self._executable = function_executable(self._graph,
+                                                                    self._capture_values)
+            return executable(tensors, st)
+        return self._plan.run(tensors, self._capture_values)
 
     def _watch_variables(self, tensors):
         """As TensorFlow: a call under a tape counts as accessing the trainable variables the
@@ -267,6 +289,9 @@ class _Followed:
 
     def __init__(self, tid):
         self._tape_id = tid
+
+
+_PROFILE = _profile_events.RECORDER
 
 
 def _differentiable(dtype) -> bool:
@@ -322,7 +347,7 @@ def _record_call(function, st, tensors) -> list:
     if not any(t._tape_id and any(t._tape_id in tape.ids for tape in tapes) for t in feeds):
         st.tapes = []
         try:
-            return function._plan.run(tensors, captures)
+            return function._run_graph(tensors, st)
         finally:
             st.tapes = tapes
     op = function._call_op

@@ -39,11 +39,14 @@ __all__ = ["Node", "Program"]
 class Node:
     """One operation of a program: `op_def` applied to the values `inputs` with `attrs`,
     producing the values `outputs`, after the nodes named in `control_inputs`. `device` is the
-    device string requested when the op was traced ("" for none); placement may pick another."""
+    device string requested when the op was traced ("" for none); placement may pick another.
+    `source` is where user code created the op (for error messages)."""
 
-    __slots__ = ("name", "op_def", "attrs", "inputs", "outputs", "control_inputs", "device")
+    __slots__ = ("name", "op_def", "attrs", "inputs", "outputs", "control_inputs", "device",
+                 "source")
 
-    def __init__(self, name, op_def, attrs, inputs, outputs, control_inputs=(), device=""):
+    def __init__(self, name, op_def, attrs, inputs, outputs, control_inputs=(), device="",
+                 source=(None, 0)):
         self.name = name
         self.op_def = op_def
         self.attrs = attrs
@@ -51,6 +54,7 @@ class Node:
         self.outputs = tuple(outputs)
         self.control_inputs = tuple(control_inputs)
         self.device = device
+        self.source = source  # the user's (code, offset) that traced it: `user_code.line_of`
 
     @property
     def type(self) -> str:
@@ -142,7 +146,8 @@ class Program:
                     names[v] = t.name
                 outputs.append(v)
             nodes.append(Node(op.name, op.op_def, op.attrs, (value_of[id(t)] for t in op.inputs),
-                              outputs, (c.name for c in op.control_inputs), op.device))
+                              outputs, (c.name for c in op.control_inputs), op.device,
+                              op._source))
         fetch_ids = tuple(vid(t) for t in (graph.outputs if fetches is None else fetches))
         if targets is None:
             targets = graph.control_outputs

@@ -1,0 +1,225 @@
+"""Compiling a `Program` into straight-line Python: one statement per node.
+
+Interpreting a node list costs, per node and per call, a loop iteration, slot lookups, a tuple
+for the inputs and tests of what kind of node it is. For small graphs that bookkeeping is most
+of the call. Generating the function the graph *is* removes it: locals instead of a slot list,
+each op's `OpDef`, attributes and (when known) device bound as globals of the generated module,
+values deleted right after their last use (so peak memory is that of the live values, as in
+eager execution), and nothing decided per call that could be decided once.
+
+A node compiles to
+
+    i = (v3, v7); v9 = run(k4, i, a4, place(k4, i, st))   # Mul  <- model.py:12: y = x * w
+
+where `run` is `dispatch._run_sync` (the eager kernel path: the same kernels, dtype handling and
+errors as eager execution) and `place` is eager placement (`dispatch._place`: a resource input's
+device, else the node's device request, else the caller's device scope, else the default). When
+the program was placed ahead of time (`placed=True`, see `eager.runtime.placement`), the device
+is bound at compile time (`d4`) and `place` is skipped, except for ops on a resource that is fed
+(its device is only known per call).
+
+Tracebacks: the source is registered with `linecache` under a name like `<eager plan f#3>`, so a
+traceback through a compiled graph shows the generated line, whose comment holds the user's
+original line and its file:line. A failing run also gets a note (`add_note`, Python 3.11+)
+naming the node and where user code created it, as TensorFlow's "Detected at node" does. The
+registration is dropped when the compiled program is garbage.
+
+Unfed placeholders are found at compile time; calling then raises TensorFlow's "You must feed a
+value for placeholder" error before any node runs (no half-applied side effects).
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+import weakref
+
+from .. import context as _context
+from .. import user_code as _user_code
+from ..devices import registry as _registry
+from ..graph.placeholder import PLACEHOLDER
+from ..ops import dispatch as _dispatch
+from ..ops.registry import NO_ATTRS
+from .interpret import device_scope_for, missing_feed_error
+
+__all__ = ["CompiledProgram", "compile_program"]
+
+_counter = itertools.count(1)
+
+
+class CompiledProgram:
+    """A program compiled to a Python function. Call it with the feed values (a sequence, in
+    `program.feeds` order); it returns the list of fetched values.
+
+    `source` is the generated code (also readable through `linecache` under `filename`)."""
+
+    __slots__ = ("program", "source", "filename", "_fn", "_line_nodes", "_missing",
+                 "__weakref__")
+
+    def __init__(self, program, source, filename, fn, line_nodes, missing):
+        self.program = program
+        self.source = source
+        self.filename = filename
+        self._fn = fn
+        self._line_nodes = line_nodes  # generated line number -> Node
+        self._missing = missing  # an unfed placeholder node the program needs, or None
+
+    def __call__(self, feed_values, st=None):
+        if self._missing is not None:
+            raise missing_feed_error(self.program, self._missing)
+        if len(feed_values) != len(self.program.feeds):
+            raise ValueError(f"Program {self.program.name!r} has {len(self.program.feeds)} "
+                             f"feeds; {len(feed_values)} values were given.")
+        try:
+            return self._fn(feed_values, st if st is not None else _context.thread_state())
+        except Exception as exc:
+            self._annotate(exc)
+            raise
+
+    def _annotate(self, exc) -> None:
+        """Adds where the failing node came from (once, for the innermost generated frame)."""
+        tb = exc.__traceback__
+        node = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                node = self._line_nodes.get(tb.tb_lineno, node)
+            tb = tb.tb_next
+        if node is None or getattr(exc, "_eager_node_noted", False):
+            return
+        file, line = _user_code.line_of(node.source)
+        where = f" defined at {file}:{line}" if line else ""
+        text = _user_code.source_line(node.source)
+        exc.add_note(f"Detected at node {node.name!r} ({node.type}){where}"
+                     + (f": {text}" if text else ""))
+        try:
+            exc._eager_node_noted = True
+        except AttributeError:  # exceptions with __slots__: the note is still there
+            pass
+
+    def __repr__(self):
+        return f"<CompiledProgram {self.filename} ({len(self.program.nodes)} nodes)>"
+
+
+def compile_program(program, *, placed=False) -> CompiledProgram:
+    """Generates, compiles and registers the straight-line function for `program` (module
+    doc). With `placed=True` every node's `device` must name an existing device (the placer's
+    output) and is bound at compile time."""
+    namespace = {"run": _dispatch._run_sync, "place": _dispatch._place}
+    names = {}  # value id -> local or global name
+
+    for v in program.feeds:
+        names[v] = f"v{v}"
+    for v, value in program.constants.items():
+        names[v] = f"c{v}"
+        namespace[f"c{v}"] = value
+
+    last_use = {}
+    for index, node in enumerate(program.nodes):
+        for v in node.inputs:
+            last_use[v] = index
+    kept = set(program.fetches) | set(program.constants)
+
+    feed_fn_name = _identifier(program.name)
+    lines = [f"def {feed_fn_name}(feeds, st):"]
+    if program.feeds:
+        targets = ", ".join(names[v] for v in program.feeds)
+        lines.append(f"    {targets}{',' if len(program.feeds) == 1 else ''} = feeds")
+    line_nodes = {}
+    missing = None
+    resource_fed = set(program.feeds)
+    for index, node in enumerate(program.nodes):
+        if node.op_def is PLACEHOLDER:
+            if missing is None and _is_needed(program, node):
+                missing = node
+            for v in node.outputs:
+                names[v] = "None"
+            continue
+        k, a = f"k{index}", f"a{index}"
+        namespace[k] = node.op_def
+        namespace[a] = node.attrs if node.attrs else NO_ATTRS
+        args = ", ".join(names[v] for v in node.inputs)
+        inputs = f"({args},)" if len(node.inputs) == 1 else f"({args})"
+        device = _device_expression(node, index, namespace, placed, resource_fed)
+        if device is None:
+            device = f"place({k}, i, st)"
+        outs = []
+        for v in node.outputs:
+            names[v] = f"v{v}"
+            outs.append(f"v{v}" if (v in last_use or v in kept) else "_")
+        call = f"run({k}, i, {a}, {device})"
+        if node.op_def.num_outputs == 1 and len(node.outputs) == 1:
+            statement = f"{outs[0]} = {call}" if outs[0] != "_" else call
+        elif node.outputs and any(o != "_" for o in outs):
+            statement = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
+        else:
+            statement = call
+        lines.append(f"    i = {inputs}; {statement}  {_comment(node)}")
+        line_nodes[len(lines)] = node
+        # Locals ("v…": feeds and node outputs, never constants) whose last reader this is,
+        # and outputs nobody reads.
+        dead = [names[v] for v in node.inputs
+                if last_use[v] == index and v not in kept and names[v].startswith("v")]
+        dead += [o for v, o in zip(node.outputs, outs) if o != "_" and v not in last_use
+                 and v not in kept]
+        if dead:
+            lines.append(f"    del {', '.join(dict.fromkeys(dead))}")
+    fetched = ", ".join(names[v] for v in program.fetches)
+    lines.append(f"    return [{fetched}]")
+    source = "\n".join(lines) + "\n"
+
+    filename = f"<eager plan {program.name}#{next(_counter)}>"
+    code = compile(source, filename, "exec")
+    exec(code, namespace)  # noqa: S102 - our own generated code, from our own graph
+    compiled = CompiledProgram(program, source, filename, namespace[feed_fn_name], line_nodes,
+                               missing)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    weakref.finalize(compiled, linecache.cache.pop, filename, None)
+    return compiled
+
+
+def _is_needed(program, node) -> bool:
+    """Whether some node or fetch reads the placeholder's value (an unread placeholder in an
+    unpruned program must not make every run fail)."""
+    outputs = set(node.outputs)
+    if outputs & set(program.fetches):
+        return True
+    return any(outputs & set(n.inputs) for n in program.nodes)
+
+
+def _device_expression(node, index, namespace, placed, fed):
+    """The device argument for a node's kernel call as source text, or None for "place it per
+    call" (module doc)."""
+    op_def = node.op_def
+    resource_inputs = op_def.resource_reads or op_def.resource_writes
+    if resource_inputs and node.inputs[resource_inputs[0]] in fed:
+        return None  # a fed resource: its device is known only when called
+    if placed:
+        device = _registry.lookup(_short_name(node.device))
+        if device is None:
+            raise ValueError(f"Node {node.name!r} is placed on {node.device!r}, which is not a "
+                             "device of this process.")
+        namespace[f"d{index}"] = device
+        return f"d{index}"
+    if node.device:
+        namespace[f"r{index}"] = device_scope_for(node.device, None)
+        return f"place(k{index}, i, r{index})"
+    return None
+
+
+def _short_name(name: str) -> str:
+    """"CPU:1" for "/job:localhost/replica:0/task:0/device:CPU:1" (and for "CPU:1")."""
+    return name.rsplit("device:", 1)[-1].lstrip("/")
+
+
+def _comment(node) -> str:
+    file, line = _user_code.line_of(node.source)
+    text = _user_code.source_line(node.source)
+    where = f" <- {file.rsplit('/', 1)[-1]}:{line}" if line else ""
+    return f"# {node.name} ({node.type}){where}" + (f": {text}" if text else "")
+
+
+def _identifier(name: str) -> str:
+    cleaned = "".join(c if c.isalnum() else "_" for c in name)
+    if not cleaned or cleaned[0].isdigit():
+        cleaned = "f_" + cleaned
+    return cleaned
