@@ -37,6 +37,7 @@ from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
 from .function import function
 from .control_flow import cond, switch_case, while_loop
+from .session import Session
 
 #: ≈ `tf.newaxis`: index with it to insert an axis of length 1.
 newaxis = None

@@ -2,7 +2,8 @@
 
 from ..async_exec import async_clear_error, async_scope, async_wait, sync_devices
 from ..resources import live_resource_count
+from ..runtime.explorer import allowed_outcomes
 from . import dlpack  # noqa: F401
 
 __all__ = ["dlpack", "live_resource_count", "async_scope", "async_wait", "async_clear_error",
-           "sync_devices"]
+           "sync_devices", "allowed_outcomes"]

@@ -205,11 +205,16 @@ class Graph:
         if entry is not None:
             return entry[1]
         st = _context.thread_state()
-        saved_scope, st.name_scope = st.name_scope, ""  # captures are graph-level inputs
+        # Captures are graph-level inputs: no name scope, and no control inputs from a
+        # `control_dependencies` scope (those order the op that uses the capture, not the
+        # capture itself; a runtime feeds captures, it never runs them).
+        saved_scope, st.name_scope = st.name_scope, ""
+        saved_stack, self._control_stack = self._control_stack, []
         try:
             placeholder = self.placeholder(tensor.dtype, tensor.shape, name="capture")
         finally:
             st.name_scope = saved_scope
+            self._control_stack = saved_stack
         # The eager tensor is kept alive with its placeholder, so its id is never reused.
         self._captures[key] = (tensor, placeholder)
         return placeholder

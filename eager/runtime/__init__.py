@@ -2,12 +2,19 @@
 
 * `program.Program`: a graph cut to one call's feeds, fetches and targets (value ids, nodes).
 * `interpret.run_program`: the reference runner every faster form must agree with.
+* `passes`: pruning, constant folding, common-subexpression elimination, elementwise fusion
+  (`optimize`, `PassOptions`).
+* `compiler.compile_program`: a program as straight-line Python (the fast path).
+* `executable`: the pipeline a function call and a Session share (program → passes → compile).
 
 Layering: above `eager.graph` and `eager.ops`; the function layer and `Session` use it; nothing
 below imports it.
 """
 
+from .compiler import CompiledProgram, compile_program
 from .interpret import run_program
+from .passes import PassOptions, optimize
 from .program import Node, Program
 
-__all__ = ["Node", "Program", "run_program"]
+__all__ = ["Node", "Program", "run_program", "optimize", "PassOptions", "compile_program",
+           "CompiledProgram"]

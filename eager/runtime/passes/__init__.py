@@ -1,0 +1,92 @@
+"""Optimisation passes: functions `Program -> Program`, run before a program is compiled.
+
+* `prune`: only the nodes the fetches and targets need (`prune.py`).
+* `fold_constants`: pure nodes of known inputs computed once, at compile time
+  (`constant_folding.py`).
+* `eliminate_common_subexpressions`: one node per distinct pure computation (`cse.py`).
+* `fuse_elementwise`: trees of elementwise ops as one node (`fusion.py`).
+
+None of them ever removes, merges, folds or fuses a stateful node or a node on a resource
+(`Node.is_stateful`), or a node named in `targets`; each returns a program that passes
+`Program.validate` and computes the same fetches as its input under `run_program`.
+
+`optimize(program)` runs them in the order `DEFAULT_PASSES` gives: prune first (later passes
+then work only on what runs), fold, merge what folding made equal, prune what folding and
+merging left unused, and fuse last (fusion needs final use counts, and its opaque nodes would
+hide duplicates from CSE). Callers switch passes off by name with `PassOptions`, or give their
+own sequence of names.
+"""
+
+from __future__ import annotations
+
+from .constant_folding import DEFAULT_MAX_BYTES, fold_constants
+from .cse import eliminate_common_subexpressions
+from .fusion import ELEMENTWISE_OPS, fuse_elementwise
+from .prune import prune
+
+__all__ = ["optimize", "PassOptions", "PASSES", "DEFAULT_PASSES", "prune", "fold_constants",
+           "eliminate_common_subexpressions", "fuse_elementwise", "ELEMENTWISE_OPS"]
+
+#: Every pass by the name `optimize` and `PassOptions` know it by.
+PASSES = {
+    "prune": prune,
+    "fold_constants": fold_constants,
+    "cse": eliminate_common_subexpressions,
+    "fuse_elementwise": fuse_elementwise,
+}
+
+#: The order `optimize` runs passes in by default (see the module doc for why).
+DEFAULT_PASSES = ("prune", "fold_constants", "cse", "prune", "fuse_elementwise")
+
+
+class PassOptions:
+    """Which passes `optimize` runs, and their settings.
+
+    `PassOptions(cse=False)` switches common-subexpression elimination off; every pass in
+    `PASSES` has a flag of its name. `fold_max_bytes` bounds the size of each folded output.
+    `validate=True` checks the program after every pass (`Program.validate`), naming the pass
+    that broke it: for debugging a pass, not for every call."""
+
+    __slots__ = ("enabled", "fold_max_bytes", "validate")
+
+    def __init__(self, *, fold_max_bytes=DEFAULT_MAX_BYTES, validate=False, **switches):
+        unknown = set(switches) - set(PASSES)
+        if unknown:
+            raise ValueError(f"PassOptions: unknown pass {', '.join(sorted(unknown))}; the "
+                             f"passes are {', '.join(PASSES)}.")
+        self.enabled = {name: bool(switches.get(name, True)) for name in PASSES}
+        self.fold_max_bytes = fold_max_bytes
+        self.validate = validate
+
+    def __repr__(self):
+        off = [name for name, on in self.enabled.items() if not on]
+        return (f"PassOptions(off={off}, fold_max_bytes={self.fold_max_bytes}, "
+                f"validate={self.validate})")
+
+
+_DEFAULT_OPTIONS = PassOptions()
+
+
+def optimize(program, passes=DEFAULT_PASSES, options=None):
+    """`program` rewritten by `passes` (names from `PASSES`, in order; a name may repeat),
+    skipping those `options` switches off."""
+    options = _DEFAULT_OPTIONS if options is None else options
+    for name in passes:
+        try:
+            run = PASSES[name]
+        except (KeyError, TypeError):
+            raise ValueError(f"optimize: unknown pass {name!r}; the passes are "
+                             f"{', '.join(PASSES)}.") from None
+        if not options.enabled[name]:
+            continue
+        if run is fold_constants:
+            program = run(program, options.fold_max_bytes)
+        else:
+            program = run(program)
+        if options.validate:
+            try:
+                program.validate()
+            except ValueError as exc:
+                raise ValueError(f"optimize: pass {name!r} made an invalid program: "
+                                 f"{exc}") from exc
+    return program

@@ -1,0 +1,212 @@
+"""Elementwise fusion: a tree of elementwise ops becomes one node running their kernels in turn.
+
+What it buys: a compiled plan pays per node (a statement, a dispatch to a device, an output
+wrapped in a tensor, a value slot freed); a fused node pays that once for the whole chain while
+the kernels themselves run exactly as before. `50 x (x * 1.0001 + 0.5)` is 100 nodes unfused
+and one node fused. The kernels are the ops' own, called on the same arrays in the same order,
+so results are bit-identical to the unfused program on every device.
+
+The rule (where it pays and is always safe): a node `n` joins the cluster of the node `c`
+consuming its output when
+
+* both ops are in `ELEMENTWISE_OPS` (unary and binary math, comparisons, casts, selects, clips,
+  activations and their gradients: every op whose kernel is an elementwise numpy expression,
+  broadcasting allowed) and pure;
+* `n`'s output is read only by `c` (once, or several times as in `h + h`) and is not fetched
+  (a fetched or shared intermediate must exist as a value);
+* `n` is not a target and no node has a control input on it (only the cluster's last node
+  remains a node to wait for);
+* both request the same device and have kernels on the same device types, so the fused node is
+  placed where each of them would have been.
+
+Each cluster is thus a tree whose root (its last node) is the only member whose output anyone
+else sees. Clusters of at least `MIN_CLUSTER` (2) nodes are replaced by one node at the root's
+place, with the root's name and output value; its control inputs are the union of the members'.
+That is legal: every member's inputs and control inputs come before the root in the original
+order, and only the root's output and name are visible outside; waiting for all members'
+control inputs before the first kernel only removes interleavings, never adds one.
+
+The fused `OpDef` (not registered: its name, e.g. `Fused[Mul,AddV2,Relu]`, may recur with
+different attributes) has a kernel compiled to straight-line Python (members' kernels bound as
+globals, one line per member naming its node, the source registered with `linecache` so a
+traceback shows it), an `infer` composing the members' inference, no gradient (differentiate
+the traced graph, not the optimised program), and is not stateful. Intermediate buffers are not
+reused in place: kernels are opaque functions, and writing into an operand's buffer is exact
+only for kernels known to allocate their result.
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+import weakref
+from collections import Counter
+
+from ...ops import math_ops as _m
+from ...ops import nn_grad as _nn_grad
+from ...ops import nn_ops as _nn
+from ...ops.registry import NO_ATTRS, OpDef
+from ..program import Node
+
+__all__ = ["fuse_elementwise", "ELEMENTWISE_OPS", "MIN_CLUSTER"]
+
+#: Ops whose kernels compute each output element from the corresponding (broadcast) input
+#: elements alone. Listed by their OpDef objects, not names: an unregistered OpDef may share a
+#: registered op's name.
+ELEMENTWISE_OPS = frozenset({
+    # binary arithmetic
+    _m.ADD, _m.SUB, _m.MUL, _m.REALDIV, _m.FLOORDIV, _m.FLOORMOD, _m.POW, _m.MAXIMUM,
+    _m.MINIMUM,
+    # comparisons and logic
+    _m.LESS, _m.LESS_EQUAL, _m.GREATER, _m.GREATER_EQUAL, _m.EQUAL, _m.NOT_EQUAL,
+    _m.LOGICAL_AND, _m.LOGICAL_OR, _m.LOGICAL_NOT,
+    # bitwise
+    _m.BITWISE_AND, _m.BITWISE_OR, _m.BITWISE_XOR, _m.INVERT,
+    # unary math
+    _m.NEG, _m.ABS, _m.SIGN, _m.SQUARE, _m.SQRT, _m.RSQRT, _m.EXP, _m.LOG, _m.LOG1P, _m.SIN,
+    _m.COS, _m.TANH, _m.SIGMOID, _m.REAL_OP, _m.IMAG_OP, _m.CONJ, _m.CAST,
+    # ternary
+    _m.SELECT, _m.CLIP,
+    # activations and their gradients
+    _nn.RELU, _nn.GELU, _nn_grad.RELU_GRAD, _nn_grad.GELU_GRAD,
+})
+
+#: The smallest cluster worth a fused node: one op gains nothing from it.
+MIN_CLUSTER = 2
+
+_NAMES_SHOWN = 8  # member names listed in a fused op's name before it is abbreviated
+_source_ids = itertools.count()
+
+
+def fuse_elementwise(program):
+    """The program with each cluster of elementwise nodes (see the module doc) replaced by one
+    fused node. Returns `program` itself when nothing fuses."""
+    root_of = _clusters(program)
+    members = {}
+    for node in program.nodes:
+        root = root_of.get(node.name)
+        if root is not None:
+            members.setdefault(root, []).append(node)
+    nodes = []
+    changed = False
+    for node in program.nodes:
+        root = root_of.get(node.name)
+        cluster = members.get(root, ())
+        if len(cluster) < MIN_CLUSTER:
+            nodes.append(node)
+        elif node.name == root:
+            nodes.append(_fused_node(cluster))
+            changed = True
+    return program.replace(nodes=nodes) if changed else program
+
+
+def _clusters(program) -> dict:
+    """node name -> the name of its cluster's root, for every fusible node."""
+    uses = Counter(program.fetches)
+    consumer = {}
+    controlled = set(program.targets)
+    for node in program.nodes:
+        uses.update(node.inputs)
+        for v in node.inputs:
+            consumer[v] = node
+        controlled.update(node.control_inputs)
+    root_of = {}
+    for node in reversed(program.nodes):  # consumers before producers
+        if node.op_def not in ELEMENTWISE_OPS or node.is_stateful or len(node.outputs) != 1:
+            continue
+        v = node.outputs[0]
+        c = consumer.get(v)
+        if (c is not None and uses[v] == c.inputs.count(v) and c.name in root_of
+                and node.name not in controlled and node.device == c.device
+                and node.op_def.device_types == c.op_def.device_types):
+            root_of[node.name] = root_of[c.name]
+        else:
+            root_of[node.name] = node.name
+    return root_of
+
+
+def _fused_node(cluster) -> Node:
+    """One node computing `cluster` (members in topological order, the root last)."""
+    external = {}  # value id -> index among the fused node's inputs
+    step_of = {}  # value id -> index of the member step producing it
+    steps = []  # (op_def, args, attrs, node name); an arg is ("a", input index) or ("t", step)
+    for member in cluster:
+        args = []
+        for v in member.inputs:
+            if v in step_of:
+                args.append(("t", step_of[v]))
+            else:
+                args.append(("a", external.setdefault(v, len(external))))
+        steps.append((member.op_def, tuple(args), member.attrs, member.name))
+        step_of[member.outputs[0]] = len(steps) - 1
+    root = cluster[-1]
+    controls = tuple(dict.fromkeys(c for m in cluster for c in m.control_inputs))
+    return Node(root.name, _fused_op_def(steps, len(external)), NO_ATTRS, tuple(external),
+                root.outputs, controls, root.device)
+
+
+def _fused_op_def(steps, num_inputs) -> OpDef:
+    """The OpDef running `steps` (see `_fused_node`) on `num_inputs` inputs."""
+    op_names = [op_def.name for op_def, _, _, _ in steps]
+    if len(op_names) <= _NAMES_SHOWN:
+        name = f"Fused[{','.join(op_names)}]"
+    else:
+        name = (f"Fused[{','.join(op_names[:4])},...,{','.join(op_names[-2:])}]"
+                f"({len(op_names)} ops)")
+
+    def infer(*inputs):
+        results = []
+        for op_def, args, attrs, _ in steps:
+            results.append(op_def.infer(*(inputs[i] if kind == "a" else results[i]
+                                          for kind, i in args), **attrs))
+        return results[-1]
+
+    first = steps[0][0]
+    return OpDef(name, _compile_kernel(name, steps, num_inputs), infer, stateful=False,
+                 num_outputs=1, device_types=first.device_types,
+                 infer_from_types=all(op_def.infer_from_types for op_def, _, _, _ in steps),
+                 doc=f"{len(steps)} fused elementwise ops: {', '.join(op_names)}.")
+
+
+def _compile_kernel(name, steps, num_inputs):
+    """`kernel(xp, a0, a1, ...)` as straight-line source: one call per step, each intermediate
+    bound to a name that is reused once its reader has run (so a long chain holds one
+    intermediate at a time, as the unfused plan would)."""
+    reads = Counter(i for _, args, _, _ in steps for kind, i in args if kind == "t")
+    params = "".join(f", a{i}" for i in range(num_inputs))
+    lines = [f"def fused_kernel(xp{params}):"]
+    namespace = {}
+    holder = {}  # step index -> local name holding its result
+    free = []
+    made = 0
+    for j, (op_def, args, attrs, node_name) in enumerate(steps):
+        namespace[f"k{j}"] = op_def.kernel
+        operands = []
+        for kind, i in args:
+            if kind == "a":
+                operands.append(f"a{i}")
+            else:
+                local = holder[i]
+                operands.append(local)
+                reads[i] -= 1
+                if not reads[i]:
+                    free.append(holder.pop(i))
+        if attrs:
+            namespace[f"p{j}"] = attrs
+            operands.append(f"**p{j}")
+        if free:
+            local = free.pop()
+        else:
+            local = f"t{made}"
+            made += 1
+        holder[j] = local
+        lines.append(f"    {local} = k{j}(xp, {', '.join(operands)})"
+                     f"  # {op_def.name} (node {node_name!r})")
+    lines.append(f"    return {holder[len(steps) - 1]}")
+    source = "\n".join(lines) + "\n"
+    filename = f"<eager fused kernel {next(_source_ids)}: {name}>"
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated source
+    kernel = namespace["fused_kernel"]
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    weakref.finalize(kernel, linecache.cache.pop, filename, None)
+    return kernel
