@@ -276,6 +276,25 @@ def test_fold_shape_ops_from_static_shapes():
         np.testing.assert_array_equal(got, want.numpy())
 
 
+def test_fold_ones_like_and_zeros_like_of_static_shapes_and_what_follows():
+    def f(x, y):
+        seed = eager.ones_like(eager.reduce_mean(x)) / 4.0  # a gradient seed: folds whole
+        return seed * x, eager.zeros_like(y, dtype=eager.int32), eager.ones_like(x * 2.0)
+
+    g = trace(f, TensorSpec([2, 3]), TensorSpec([None]))
+    p = program_of(g)
+    q = prune(fold_constants(p))
+    # y's dims are unknown: ZerosLike stays; everything else about the seed is a constant
+    assert sorted(types(q)) == ["Mul", "ZerosLike"]
+    xv, yv = np.arange(6, dtype=np.float32).reshape(2, 3), np.ones(5, np.float32)
+    values = assert_same_run(p, q, xv, yv)
+    np.testing.assert_array_equal(values[0], xv / 4.0)
+    np.testing.assert_array_equal(values[1], np.zeros(5, np.int32))
+    np.testing.assert_array_equal(values[2], np.ones((2, 3), np.float32))
+    big = trace(lambda x: eager.ones_like(x), TensorSpec([1024, 1024]))
+    assert types(fold_constants(program_of(big), max_bytes=1024)) == ["OnesLike"]
+
+
 def test_fold_shape_of_unfed_placeholder_keeps_missing_feed_error():
     g = Graph()
     with g.as_default():

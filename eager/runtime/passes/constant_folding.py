@@ -19,8 +19,9 @@ call:
   fully known, and on the result): folding a large tensor would trade compute for memory held
   by the program forever.
 
-`Shape`, `Size` and `Rank` are also folded when the input's static shape tells the answer
-(fully known dims; the rank for `Rank`), whatever computes the input, unless that input is an
+`Shape`, `Size`, `Rank`, `OnesLike` and `ZerosLike` are also folded when the input's static
+shape tells the answer (fully known dims; the rank for `Rank`), whatever computes the input
+(a gradient's seed, `ones_like(loss)`, is then a constant and the ops scaling it fold too), unless that input is an
 unfed Placeholder: the program must still raise the missing-feed error. This trusts the static
 shapes of fed values: callers (the function layer, `Session`) must reject feeds whose shape
 contradicts the feed's spec, as TensorFlow does.
@@ -50,6 +51,7 @@ from ...devices import registry as _devices
 from ...graph.placeholder import PLACEHOLDER
 from ...ops import dispatch as _dispatch
 from ...ops.array_ops import IDENTITY, RANK, SHAPE, SIZE
+from ...ops.creation_ops import ONES_LIKE, ZEROS_LIKE
 from ...tensor import EagerTensor
 
 __all__ = ["fold_constants", "DEFAULT_MAX_BYTES"]
@@ -57,7 +59,7 @@ __all__ = ["fold_constants", "DEFAULT_MAX_BYTES"]
 #: Outputs larger than this (per output) are left to be computed on every call.
 DEFAULT_MAX_BYTES = 10 * 2**20
 
-_SHAPE_OPS = (SHAPE, SIZE, RANK)
+_SHAPE_OPS = (SHAPE, SIZE, RANK, ONES_LIKE, ZEROS_LIKE)
 _REFERENCE_DTYPES = (_dt.resource, _dt.variant)
 
 
@@ -76,7 +78,7 @@ def fold_constants(program, max_bytes=DEFAULT_MAX_BYTES):
                 values = _evaluate(node, tuple(constants[v] for v in node.inputs), program,
                                    max_bytes)
             elif any(node.op_def is op for op in _SHAPE_OPS):
-                values = _static_shape_value(node, program, unfed)
+                values = _static_shape_value(node, program, unfed, max_bytes)
         if values is None:
             kept.append(node)
         else:
@@ -129,8 +131,9 @@ def _evaluate(node, inputs, program, max_bytes):
     return outputs
 
 
-def _static_shape_value(node, program, unfed):
-    """`Shape`/`Size`/`Rank` of a value whose static shape answers it, or None."""
+def _static_shape_value(node, program, unfed, max_bytes):
+    """`Shape`/`Size`/`Rank`/`OnesLike`/`ZerosLike` of a value whose static shape answers it,
+    or None."""
     (v,) = node.inputs
     if v in unfed:
         return None  # folding would hide the missing-feed error
@@ -145,6 +148,9 @@ def _static_shape_value(node, program, unfed):
             return None
         dims = tuple(shape)
     if not spec.dtype.is_numpy_compatible:
+        return None
+    out_spec = program.specs[node.outputs[0]]
+    if not out_spec.shape.is_fully_defined() or _nbytes(out_spec.shape, out_spec.dtype) > max_bytes:
         return None
     # A zero-stride view has the shape and costs no memory: the kernel reads only its shape.
     stand_in = np.broadcast_to(np.zeros((), spec.dtype.as_numpy_dtype), dims)

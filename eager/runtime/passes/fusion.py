@@ -142,7 +142,7 @@ def _fused_node(cluster) -> Node:
     root = cluster[-1]
     controls = tuple(dict.fromkeys(c for m in cluster for c in m.control_inputs))
     return Node(root.name, _fused_op_def(steps, len(external)), NO_ATTRS, tuple(external),
-                root.outputs, controls, root.device)
+                root.outputs, controls, root.device, root.source)
 
 
 def _fused_op_def(steps, num_inputs) -> OpDef:
