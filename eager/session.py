@@ -19,7 +19,9 @@ DirectSession caches its executors:
   the caller's order to that order is new. The fast key is then remembered too.
 
 `cache_stats` counts compiles and both kinds of hits (tests use it to show a reordered request
-hits the cache).
+hits the cache). Both keys also hold the inter-op thread count
+(`eager.config.threading.set_inter_op_parallelism_threads`): with 2 or more, requests run on the
+parallel executor.
 
 Captured eager tensors of a traced graph are constants unless fed. Graphs are append-only, so
 an executable stays valid when ops are added later (it never needed them).
@@ -28,6 +30,7 @@ an executable stays valid when ops are added later (it never needed them).
 from __future__ import annotations
 
 from . import nest
+from .config import threading as _threading
 from .errors import InvalidArgumentError
 from .graph import Graph, Operation, SymbolicTensor, get_default_graph
 from .runtime.executable import session_executable
@@ -96,8 +99,9 @@ class Session:
         return nest.pack_sequence_as(fetches, results)
 
     def _executable(self, feeds, fetches, targets) -> _Executable:
+        threads = _threading.get_inter_op_parallelism_threads()
         fast_key = (tuple(t.name for t in feeds), tuple(t.name for t in fetches),
-                    tuple(op.name for op in targets))
+                    tuple(op.name for op in targets), threads)
         found = self._by_fast_key.get(fast_key)
         if found is not None:
             self.cache_stats["fast_hits"] += 1
@@ -106,10 +110,11 @@ class Session:
         sorted_fetches = sorted(set(fetches), key=_name)
         sorted_targets = sorted(set(targets), key=_name)
         sorted_key = (tuple(t.name for t in sorted_feeds), tuple(t.name for t in sorted_fetches),
-                      tuple(op.name for op in sorted_targets))
+                      tuple(op.name for op in sorted_targets), threads)
         run = self._by_sorted_key.get(sorted_key)
         if run is None:
-            run = session_executable(self.graph, sorted_feeds, sorted_fetches, sorted_targets)
+            run = session_executable(self.graph, sorted_feeds, sorted_fetches, sorted_targets,
+                                     threads)
             self._by_sorted_key[sorted_key] = run
             self.cache_stats["compiled"] += 1
         else:

@@ -13,7 +13,8 @@ __all__ = ["list_physical_devices", "list_logical_devices", "set_logical_device_
            "get_logical_device_configuration", "LogicalDeviceConfiguration",
            "VirtualDeviceConfiguration", "PhysicalDevice", "LogicalDevice",
            "set_soft_device_placement", "get_soft_device_placement", "set_visible_devices",
-           "get_visible_devices"]
+           "get_visible_devices", "threading"]
 
 
 from . import experimental  # noqa: E402,F401
+from . import threading  # noqa: E402,F401

@@ -31,6 +31,7 @@ from .. import context as _context
 from .. import dtypes as _dt
 from .. import nest
 from .. import profile_events as _profile_events
+from ..config import threading as _threading
 from ..autodiff import tape as _tape
 from ..autodiff.backprop import backward as _backward
 from ..graph import Graph, SymbolicTensor, building
@@ -39,7 +40,8 @@ from ..variables import Variable, _variable_creator_scope, _variable_for_handle
 from .arguments import Binder
 from .lifting import CREATOR_PRIORITY, VariableArgument, handle_stand_in, refusing_creator
 from .runner import GraphPlan
-from ..runtime.executable import function_executable
+from ..runtime.executable import function_executable, function_program
+from ..runtime.parallel import ParallelExecutor
 
 __all__ = ["ConcreteFunction", "trace_concrete"]
 
@@ -90,7 +92,8 @@ class ConcreteFunction:
     """
 
     __slots__ = ("_graph", "_python_function", "_binder", "_template", "_output_structure",
-                 "_output_map", "_plan", "_executable", "_uncompiled_calls", "_capture_values",
+                 "_output_map", "_plan", "_executable", "_uncompiled_calls", "_parallel", "inter_op_threads",
+                 "_capture_values",
                  "_variable_refs", "_single_output", "_call_op", "__weakref__")
 
     def __init__(self, graph, python_function, binder, template, output_structure, output_map,
@@ -106,6 +109,10 @@ class ConcreteFunction:
         # common notebook case, and every first call) does not pay for compiling it.
         self._executable = None
         self._uncompiled_calls = 0
+        # Inter-op threads for this function's calls (None: the global setting) and the
+        # parallel executor in use, as (threads, executor).
+        self.inter_op_threads = None
+        self._parallel = None
         self._call_op = _FunctionCallOp(graph)
         # Captures fed by the call itself (Variable arguments' handle stand-ins) are left out:
         # their inputs sit among the arguments' (see `trace_concrete`).
@@ -231,6 +238,11 @@ class ConcreteFunction:
         through dispatch (an async executor queues them, an enclosing trace inlines them, the
         profiler times them)."""
         if st.interpreter is None and not _PROFILE.active:
+            threads = self.inter_op_threads
+            if threads is None:
+                threads = _threading._config.inter_op
+            if threads >= 2:
+                return self._parallel_executor(threads).run(tensors)
             executable = self._executable
             if executable is None:
                 if not self._uncompiled_calls:
@@ -240,6 +252,15 @@ class ConcreteFunction:
                                                                     self._capture_values)
             return executable(tensors, st)
         return self._plan.run(tensors, self._capture_values)
+
+    def _parallel_executor(self, threads):
+        """The parallel inter-op executor of the optimised program with `threads` threads
+        (made once per thread count in use)."""
+        cached = self._parallel
+        if cached is None or cached[0] != threads:
+            program = function_program(self._graph, self._capture_values)
+            cached = self._parallel = (threads, ParallelExecutor(program, threads))
+        return cached[1]
 
     def _watch_variables(self, tensors):
         """As TensorFlow: a call under a tape counts as accessing the trainable variables the

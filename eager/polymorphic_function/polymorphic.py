@@ -50,7 +50,8 @@ class Function:
     doc. Python side effects in the function run when it is traced, not on every call."""
 
     def __init__(self, python_function, input_signature=None, autograph=True, jit_compile=None,
-                 reduce_retracing=False, name=None, _instance_ref=None):
+                 reduce_retracing=False, name=None, _instance_ref=None, *,
+                 experimental_inter_op_threads=None):
         if not callable(python_function):
             raise TypeError(f"eager.function needs a callable, got {python_function!r}.")
         if input_signature is not None:
@@ -64,6 +65,7 @@ class Function:
         self._autograph = autograph
         self._jit_compile = jit_compile
         self._reduce_retracing = bool(reduce_retracing)
+        self._inter_op_threads = _checked_threads(experimental_inter_op_threads)
         self._name = name or getattr(python_function, "__name__", "function")
         self._instance_ref = _instance_ref
         self._binder = Binder(python_function, skip_first=_instance_ref is not None)
@@ -233,6 +235,7 @@ class Function:
         concrete = trace_concrete(self._call_target, self._binder, values, specs, self._name,
                                   specs_allowed=specs_allowed)
         self._count_trace()
+        concrete.inter_op_threads = self._inter_op_threads
         return concrete
 
     def _first_trace(self, values, specs, specs_allowed):
@@ -243,12 +246,12 @@ class Function:
                                   specs_allowed=specs_allowed, creator=creator)
         self._count_trace()
         self._initialized = True
-        if not creator.created:
-            return concrete
-        self._created_variables.extend(creator.created)
-        concrete = trace_concrete(self._call_target, self._binder, values, specs, self._name,
-                                  specs_allowed=specs_allowed)
-        self._count_trace()
+        if creator.created:
+            self._created_variables.extend(creator.created)
+            concrete = trace_concrete(self._call_target, self._binder, values, specs,
+                                      self._name, specs_allowed=specs_allowed)
+            self._count_trace()
+        concrete.inter_op_threads = self._inter_op_threads
         return concrete
 
     def _count_trace(self):
@@ -292,7 +295,8 @@ class Function:
                                 "'__weakref__' to its __slots__).") from None
             bound = Function(self._python_function, self._input_signature, self._autograph,
                              self._jit_compile, self._reduce_retracing, self._name,
-                             _instance_ref=ref)
+                             _instance_ref=ref,
+                             experimental_inter_op_threads=self._inter_op_threads)
             self._bound[key] = (ref, bound)
             return bound
 
@@ -335,7 +339,8 @@ def _device_key():
 
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=None,
-             reduce_retracing=False, experimental_relax_shapes=None):
+             reduce_retracing=False, experimental_relax_shapes=None, *,
+             experimental_inter_op_threads=None):
     """≈ `tf.function`: `@eager.function`, `@eager.function(...)`, or `eager.function(f, ...)`.
 
     Returns a `Function` that traces `func` into a graph per kind of arguments (see the module
@@ -344,6 +349,11 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     the first call only (TensorFlow's rule; see the module doc). `experimental_relax_shapes` is
     the deprecated name of `reduce_retracing`. Not supported yet: autograph conversion,
     jit_compile.
+
+    `experimental_inter_op_threads` (not in TensorFlow): run this function's graphs on the
+    parallel inter-op executor with that many threads (independent ops at once; worth it for
+    large kernels, which release the GIL), 0 or 1 for the serial compiled plan, None (default)
+    for the global `eager.config.threading.set_inter_op_parallelism_threads` setting.
     """
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
@@ -352,8 +362,19 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
 
     def decorate(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
-                        jit_compile=jit_compile, reduce_retracing=reduce_retracing)
+                        jit_compile=jit_compile, reduce_retracing=reduce_retracing,
+                        experimental_inter_op_threads=experimental_inter_op_threads)
 
     if func is None:
         return decorate
     return decorate(func)
+
+
+def _checked_threads(value):
+    """`experimental_inter_op_threads` validated: None, or a count >= 0."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"experimental_inter_op_threads must be None or an int >= 0, got "
+                         f"{value!r}.")
+    return value

@@ -5,6 +5,10 @@
 * `passes`: pruning, constant folding, common-subexpression elimination, elementwise fusion
   (`optimize`, `PassOptions`).
 * `compiler.compile_program`: a program as straight-line Python (the fast path).
+* `placement.place`: union-find colocation, device requests, soft placement, pinned stateful
+  nodes; `partition.partition` / `run_partitioned`: one program per device with `_Send` /
+  `_Recv` pairs (`send_recv`) between them.
+* `parallel.ParallelExecutor`: independent nodes at once on an inter-op thread pool.
 * `executable`: the pipeline a function call and a Session share (program → passes → compile).
 
 Layering: above `eager.graph` and `eager.ops`; the function layer and `Session` use it; nothing
@@ -13,8 +17,12 @@ below imports it.
 
 from .compiler import CompiledProgram, compile_program
 from .interpret import run_program
+from .parallel import ParallelExecutor
+from .partition import PartitionedProgram, partition, run_partitioned
+from .placement import place
 from .passes import PassOptions, optimize
 from .program import Node, Program
 
 __all__ = ["Node", "Program", "run_program", "optimize", "PassOptions", "compile_program",
-           "CompiledProgram"]
+           "CompiledProgram", "ParallelExecutor", "place", "partition", "run_partitioned",
+           "PartitionedProgram"]
