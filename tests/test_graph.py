@@ -430,6 +430,29 @@ def test_to_dot_mentions_every_op_and_edge():
     assert "style=dashed" in dot
 
 
+def test_svg_through_graphviz_or_a_clear_message(tmp_path, monkeypatch):
+    from eager.graph import dot as dot_module
+
+    g = trace(lambda x: x * 2.0, TensorSpec([2]))
+    monkeypatch.setenv("PATH", str(tmp_path))  # no Graphviz here
+    monkeypatch.setattr(dot_module, "_warned_missing_dot", False)
+    with pytest.raises(RuntimeError, match="Graphviz's `dot` program, which is not on PATH"):
+        g.to_svg()
+    with pytest.warns(RuntimeWarning, match="Graphviz"):
+        assert g._repr_svg_() is None
+    assert g._repr_svg_() is None  # warned once only
+    # A stand-in `dot` that checks it was given the graph's dot text on stdin.
+    fake = tmp_path / "dot"
+    fake.write_text("#!/bin/sh\n[ \"$1\" = -Tsvg ] || exit 3\nread first\n"
+                    "case \"$first\" in digraph*) echo '<svg>drawn</svg>';; *) exit 4;; esac\n")
+    fake.chmod(0o755)
+    assert g.to_svg().strip() == "<svg>drawn</svg>"
+    assert g._repr_svg_().strip() == "<svg>drawn</svg>"
+    fake.write_text("#!/bin/sh\necho 'syntax error' >&2\nexit 1\n")
+    with pytest.raises(RuntimeError, match="exit 1.*syntax error"):
+        g.to_svg()
+
+
 def test_building_inside_async_scope_restores_the_executor():
     with eager.experimental.async_scope():
         executor = _context.thread_state().interpreter

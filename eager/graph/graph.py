@@ -250,9 +250,21 @@ class Graph:
         return _ControlDependencies(self, control_inputs)
 
     def to_dot(self) -> str:
+        """Graphviz text of this graph (`eager.graph.dot`)."""
         from .dot import to_dot  # noqa: PLC0415
 
         return to_dot(self)
+
+    def to_svg(self) -> str:
+        """This graph drawn by Graphviz's `dot` (a clear RuntimeError without it)."""
+        from .dot import to_svg  # noqa: PLC0415
+
+        return to_svg(self)
+
+    def _repr_svg_(self):
+        from .dot import repr_svg  # noqa: PLC0415
+
+        return repr_svg(self)
 
     def __repr__(self):
         return f"<eager.Graph {self.name!r} with {len(self._operations)} operations>"
