@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import (cases_async, cases_autodiff, cases_core, cases_function,  # noqa: E402
-                   cases_list, cases_training, frameworks)
+                   cases_list, cases_runtime, cases_training, frameworks)
 from bench.harness import format_seconds, ratio, run_case  # noqa: E402
 
 
@@ -89,6 +89,10 @@ def main(argv=None) -> int:
     print()
     failures.extend(missed)
     lines, missed = cases_function.report(rounds, others, quick=args.quick)
+    print("\n".join(lines))
+    print()
+    failures.extend(missed)
+    lines, missed = cases_runtime.report(rounds, others, quick=args.quick)
     print("\n".join(lines))
     print()
     failures.extend(missed)
