@@ -73,13 +73,10 @@ Limits, stated rather than hidden:
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import nest
 from ..devices import registry as _registry
 from ..errors import OpError
 from ..graph.graph import Graph
@@ -87,105 +84,16 @@ from ..graph.placeholder import PLACEHOLDER
 from ..ops import dispatch as _dispatch
 from ..ops.resource_ops import VariableStorage
 from ..resources import ResourceHandle
-from ..tensor import EagerTensor, Tensor, convert_to_tensor, meta_for
+from ..tensor import EagerTensor, convert_to_tensor, meta_for
 from .interpret import missing_feed_error
+from .outcome import DESTROYED, Outcome, host_value, outcome_of, plain_value
 from .program import Program
 
 __all__ = ["Outcome", "allowed_outcomes", "outcome_of", "DESTROYED"]
 
-#: The value an outcome gives a variable whose resource was destroyed.
-DESTROYED = "<destroyed>"
-
 #: Writes whose result does not depend on the resource's old value: one atomic step each.
 #: Every other op with `resource_writes` is modelled as read, then compute-and-write.
 _BLIND_WRITES = frozenset({"AssignVariableOp", "DestroyResourceOp"})
-
-_NAN = math.nan  # the one NaN outcomes hold (equal to itself by identity, one hash)
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """One allowed result of running a graph (see the module doc for the representation)."""
-
-    fetches: tuple = ()
-    variables: tuple = ()  # ((name, value), ...) in resource uid order
-    error: str | None = None
-
-    def variable(self, name):
-        """The final value of the variable called `name` (KeyError if none is, ValueError if
-        several are)."""
-        found = [value for n, value in self.variables if n == name]
-        if not found:
-            raise KeyError(f"No variable named {name!r} in this outcome.")
-        if len(found) > 1:
-            raise ValueError(f"Several variables are named {name!r}; read `variables` by "
-                             "position (uid order).")
-        return found[0]
-
-
-# -- plain values --------------------------------------------------------------------------------
-def _tupled(x):
-    if isinstance(x, list):
-        return tuple(_tupled(e) for e in x)
-    if isinstance(x, float) and x != x:
-        return _NAN
-    return x
-
-
-def _host(value):
-    """A numpy array (or other host value) for a kernel-level value: cupy arrays are copied."""
-    if getattr(value, "__cuda_array_interface__", None) is not None:
-        return value.get()
-    return value
-
-
-def _plain(value):
-    """The hashable Python form of one value (see the module doc)."""
-    if value is None or value is DESTROYED:
-        return value
-    if isinstance(value, Tensor):
-        value = value.numpy()  # waits for pending work, copies from the device
-    if isinstance(value, ResourceHandle):
-        return ("resource", value.name, value.uid)
-    value = _host(value)
-    if isinstance(value, np.ndarray | np.generic):
-        return _tupled(value.tolist())
-    if isinstance(value, float | int | bool | complex | str | bytes):
-        return _tupled(value)
-    return value  # an opaque value (a TensorList): compared by identity
-
-
-def outcome_of(fetched, variables=(), error=None) -> Outcome:
-    """The `Outcome` of a real run, to compare with `allowed_outcomes`: `fetched` is what the run
-    returned (a tensor or a nested structure of them, flattened in `eager.nest` order; pass the
-    function's tensor outputs, not Python values it returns), `variables` the variables (or
-    resource handle tensors, or `ResourceHandle`s) the graph touches, read now. `error` (an
-    exception or its class name) makes an error outcome, as the explorer records failures."""
-    if error is not None:
-        return Outcome(error=error if isinstance(error, str) else type(error).__name__)
-    handles = sorted((_as_handle(v) for v in variables), key=lambda h: h.uid)
-    values = []
-    for h in handles:
-        if not h.device.inline:
-            h.device.synchronize()  # updates still queued on the device's stream land first
-        storage = h.device.resources.lookup(h.uid)
-        if storage is None:
-            values.append((h.name, DESTROYED))
-            continue
-        with storage.lock:
-            current = storage.value
-            values.append((h.name, None if current is None else _plain(current)))
-    return Outcome(tuple(_plain(t) for t in nest.flatten(fetched)), tuple(values))
-
-
-def _as_handle(v) -> ResourceHandle:
-    if isinstance(v, ResourceHandle):
-        return v
-    handle = getattr(v, "handle", v)  # a Variable: its handle tensor
-    value = getattr(handle, "_value", None)
-    if not isinstance(value, ResourceHandle):
-        raise TypeError(f"outcome_of: expected variables or resource handles, got {v!r}.")
-    return value
 
 
 # -- simulated resources ---------------------------------------------------------------------------
@@ -296,7 +204,7 @@ class _Plan:
         self.program = program
         base = dict(program.constants)
         base.update(zip(program.feeds, feed_values))
-        base = {v: _on_host(t, cpu) for v, t in base.items()}
+        base = {v: _onhost_value(t, cpu) for v, t in base.items()}
         self.base = base  # values known before anything runs, on the host
         producer_step = {}  # value id -> index of the step producing it
         last_step = {}  # node name -> index of its last step
@@ -378,7 +286,7 @@ class _Plan:
         return frozenset(), written  # _UPDATE_WRITE
 
 
-def _on_host(t, cpu):
+def _onhost_value(t, cpu):
     """`t` as a tensor on the host CPU (resource handles keep their value: only the tensor's
     device changes, so kernels on the CPU take it without a copy)."""
     resolve = getattr(t, "_resolve", None)  # a pending (async) tensor: its value
@@ -500,7 +408,7 @@ class _Explorer:
         cached = self._fingerprints.get(id(value))
         if cached is not None:
             return cached[1]
-        host = _host(value)
+        host = host_value(value)
         if isinstance(host, np.ndarray) and host.dtype != object:
             fp = (host.dtype.str, host.shape, host.tobytes())
         elif isinstance(host, ResourceHandle):
@@ -512,9 +420,9 @@ class _Explorer:
 
     def _outcome(self, state) -> Outcome:
         plan = self.plan
-        fetched = tuple(_plain(plan.base[v] if v in plan.base else state.env[v])
+        fetched = tuple(plain_value(plan.base[v] if v in plan.base else state.env[v])
                         for v in plan.program.fetches)
-        variables = tuple((self.info[u].name, _plain(x))
+        variables = tuple((self.info[u].name, plain_value(x))
                           for u, x in sorted(state.resources.items()))
         return Outcome(fetched, variables)
 
@@ -534,7 +442,7 @@ class _Explorer:
             return
         with storage.lock:
             value = storage.value
-            resources[uid] = None if value is None else np.array(_host(value), copy=True)
+            resources[uid] = None if value is None else np.array(host_value(value), copy=True)
         self.info[uid] = _ResourceInfo(handle.name, storage.dtype, storage.shape,
                                        storage.validate_shape)
 
