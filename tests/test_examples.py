@@ -34,3 +34,12 @@ def test_mlp_example_learns_the_spirals():
     losses, accuracy = _load("train_mlp_eager").main(steps=300)
     assert losses[-1] < 0.25 * losses[0]
     assert accuracy > 0.95
+
+
+def test_graph_runtime_example_fuses_runs_a_session_and_explores(capsys):
+    (ops, nodes), total, (finals, real) = _load("graph_runtime").main()
+    assert ops == 201 and nodes == 1  # 100 ops (+ placeholders) fused into one node
+    assert total == 4.0
+    assert finals == [1.0, 2.0] and real == 2.0
+    out = capsys.readouterr().out
+    assert "Fused[" in out and "def chain(feeds, st):" in out
