@@ -40,6 +40,7 @@ from .. import context as _context
 from .. import profile_events as _profile_events
 from ..graph.placeholder import PLACEHOLDER
 from ..ops import dispatch as _dispatch
+from ..runtime.interpret import device_scope_for
 
 __all__ = ["GraphPlan", "run_graph", "replay_graph"]
 
@@ -140,7 +141,7 @@ class GraphPlan:
             for op_def, attrs, gather, outs, free, device in self.compiled:
                 inputs = gather(values)
                 out = run_sync(op_def, inputs, attrs,
-                               place(op_def, inputs, _requested(device) if device else st))
+                               place(op_def, inputs, device_scope_for(device, st)))
                 _store(values, outs, free, out)
         return [values[s] for s in self.output_slots]
 
@@ -226,18 +227,3 @@ def _replay(step, inputs):
         with _context.device(step.device):
             return _dispatch.execute(step.op_def, inputs, step.attrs)
     return _dispatch.execute(step.op_def, inputs, step.attrs)
-
-
-class _Requested:
-    """Stands in for the thread state in `dispatch._place`: a device scope holding just the
-    device the op was traced under (placement rules, soft placement and logging stay dispatch's
-    own)."""
-
-    __slots__ = ("device_stack",)
-
-    def __init__(self, device):
-        self.device_stack = [_context._ScopeEntry(_context.registry.parse_device(device))]
-
-
-def _requested(device):
-    return _Requested(device)
