@@ -179,3 +179,13 @@ def test_session_runs_on_the_parallel_executor_when_asked():
         eager.config.threading.set_inter_op_parallelism_threads(0)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_allclose(want, np.exp(xv) * np.tanh(xv), rtol=1e-6)
+
+
+def test_jit_compile_compiles_on_the_first_call():
+    body = lambda x: eager.tanh(x) * 2.0 + 1.0  # noqa: E731
+    x = _c(0.5)
+    jitted = eager.function(body, jit_compile=True)
+    plain = eager.function(body)
+    assert jitted(x).numpy() == plain(x).numpy() == body(x).numpy()
+    assert jitted.get_concrete_function(x)._executable is not None
+    assert plain.get_concrete_function(x)._executable is None  # compiled on the second call

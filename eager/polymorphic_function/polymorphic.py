@@ -20,8 +20,8 @@ refuses creation, so an unguarded `Variable(...)` raises ValueError on that firs
 guarded singleton pattern passes, and the second trace is kept. Every later trace refuses.
 Variable arguments are keyed by shape and dtype (see `arguments`).
 
-TODO (later items of issue 6): autograph (`autograph=True` is accepted, Python `if` on a tensor
-still raises TypeError naming eager.cond), `jit_compile`, one function-call op on tapes.
+Not done: autograph (`autograph=True` is accepted, Python `if` on a tensor still raises
+TypeError naming eager.cond).
 """
 
 from __future__ import annotations
@@ -235,7 +235,7 @@ class Function:
         concrete = trace_concrete(self._call_target, self._binder, values, specs, self._name,
                                   specs_allowed=specs_allowed)
         self._count_trace()
-        concrete.inter_op_threads = self._inter_op_threads
+        self._configure(concrete)
         return concrete
 
     def _first_trace(self, values, specs, specs_allowed):
@@ -251,8 +251,14 @@ class Function:
             concrete = trace_concrete(self._call_target, self._binder, values, specs,
                                       self._name, specs_allowed=specs_allowed)
             self._count_trace()
-        concrete.inter_op_threads = self._inter_op_threads
+        self._configure(concrete)
         return concrete
+
+    def _configure(self, concrete):
+        """Applies this Function's runtime options to a new trace."""
+        concrete.inter_op_threads = self._inter_op_threads
+        if self._jit_compile:
+            concrete._uncompiled_calls = 1  # compile on the first call, not the second
 
     def _count_trace(self):
         self._tracing_count += 1
@@ -347,8 +353,11 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     doc) and runs the graph on later calls. Python side effects (appending to a list, `print`)
     happen while tracing only; `eager.print` prints on every call. Variables may be created on
     the first call only (TensorFlow's rule; see the module doc). `experimental_relax_shapes` is
-    the deprecated name of `reduce_retracing`. Not supported yet: autograph conversion,
-    jit_compile.
+    the deprecated name of `reduce_retracing`. Not supported yet: autograph conversion.
+
+    `jit_compile=True`: there is no XLA here; it asks for the graph runtime's fully optimised,
+    compiled plan (pruning, folding, fusion, straight-line code) from the first call on,
+    instead of from the second (the default avoids compiling functions called only once).
 
     `experimental_inter_op_threads` (not in TensorFlow): run this function's graphs on the
     parallel inter-op executor with that many threads (independent ops at once; worth it for
@@ -357,8 +366,6 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     """
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
-    if jit_compile:
-        raise NotImplementedError("eager.function(jit_compile=True) is not supported yet.")
 
     def decorate(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
