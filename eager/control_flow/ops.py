@@ -20,26 +20,46 @@ ops is not allowed. The ops inside a branch are still placed as when they were t
 kernel wraps its arrays as CPU tensors, runs the selected graph with `run_graph` (tapes set
 aside), and returns the outputs' host arrays.
 
-Gradients: the ops have no gradient function. Instead each OpDef's `replay(inputs, attrs)` runs
-the op as eager control flow would: it reads the predicate, index or loop condition on the host
-and replays only the taken branch's (or each iteration's) ops through dispatch
-(`runner.replay_graph`). A function's runner does that when a tape records (not while tracing
-an outer graph), so tapes see the ops actually run, exactly as if the code ran eagerly.
+Gradients, two paths:
+
+* Eager tapes: each OpDef's `replay(inputs, attrs)` runs the op as eager control flow would: it
+  reads the predicate, index or loop condition on the host and replays only the taken branch's
+  (or each iteration's) ops through dispatch (`runner.replay_graph`). A function's runner does
+  that when it replays a call for a tape (not while tracing an outer graph), so tapes see the
+  ops actually run, exactly as if the code ran eagerly. Function calls replay only when their
+  gradient cannot be derived: among other cases, control flow reading variables (its rule
+  recomputes the branch later, when the variables may have changed; see `backward.py`).
+* A tape that records the op *as one op* (a tape active while a graph is traced, or any caller
+  that emits the op whole under a tape): the OpDef's `gradient`, written with ops in
+  `eager.control_flow.gradients` (registered on every OpDef `_make_op` makes). It builds an
+  `If`/`Case`/`While` of gradient graphs; see that module.
+
+While accumulators. A `While` gradient needs each iteration's loop variables. When the op is
+made while a tape follows one of its inputs (`followed_by_tape`), it is made *accumulating*
+(`WhileBody.accumulate`): its kernel pushes, before each iteration, every loop variable the body
+reads onto a TensorList, and the op has extra outputs after the loop variables: the iteration
+count (int32) and those lists. `while_loop` returns only the user's loop variables. Without a
+recording tape nothing is accumulated, so loops that nobody differentiates pay nothing.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import context as _context
 from ..devices import registry as _devices
-from ..dtypes import resource as _resource
+from ..dtypes import int32 as _int32, resource as _resource, variant as _variant
 from ..errors import InvalidArgumentError
 from ..polymorphic_function.runner import GraphPlan, replay_graph, run_graph
 from ..graph import Graph, SymbolicTensor, building
+from ..ops import list_ops as _list_ops
+from ..ops.list_ops import TensorList
 from ..ops.registry import OpDef
-from ..tensor import EagerTensor, TensorSpec, meta_for
+from ..tensor import EagerTensor, TensorSpec, convert_to_tensor, meta_for
 from ..tensor_shape import TensorShape
 
-__all__ = ["BranchGraph", "trace_branch", "add_case_op", "add_while_op"]
+__all__ = ["BranchGraph", "trace_branch", "add_case_op", "add_while_op", "emit_while",
+           "followed_by_tape", "CaseBody", "WhileBody"]
 
 
 class BranchGraph(Graph):
@@ -90,8 +110,24 @@ def finish_branch(graph, flat_tensors):
             else:
                 t = graph.capture(t)
             outs.append(t)
-        graph.outputs = graph.finalize(outs)
+        graph.outputs = _finalize(graph, outs)
     graph.plan = GraphPlan(graph)
+
+
+def _finalize(graph, outs) -> list:
+    """`graph.finalize(outs)`, with the Identities that returned TensorLists and handles get
+    placed on the CPU: they are host objects, and an Identity run on an accelerator (the
+    runner places an op without resource inputs on the default device) would copy one into
+    device memory."""
+    host = [k for k, t in enumerate(outs) if t.dtype is _variant or t.dtype is _resource]
+    if not host or not graph.control_outputs:
+        return graph.finalize(outs)
+    result = graph.finalize([t for k, t in enumerate(outs) if k not in set(host)])
+    with _context.device(ACCUMULATOR_DEVICE):
+        kept = graph.finalize([outs[k] for k in host])
+    for k, t in zip(host, kept):
+        result.insert(k, t)
+    return result
 
 
 class _Output:
@@ -117,12 +153,31 @@ def merge_captures(graphs):
     return outer, per_graph
 
 
-def _make_op(name, kernel, infer, replay, inputs) -> OpDef:
+def _make_op(name, kernel, infer, replay, inputs, keep_outputs=()) -> OpDef:
+    """A fresh OpDef for one control-flow op, with its replay and its gradient function (kept:
+    every input, and `keep_outputs`, an accumulating While's count and lists)."""
     writes = tuple(i for i, t in enumerate(inputs) if t.dtype is _resource)
     op = OpDef(name, kernel, infer, stateful=True, resource_writes=writes, num_outputs=None,
                device_types=frozenset({"CPU"}))
     op.replay = replay
+    op.def_gradient(_gradients.gradient_function(name), keep_inputs=True,
+                    keep_outputs=keep_outputs)
     return op
+
+
+def followed_by_tape(inputs) -> bool:
+    """Whether a tape active on this thread follows one of `inputs`: it would record an op made
+    from them (and may ask for its gradient)."""
+    tapes = _context.thread_state().tapes
+    if not tapes:
+        return False
+    for t in inputs:
+        tid = getattr(t, "_tape_id", 0)
+        if tid:
+            for tape in tapes:
+                if tid in tape.ids:
+                    return True
+    return False
 
 
 # -- running sub-graphs from a kernel --------------------------------------------------------------
@@ -224,19 +279,63 @@ def _most_specific_compatible(a, b) -> TensorShape:
 
 
 # -- While -----------------------------------------------------------------------------------
+#: Where accumulators live: the While kernel runs on the CPU and makes them there; replaying
+#: pushes there too, and the gradient reads them there, so only elements cross devices.
+ACCUMULATOR_DEVICE = "CPU:0"
+_COUNT_SPEC = TensorSpec((), _int32)
+_LIST_SPEC = TensorSpec((), _variant)
+
+
 class WhileBody:
     """The attribute of a `While` op: cond and body graphs, the number of loop variables, whether
-    a maximum-iterations input follows them, and each graph's capture positions."""
+    a maximum-iterations input follows them, each graph's capture positions, the loop variables'
+    specs, and `accumulate`: None, or the indices of the loop variables pushed onto TensorLists
+    before each iteration (the op then also outputs the iteration count and those lists; module
+    doc). Hashed by identity."""
 
-    __slots__ = ("cond", "body", "num_vars", "has_max", "positions", "specs")
+    __slots__ = ("cond", "body", "num_vars", "has_max", "positions", "specs", "accumulate",
+                 "unaccumulated", "output_specs", "_accumulating")
 
-    def __init__(self, cond, body, num_vars, has_max, positions, specs):
+    def __init__(self, cond, body, num_vars, has_max, positions, specs, accumulate=None):
         self.cond = cond
         self.body = body
         self.num_vars = num_vars
         self.has_max = has_max
         self.positions = positions
         self.specs = specs
+        self.accumulate = accumulate
+        # Loop variables the body reads that no TensorList can hold (lists, resources): the
+        # gradient cannot recompute the body without them (it says so).
+        self.unaccumulated = ()
+        self.output_specs = specs if accumulate is None else \
+            specs + (_COUNT_SPEC,) + (_LIST_SPEC,) * len(accumulate)
+        self._accumulating = None
+
+    def accumulating(self) -> "WhileBody":
+        """This loop with accumulators (itself when it has them; made once)."""
+        if self.accumulate is not None:
+            return self
+        if self._accumulating is None:
+            read, returned = _used_inputs(self.body, self.num_vars)
+            pushable = tuple(j for j in sorted(read | returned)
+                             if self.specs[j].dtype.is_numpy_compatible)
+            made = WhileBody(self.cond, self.body, self.num_vars, self.has_max, self.positions,
+                             self.specs, pushable)
+            # A list or handle the body only returns as it is needs no value to recompute.
+            made.unaccumulated = tuple(j for j in sorted(read) if j not in pushable)
+            self._accumulating = made
+        return self._accumulating
+
+
+def _used_inputs(graph, n):
+    """Indices of the first `n` inputs of `graph` that an op reads, and of those returned as
+    they are (two sets). Returned ones are pushed too when they can be (the arrays are shared,
+    so pushing costs a pointer per iteration); their gradient then needs no special case."""
+    placeholders = {id(p): j for j, p in enumerate(graph.inputs[:n])}
+    read = {placeholders[id(t)] for op in graph.get_operations() for t in op.inputs
+            if id(t) in placeholders}
+    returned = {placeholders[id(t)] for t in graph.outputs if id(t) in placeholders}
+    return read, returned
 
 
 def _while_kernel(xp, *arrays, body):
@@ -254,15 +353,24 @@ def _while_kernel(xp, *arrays, body):
 
     cond_extra = captured(body.cond, body.positions[0])
     body_extra = captured(body.body, body.positions[1])
+    acc = body.accumulate
+    stores = [] if acc is None else [[] for _ in acc]
     i = 0
     while limit is None or i < limit:
         (keep,) = _run(body.cond, values + cond_extra)
         if not bool(_host(keep, cpu)):
             break
+        for store, j in zip(stores, acc or ()):
+            store.append(_host(values[j], cpu))  # arrays are immutable: shared, not copied
         values = _run(body.body, values + body_extra)
         _check_invariants(values, body.specs, i)
         i += 1
-    return tuple(_host(t, cpu) for t in values)
+    outputs = tuple(_host(t, cpu) for t in values)
+    if acc is None:
+        return outputs
+    lists = tuple(TensorList(store, len(store), body.specs[j].dtype, body.specs[j].shape)
+                  for store, j in zip(stores, acc))
+    return outputs + (np.asarray(i, np.int32),) + lists
 
 
 def _check_invariants(values, specs, i):
@@ -276,7 +384,9 @@ def _check_invariants(values, specs, i):
 
 def _while_replay(inputs, attrs):
     """`While` as an eager Python loop: replay the cond graph, read its bool, replay the body
-    graph on the loop variables, at most `maximum_iterations` times (module doc)."""
+    graph on the loop variables, at most `maximum_iterations` times (module doc). An
+    accumulating loop pushes through dispatch too, so a tape also sees how the lists depend on
+    the loop variables (a gradient graph in the same function reads them)."""
     body = attrs["body"]
     n = body.num_vars
     values = list(inputs[:n])
@@ -287,27 +397,38 @@ def _while_replay(inputs, attrs):
     extra = inputs[n:]
     cond_extra = [extra[j] for j in body.positions[0]]
     body_extra = [extra[j] for j in body.positions[1]]
+    acc = body.accumulate
+    lists = []
+    if acc is not None:
+        with _context.device(ACCUMULATOR_DEVICE):
+            lists = [_list_ops.empty_tensor_list(body.specs[j].shape, body.specs[j].dtype)
+                     for j in acc]
     i = 0
     while limit is None or i < limit:
         (keep,) = replay_graph(body.cond, values + cond_extra, body.cond.plan)
         if not bool(keep):
             break
+        if acc is not None:
+            with _context.device(ACCUMULATOR_DEVICE):
+                for k, j in enumerate(acc):
+                    lists[k] = _list_ops.tensor_list_push_back(lists[k], values[j])
         values = replay_graph(body.body, values + body_extra, body.body.plan)
         _check_invariants(values, body.specs, i)
         i += 1
-    return tuple(values)
+    if acc is None:
+        return tuple(values)
+    return (*values, convert_to_tensor(np.asarray(i, np.int32)), *lists)
 
 
 def _while_infer(*inputs, body):
-    return tuple(body.specs)
+    return body.output_specs
 
 
 def add_while_op(cond_graph, body_graph, flat_vars, max_iterations, cond_out, body_outs):
     """Adds a `While` op looping `body_graph` while `cond_graph` gives True (and fewer than
-    `max_iterations` iterations ran, when given); returns the final loop variables. The loop
-    variables' types are the graphs' first placeholders'."""
-    from ..ops import dispatch  # noqa: PLC0415
-
+    `max_iterations` iterations ran, when given); returns the final loop variables (only those:
+    an accumulating op's extra outputs are for its gradient). The loop variables' types are the
+    graphs' first placeholders'."""
     finish_branch(cond_graph, [cond_out])
     finish_branch(body_graph, body_outs)
     n = len(flat_vars)
@@ -317,5 +438,31 @@ def add_while_op(cond_graph, body_graph, flat_vars, max_iterations, cond_out, bo
     body = WhileBody(cond_graph, body_graph, n, max_iterations is not None, positions, specs)
     inputs = tuple(flat_vars) + ((max_iterations,) if max_iterations is not None else ()) + \
         tuple(outer)
-    op = _make_op("While", _while_kernel, _while_infer, _while_replay, inputs)
-    return dispatch.execute(op, inputs, {"body": body})
+    return emit_while(body, inputs)[:n]
+
+
+def emit_while(body, inputs, accumulate=None) -> tuple:
+    """Adds (or, eagerly, runs) a `While` op with `body`'s graphs on `inputs` (loop variables,
+    the maximum-iterations tensor when `body.has_max`, the captures); returns all its outputs.
+
+    The op accumulates (module doc) when `body` already does (a gradient built beside it may
+    read its lists), when `accumulate` is True, or, when it is None, when a tape follows an
+    input (`followed_by_tape`)."""
+    from ..ops import dispatch  # noqa: PLC0415
+
+    if accumulate is None:
+        accumulate = followed_by_tape(inputs)
+    if accumulate or body.accumulate is not None:
+        body = body.accumulating()
+        n = body.num_vars
+        keep = tuple(range(n, n + 1 + len(body.accumulate)))
+    else:
+        keep = ()
+    op = _make_op("While", _while_kernel, _while_infer, _while_replay, inputs, keep)
+    out = dispatch.execute(op, inputs, {"body": body})
+    return out if out.__class__ is tuple else (out,)
+
+
+# The gradient functions build these ops, so they live in a module that imports this one; it is
+# imported here, once this module is complete, so that importing the package registers them.
+from . import gradients as _gradients  # noqa: E402

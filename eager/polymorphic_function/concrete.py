@@ -37,6 +37,7 @@ from ..autodiff.backprop import backward as _backward
 from ..graph import Graph, SymbolicTensor, building
 from ..tensor import Tensor, TensorSpec, convert_to_tensor
 from ..variables import Variable, _variable_creator_scope, _variable_for_handle
+from . import backward as _derived
 from .arguments import Binder
 from .lifting import CREATOR_PRIORITY, VariableArgument, handle_stand_in, refusing_creator
 from .runner import GraphPlan
@@ -94,7 +95,7 @@ class ConcreteFunction:
     __slots__ = ("_graph", "_python_function", "_binder", "_template", "_output_structure",
                  "_output_map", "_plan", "_executable", "_uncompiled_calls", "_parallel", "inter_op_threads",
                  "_capture_values",
-                 "_variable_refs", "_single_output", "_call_op", "__weakref__")
+                 "_variable_refs", "_single_output", "_call_op", "_gradients", "__weakref__")
 
     def __init__(self, graph, python_function, binder, template, output_structure, output_map,
                  argument_captures=frozenset()):
@@ -113,7 +114,8 @@ class ConcreteFunction:
         # parallel executor in use, as (threads, executor).
         self.inter_op_threads = None
         self._parallel = None
-        self._call_op = _FunctionCallOp(graph)
+        self._call_op = _derived.CallOp(graph)
+        self._gradients = None  # FunctionGradients, made on the first call a tape records
         # Captures fed by the call itself (Variable arguments' handle stand-ins) are left out:
         # their inputs sit among the arguments' (see `trace_concrete`).
         self._capture_values = [value for value, _ in graph.captures
@@ -171,6 +173,14 @@ class ConcreteFunction:
     @property
     def trainable_variables(self) -> tuple:
         return tuple(v for v in self.variables if v.trainable)
+
+    @property
+    def gradient_functions(self):
+        """The derived forward programs and backward functions of calls recorded on tapes
+        (`backward.FunctionGradients`: `variants`, `forward_backward()`)."""
+        if self._gradients is None:
+            self._gradients = _derived.FunctionGradients(self._graph, self._capture_values)
+        return self._gradients
 
     @property
     def structured_input_signature(self):
@@ -280,28 +290,6 @@ class ConcreteFunction:
 
 
 # -- recording a call on tapes ---------------------------------------------------------------------
-class _FunctionCallOp:
-    """What a tape entry for a function call names as its op (≈ TensorFlow's
-    `PartitionedCall` / `StatefulPartitionedCall` node): the entry's own `backward` does the
-    work, so `gradient` only has to be set (the backward pass refuses ops whose `gradient` is
-    None). `remat_ok`: the graph has no stateful op, so running it again (for higher-order
-    gradients, see `_record_call`) has no effect and reads nothing that may have changed but
-    variables."""
-
-    __slots__ = ("name", "graph_name", "remat_ok")
-    differentiable = True
-    gradient = True
-
-    def __init__(self, graph):
-        stateful = any(op.op_def.stateful for op in graph.get_operations())
-        self.name = "StatefulPartitionedCall" if stateful else "PartitionedCall"
-        self.graph_name = graph.name
-        self.remat_ok = not stateful
-
-    def __repr__(self):
-        return f"<{self.name} {self.graph_name}>"
-
-
 class _Followed:
     """Stands in for a tensor where the backward pass only reads its tape id: a recorded call
     keeps the ids of its outputs, not their values."""
@@ -315,10 +303,6 @@ class _Followed:
 _PROFILE = _profile_events.RECORDER
 
 
-def _differentiable(dtype) -> bool:
-    return dtype._inexact or dtype is _dt.resource or dtype is _dt.variant
-
-
 def _run_on_private_tape(function, feeds, st, outer):
     """Runs the graph on `feeds` (arguments then captures) op by op through dispatch with a
     private tape, plus the tapes `outer`, recording; returns the private tape, the ids of the
@@ -328,7 +312,7 @@ def _run_on_private_tape(function, feeds, st, outer):
     from ..ops.array_ops import identity  # noqa: PLC0415 - ops import this module's package
 
     private = _tape.Tape()
-    ids = [private.watch(t) if _differentiable(t.dtype) else 0 for t in feeds]
+    ids = [private.watch(t) if _derived.differentiable(t.dtype) else 0 for t in feeds]
     saved = st.tapes
     st.tapes = [*outer, private]
     try:
@@ -344,33 +328,45 @@ def _record_call(function, st, tensors) -> list:
     """Runs `function`'s graph on `tensors` with tapes recording, and records the call on them
     as one op, as TensorFlow does.
 
-    The forward pass runs op by op on a private tape only (the thread's tapes set aside): that
-    tape keeps, per op, just what the op's gradient declared it needs (`keep_inputs` /
-    `keep_outputs`), so the call's entry keeps the intermediates the backward needs and nothing
-    else. Its backward is the backward pass over the private tape, from the call's output
-    gradients to its inputs (arguments and captures; a captured variable's handle gets its
-    reads' gradient, which is how `tape.gradient(y, variable)` sees it). That backward runs
-    through dispatch, so a tape recording it (higher order) sees its ops.
+    With no tape following any input, the graph just runs: nothing would be recorded.
 
-    Higher order needs more: an outer tape differentiating the backward must know how the kept
-    intermediates depend on the inputs, which the private tape alone records. So when several
-    tapes record the call, its entry also keeps its inputs, and a backward run while one of
-    those tapes records (`with t2: t1.gradient(...)`) first runs the forward again from them
-    under the recording tapes (rematerialisation). That is only sound for a graph without
-    stateful ops (nothing to do twice, no random draw to redo); a stateful graph under several
-    tapes is instead replayed op by op on all of them, as eager code would be (also what
-    happens with an async executor installed).
+    Usually the call's gradient is derived from the graph (`backward`): the forward program
+    runs compiled, returning the intermediates the backward needs, and the entry's backward is
+    a compiled backward function whose own calls are recorded the same way (higher order).
 
-    With no tape following any input, the graph just runs: nothing would be recorded."""
-    tapes = st.tapes
+    Fallback, when the graph's gradient cannot be derived (an op on the way has no gradient
+    function, such as control flow before its gradients exist) or the profiler wants every op:
+    the forward pass runs op by op on a private tape only (the thread's tapes set aside), which
+    keeps, per op, just what the op's gradient declared it needs, and the entry's backward is
+    the backward pass over that private tape. Higher order then needs more: an outer tape
+    differentiating the backward must know how the kept intermediates depend on the inputs,
+    which the private tape alone records. So when several tapes record the call, its entry also
+    keeps its inputs, and a backward run while one of those tapes records (`with t2:
+    t1.gradient(...)`) first runs the forward again from them under the recording tapes
+    (rematerialisation). That is only sound for a graph without stateful ops; a stateful graph
+    under several tapes is instead replayed op by op on all of them, as eager code would be."""
     captures = function._capture_values
     feeds = [*tensors, *captures]
-    if not any(t._tape_id and any(t._tape_id in tape.ids for tape in tapes) for t in feeds):
+    recording = _derived.recording_tapes(st.tapes, feeds)
+    if not recording:
+        tapes = st.tapes
         st.tapes = []
         try:
             return function._run_graph(tensors, st)
         finally:
             st.tapes = tapes
+    if not _PROFILE.active:
+        outputs = _derived.record_call(function.gradient_functions, function._call_op, tensors,
+                                       feeds, recording, st)
+        if outputs is not None:
+            return outputs
+    return _record_replayed(function, st, tensors, feeds)
+
+
+def _record_replayed(function, st, tensors, feeds) -> list:
+    """The fallback of `_record_call` (see there)."""
+    tapes = st.tapes
+    captures = function._capture_values
     op = function._call_op
     several = len(tapes) > 1
     if several and not op.remat_ok:

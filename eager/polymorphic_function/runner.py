@@ -16,8 +16,9 @@ Two ways to run an operation:
   async executor is installed, or the profiler runs): each operation goes through
   `dispatch.execute`, exactly as if the Python function ran eagerly, so tapes record every op,
   an enclosing trace inlines the ops, and the async executor queues them. (A ConcreteFunction
-  call under tapes usually replays on a private tape and is recorded as one op on the thread's
-  tapes: `concrete._record_call`.)
+  call under tapes usually runs its derived forward program instead and is recorded as one op
+  whose backward is a traced graph, `backward.py`; the op-by-op replay on a private tape is the
+  fallback for graphs that cannot be derived.)
 
 Ops that contain sub-graphs (`If`, `Case`, `While`: `op_def.replay` is set) are replayed as eager
 control flow when a tape records and no graph is being traced: the predicate, index or loop
