@@ -211,3 +211,71 @@ def test_linecache_entry_goes_with_the_compiled_program():
     del compiled
     gc.collect()
     assert name not in linecache.cache
+
+
+def _donations(compiled):
+    return [line for line in compiled.source.splitlines() if "donate(" in line]
+
+
+def test_a_dying_large_intermediate_is_written_in_place_and_results_are_unchanged():
+    n = 1 << 15
+
+    def f(x, g):
+        t = g * 3.0  # an intermediate read once, below: donated to the multiply
+        return x - t * 0.5
+
+    program = _program(f, TensorSpec([n]), TensorSpec([n]))
+    compiled = compile_program(program)
+    assert len(_donations(compiled)) >= 1
+    xv = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    gv = np.random.default_rng(1).standard_normal(n).astype(np.float32)
+    x, g = eager.constant(xv), eager.constant(gv)
+    seen = []
+    original = compiled._fn.__globals__["donate"]
+
+    def spy(op, inputs, attrs, device, position, ufunc):
+        before = id(inputs[position]._value)  # no reference kept: it would block the reuse
+        out = original(op, inputs, attrs, device, position, ufunc)
+        seen.append(id(out._value) == before)  # the input is alive: equal ids, same array
+        return out
+
+    compiled._fn.__globals__["donate"] = spy
+    got = compiled([x, g])[0].numpy()
+    np.testing.assert_array_equal(got, xv - (gv * np.float32(3.0)) * np.float32(0.5))
+    np.testing.assert_array_equal(got, run_program(program, [x, g])[0].numpy())
+    assert any(seen)  # a buffer really was reused
+    np.testing.assert_array_equal(g.numpy(), gv)  # feeds are never written
+    np.testing.assert_array_equal(x.numpy(), xv)
+
+
+def test_a_shared_buffer_is_never_donated():
+    n = 1 << 15
+    v = eager.Variable(np.zeros(n, np.float32))
+
+    def f(g):
+        t = g * 2.0
+        v.assign(t)  # the variable may now hold t's array: t must not be written
+        return t * 3.0
+
+    program = _program(f, TensorSpec([n]))
+    compiled = compile_program(program)
+    g = eager.constant(np.ones(n, np.float32))
+    out = compiled([g])[0].numpy()
+    np.testing.assert_array_equal(out, np.full(n, 6.0, np.float32))
+    np.testing.assert_array_equal(v.numpy(), np.full(n, 2.0, np.float32))
+
+    def h(x):
+        y = eager.reshape(x * 2.0, [n])  # a view of the product may share its memory
+        return y + 1.0, x * 2.0 + 0.0
+
+    program = _program(h, TensorSpec([n]))
+    got = compile_program(program)([g])
+    np.testing.assert_array_equal(got[0].numpy(), np.full(n, 3.0, np.float32))
+    np.testing.assert_array_equal(got[1].numpy(), np.full(n, 2.0, np.float32))
+
+
+def test_small_or_integer_values_are_not_donated():
+    program = _program(lambda x: (x * 2.0) * 3.0, TensorSpec([4]))
+    assert not _donations(compile_program(program))
+    program = _program(lambda x: (x * 2) * 3, TensorSpec([1 << 15], eager.int32))
+    assert not _donations(compile_program(program))

@@ -24,6 +24,15 @@ original line and its file:line. A failing run also gets a note (`add_note`, Pyt
 naming the node and where user code created it, as TensorFlow's "Detected at node" does. The
 registration is dropped when the compiled program is garbage.
 
+Buffer donation: `AddV2`, `Sub` and `Mul` on float or complex values of at least
+`MIN_DONATED_ELEMENTS` elements, one of whose inputs is an intermediate read for the last time
+by that node with exactly the output's static shape and dtype, compile to `donate(...)`: on a
+CPU device, when that input's array is provably exclusive (it owns its memory and nothing but
+its dead tensor refers to it: a reference count, calibrated at import as in
+`eager.elision`), the result is written into it (`ufunc(a, b, out=a)`), saving an allocation;
+otherwise it runs as usual. `p.assign_sub(lr * g)` in a traced training step thus scales the
+gradient in place, which hand-written numpy (`p -= lr * g`) does not.
+
 Unfed placeholders are found at compile time; calling then raises TensorFlow's "You must feed a
 value for placeholder" error before any node runs (no half-applied side effects).
 """
@@ -32,19 +41,29 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import sys
 import weakref
+
+import numpy as np
 
 from .. import context as _context
 from .. import user_code as _user_code
 from ..devices import registry as _registry
 from ..graph.placeholder import PLACEHOLDER
 from ..ops import dispatch as _dispatch
+from ..ops.math_ops import ADD, MUL, SUB
 from ..ops.registry import NO_ATTRS
+from ..tensor import EagerTensor
 from .interpret import device_scope_for, missing_feed_error
 
-__all__ = ["CompiledProgram", "compile_program"]
+__all__ = ["CompiledProgram", "compile_program", "MIN_DONATED_ELEMENTS"]
 
 _counter = itertools.count(1)
+
+#: Below this size an allocation is cheaper than checking whether a buffer can be reused.
+MIN_DONATED_ELEMENTS = 1 << 14
+
+_DONATING_UFUNCS = {ADD: np.add, SUB: np.subtract, MUL: np.multiply}
 
 
 class CompiledProgram:
@@ -104,7 +123,7 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
     """Generates, compiles and registers the straight-line function for `program` (module
     doc). With `placed=True` every node's `device` must name an existing device (the placer's
     output) and is bound at compile time."""
-    namespace = {"run": _dispatch._run_sync, "place": _dispatch._place}
+    namespace = {"run": _dispatch._run_sync, "place": _dispatch._place, "donate": _run_donating}
     names = {}  # value id -> local or global name
 
     for v in program.feeds:
@@ -146,7 +165,12 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
         for v in node.outputs:
             names[v] = f"v{v}"
             outs.append(f"v{v}" if (v in last_use or v in kept) else "_")
-        call = f"run({k}, i, {a}, {device})"
+        donor = _donor(program, node, index, last_use, kept)
+        if donor is None:
+            call = f"run({k}, i, {a}, {device})"
+        else:
+            namespace[f"u{index}"] = _DONATING_UFUNCS[node.op_def]
+            call = f"donate({k}, i, {a}, {device}, {donor}, u{index})"
         if node.op_def.num_outputs == 1 and len(node.outputs) == 1:
             statement = f"{outs[0]} = {call}" if outs[0] != "_" else call
         elif node.outputs and any(o != "_" for o in outs):
@@ -175,6 +199,73 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     weakref.finalize(compiled, linecache.cache.pop, filename, None)
     return compiled
+
+
+def _donor(program, node, index, last_use, kept):
+    """The position of the input `node` may write its result into (module doc), or None."""
+    if _EXCLUSIVE_REFS is None or node.op_def not in _DONATING_UFUNCS or len(node.inputs) != 2:
+        return None
+    out = program.specs.get(node.outputs[0])
+    if (out is None or not out.shape.is_fully_defined() or not out.dtype._inexact
+            or out.shape.num_elements() < MIN_DONATED_ELEMENTS):
+        return None
+    for position, v in enumerate(node.inputs):
+        spec = program.specs.get(v)
+        if (last_use.get(v) == index and v not in kept and v not in program.feeds
+                and node.inputs.count(v) == 1 and spec is not None
+                and spec.dtype is out.dtype and spec.shape.is_fully_defined()
+                and tuple(spec.shape) == tuple(out.shape)):
+            return position
+    return None
+
+
+_getrefcount = sys.getrefcount
+_ndarray = np.ndarray
+
+
+def _array_refs(t):
+    """References to `t`'s array, counted the way `_run_donating` sees them."""
+    a = t._value
+    return _getrefcount(a)
+
+
+def _run_donating(op, inputs, attrs, device, position, ufunc):
+    """`dispatch._run_sync`, writing into the array of `inputs[position]` when it is provably
+    exclusive (module doc)."""
+    t = inputs[position]
+    if device.inline and t._meta.device is device and _array_refs(t) == _EXCLUSIVE_REFS:
+        a = t._value
+        other = inputs[1 - position]
+        b = other._value
+        if (a.__class__ is _ndarray and a.base is None and a.flags.writeable
+                and other._meta.device is device and b.dtype == a.dtype):
+            if position == 0:
+                ufunc(a, b, out=a)
+            else:
+                ufunc(b, a, out=a)
+            out = EagerTensor()
+            out._value = a
+            out._tape_id = 0
+            out._meta = t._meta
+            if _dispatch._hooks.check_inference:
+                _dispatch._check_inference(op, inputs, attrs, out)
+            return out
+    return _dispatch._run_sync(op, inputs, attrs, device)
+
+
+def _calibrate():
+    """The count `_array_refs` gives for an array only its (dead) tensor holds, or None when an
+    extra holder cannot be told apart (donation then stays off)."""
+    probe = EagerTensor()
+    probe._value = np.zeros(2)
+    alone = _array_refs(probe)
+    extra = probe._value
+    held = _array_refs(probe)
+    del extra
+    return alone if held == alone + 1 else None
+
+
+_EXCLUSIVE_REFS = _calibrate()
 
 
 def _is_needed(program, node) -> bool:
