@@ -9,7 +9,14 @@ from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
 from .registry import op_error
 
 __all__ = ["broadcast_shapes", "normalize_axis", "normalize_axes", "reduced_shape", "spec",
-           "static_int", "static_ints"]
+           "static_int", "static_ints", "UnknownDimensionError"]
+
+
+class UnknownDimensionError(TypeError):
+    """An op needs, while a function is traced, a size the trace does not know: a dimension the
+    input signature leaves as None (a shape attribute built from it), or a symbolic tensor where
+    a constant is required. A TypeError, as TensorFlow raises for static arguments; the function
+    layer catches this class to trace again with the call's actual shapes."""
 
 
 def spec(shape, dtype) -> TensorSpec:
@@ -55,8 +62,10 @@ def static_int(op_name, value, what):
     try:
         return operator.index(value)
     except TypeError:
-        raise TypeError(f"{op_name}: {what} must be an integer known when the op is created, "
-                        f"got {value!r}.") from None
+        cls = UnknownDimensionError if value is None or getattr(value, "is_symbolic", False) \
+            else TypeError
+        raise cls(f"{op_name}: {what} must be an integer known when the op is created, "
+                  f"got {value!r}.") from None
 
 
 def static_ints(op_name, value, what) -> tuple:
@@ -65,8 +74,8 @@ def static_ints(op_name, value, what) -> tuple:
         return None
     if hasattr(value, "numpy") and not isinstance(value, (list, tuple)):
         if getattr(value, "is_symbolic", False):
-            raise TypeError(f"{op_name}: {what} must be known when the function is traced; got a "
-                            "symbolic tensor.")
+            raise UnknownDimensionError(f"{op_name}: {what} must be known when the function is "
+                                        "traced; got a symbolic tensor.")
         value = value.numpy()
         if value.dtype.kind not in "iu":  # TensorFlow: the op's integer attr rejects it
             raise op_error(op_name, f"{what} must be an integer tensor, got dtype {value.dtype}")
