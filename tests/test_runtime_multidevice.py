@@ -168,3 +168,25 @@ def test_log_device_placement_names_each_node_once_per_placement(logical_cpus, c
         eager.debugging.set_log_device_placement(False)
     err = capfd.readouterr().err
     assert "Mul: (Mul): /job:localhost/replica:0/task:0/device:CPU:1" in err
+
+
+def test_a_tensorlist_crossing_into_a_gpu_partition_stays_host_data(gpus, capfd):
+    # the While (CPU kernels) passes its list to the GPU partition; lists are host data
+    from eager.ops import list_ops
+    gpus(1)
+
+    @eager.function
+    def f(x):
+        empty = list_ops.empty_tensor_list(element_shape=[2], element_dtype=eager.float32)
+
+        def body(i, items):
+            eager.print("step", i)
+            return i + 1, list_ops.tensor_list_push_back(items, x * eager.cast(i, eager.float32))
+
+        _, items = eager.while_loop(lambda i, items: i < 3, body, (0, empty))
+        return list_ops.tensor_list_stack(items, element_dtype=eager.float32)
+
+    x = eager.constant([1.0, 2.0])
+    for _ in range(3):  # interpreted, then compiled (partitioned: the While runs on the CPU)
+        np.testing.assert_array_equal(f(x).numpy(), [[0.0, 0.0], [1.0, 2.0], [2.0, 4.0]])
+    assert capfd.readouterr().err.count("step 2") == 3  # eager.print: stderr, as tf.print

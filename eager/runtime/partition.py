@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import threading
 
+from .. import dtypes as _dt
 from ..devices import registry as _registry
 from ..errors import InvalidArgumentError
 from ..ops.array_ops import IDENTITY
@@ -245,7 +246,9 @@ class _PartitionBuilder:
         attrs = {"key": key, "send_device": _short(source), "recv_device": _short(host),
                  "dtype": spec.dtype, "shape": spec.shape}
         self._transfer(Node(name, RECV, attrs, (self.rendezvous,), (got,), device=host))
-        if host == self.device:
+        if host == self.device or spec.dtype in (_dt.variant, _dt.resource):
+            # A TensorList or a handle is host data whatever partition reads it (list ops
+            # run on the CPU; a handle names its device): no copy to make.
             return got
         # A GPU: the value arrived on the host; dispatch copies it to the GPU for this Identity.
         on_device = work.new_value(spec, work.value_names.get(v, f"value {v}"))
