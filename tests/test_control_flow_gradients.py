@@ -587,3 +587,23 @@ def test_gradients_on_a_simulated_gpu(simulated_gpu):
         _, (gx_e, _) = g(x)
     np.testing.assert_allclose(tape.gradient(gx, x).numpy(), t2.gradient(gx_e, x).numpy(),
                                rtol=1e-5)
+
+
+def test_integer_loop_variable_of_unknown_length_does_not_block_the_gradient():
+    # the While's int outputs get no gradient; their zero stand-ins need no static shape
+    @eager.function
+    def f(x):
+        with eager.GradientTape() as t:
+            t.watch(x)
+            _, seen, acc = eager.while_loop(
+                lambda i, seen, acc: i < 3,
+                lambda i, seen, acc: (i + 1, eager.concat([seen, eager.reshape(i, [1])], 0),
+                                      acc * x),
+                (eager.constant(0), eager.zeros([0], eager.int32), x),
+                shape_invariants=(eager.TensorShape([]), eager.TensorShape([None]),
+                                  eager.TensorShape([])))
+        return t.gradient(acc, x), seen
+
+    g, seen = f(eager.constant(2.0))
+    assert g.numpy() == pytest.approx(4 * 2.0 ** 3)  # d(x^4)/dx
+    np.testing.assert_array_equal(seen.numpy(), [0, 1, 2])

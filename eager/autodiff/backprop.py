@@ -144,7 +144,13 @@ def _fill_unused(entry, out_grads):
     for k, g in enumerate(out_grads):
         if g is None:
             dtype = entry.output_dtypes[k]
-            if dtype is not variant:  # a list's zero gradient is built by its op's rule
+            if dtype is variant:  # a list's zero gradient is built by its op's rule
+                pass
+            elif not dtype._inexact:
+                # An integer output (an index, a loop counter) carries no gradient; rules only
+                # need a placeholder, and its shape may be unknown while tracing.
+                out_grads[k] = zeros((), dtype)
+            else:
                 out_grads[k] = zeros(entry.output_shapes[k], dtype)
             filled[k] = True
     entry.output_filled = tuple(filled)
