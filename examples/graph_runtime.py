@@ -41,12 +41,12 @@ def a_session():
         x = g.placeholder(eager.float32, [None, 3], name="x")
         unused = g.placeholder(eager.float32, [], name="unused")
         hidden = eager.nn.relu(eager.matmul(x, eager.constant(np.eye(3, dtype=np.float32))))
-        total = eager.reduce_sum(hidden)
+        total = eager.reduce_sum(hidden, name="total")
         _ = unused * 2.0
     sess = eager.Session(g)
     xs = np.array([[1.0, -2.0, 3.0]], np.float32)
-    # by name ("Sum:0"): `unused` need not be fed, the fetch does not need it
-    value = sess.run(total.name, {"x:0": xs})
+    # by name: `unused` need not be fed, the fetch does not need it
+    value = sess.run("total:0", {"x:0": xs})
     both = sess.run({"h": hidden, "t": total}, {x: xs})
     print(f"session: total={value}, hidden={both['h'].tolist()}, cache={sess.cache_stats}")
     return float(value)

@@ -466,3 +466,30 @@ def test_building_inside_async_scope_restores_the_executor():
     assert type(g.captures[0][0]).__name__ == "EagerTensor"
     np.testing.assert_allclose(g.captures[0][0].numpy(), [2.0, 4.0])
     np.testing.assert_allclose(z.numpy(), [3.0, 5.0])
+
+
+def test_op_name_arguments_name_graph_ops_as_tensorflow():
+    g = Graph("g")
+    with g.as_default():
+        x = g.placeholder(eager.float32, [None, 3], name="x")
+        h = eager.matmul(x, eager.ones([3, 2]), name="hidden")
+        t = eager.reduce_sum(h, name="total")
+        again = eager.reduce_sum(h, name="total")  # taken: made unique
+        with eager.name_scope("head"):
+            out = eager.identity(t, name="out")
+        r = eager.reshape(x, [-1], name="flat")
+        c = eager.cast(r, eager.int32, name="as_int")
+        s = eager.add(c, c, name="twice")
+        n = eager.negative(s, name="neg")
+        same = eager.cast(x, eager.float32, name="unchanged")  # no op made: nothing renamed
+    assert [h.op.name, t.op.name, again.op.name, out.op.name] == [
+        "hidden", "total", "total_1", "head/out"]
+    assert [r.op.name, c.op.name, s.op.name, n.op.name] == ["flat", "as_int", "twice", "neg"]
+    assert same is x and x.op.name == "x"
+    assert g.get_tensor_by_name("head/out:0") is out
+    sess = eager.Session(g)
+    got = sess.run(["total:0", "head/out:0", "neg:0"], {"x:0": np.ones((2, 3), np.float32)})
+    assert got[0] == got[1] == 12.0
+    np.testing.assert_array_equal(got[2], np.full(6, -2, np.int32))
+    # eagerly a name changes nothing
+    assert eager.reduce_sum(eager.ones([2]), name="total").numpy() == 2.0

@@ -189,6 +189,25 @@ class Graph:
             return outputs[0]
         return outputs
 
+    def name_output(self, result, name) -> None:
+        """Names the op that produced `result` `name` (made unique under the current name
+        scope), TensorFlow's `name=` argument of an op function (see `dispatch.named`). Only the
+        op just added is renamed: a function that returned an existing tensor (an identity
+        conversion, a capture) made no op to name, and names never change after later ops may
+        have referred to them."""
+        t = result[0] if isinstance(result, tuple) and result else result
+        if t.__class__ is not SymbolicTensor or t._op._graph is not self:
+            return
+        op = t._op
+        if not self._operations or self._operations[-1] is not op or op.op_def is PLACEHOLDER:
+            return
+        del self._by_name[op._name]
+        scope = _context.thread_state().name_scope
+        wanted = name if not scope or name.startswith(scope) else scope + name
+        # `Neg` named "neg": the op's own provisional name holds that (case-insensitive) key.
+        op._name = wanted if wanted.lower() == op._name.lower() else self.unique_name(name)
+        self._by_name[op._name] = op
+
     def placeholder(self, dtype, shape=None, name=None) -> SymbolicTensor:
         """Adds a graph input of `dtype` and `shape` (None dims / None rank allowed); it is
         appended to `inputs`."""

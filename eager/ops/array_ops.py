@@ -22,7 +22,7 @@ from ..tensor import (IndexedSlices, Tensor, TensorSpec, convert_to_tensor,
 from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
 from .convert import as_tensor, same_type
 from .creation_ops import eye, fill, one_hot, ones, ones_like, range, zeros, zeros_like
-from .dispatch import execute
+from .dispatch import execute, named
 from .padding_ops import pad
 from .registry import op_error, register_op
 from .shapes import broadcast_shapes, normalize_axis, static_int, static_ints
@@ -114,7 +114,8 @@ def reshape(tensor, shape, name=None):
     """≈ `tf.reshape`: the same elements in row-major order with a new shape; one dimension may
     be -1 (inferred). A size mismatch raises InvalidArgumentError naming both shapes."""
     x = as_tensor(tensor)
-    return execute(RESHAPE, (x,), {"shape": static_ints("Reshape", shape, "shape")})
+    out = execute(RESHAPE, (x,), {"shape": static_ints("Reshape", shape, "shape")})
+    return out if name is None else named(out, name)
 
 
 def _squeeze_dims(shape, axis):
@@ -255,7 +256,8 @@ STOP_GRADIENT = register_op("StopGradient", lambda xp, x: x, _same, differentiab
 def identity(input, name=None):  # noqa: A002
     """≈ `tf.identity`: the same value. No copy on the same device; under a device scope the
     result lives on that device (dispatch copies the input there)."""
-    return execute(IDENTITY, (as_tensor(input),))
+    out = execute(IDENTITY, (as_tensor(input),))
+    return out if name is None else named(out, name)
 
 
 def stop_gradient(input, name=None):  # noqa: A002

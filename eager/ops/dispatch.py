@@ -95,6 +95,18 @@ def execute(op, inputs, attrs=NO_ATTRS):
     return _execute_slow(op, inputs, attrs)
 
 
+def named(result, name):
+    """`result` (what an op's API function returns), with the op that made it named `name` when
+    a graph is being built (TensorFlow's `name=` argument: "total" names the op "total", made
+    unique as graph names are). Eagerly, names mean nothing and this returns at once. API
+    functions call it only when given a name: `out if name is None else named(out, name)`."""
+    if name:
+        rename = getattr(_per_thread.state.interpreter, "name_output", None)
+        if rename is not None:
+            rename(result, name)
+    return result
+
+
 def _execute_slow(op, inputs, attrs):
     """The full path: place and run (or hand to the thread's interpreter), then tell tapes."""
     st = _per_thread.state

@@ -20,7 +20,7 @@ from ..tensor import TensorSpec
 from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as _m
 from .convert import as_tensor, check_dtype, same_type
-from .dispatch import execute
+from .dispatch import execute, named
 from .registry import op_error, register_op
 from .shapes import broadcast_shapes, normalize_axis, reduced_shape, static_int, static_ints
 
@@ -88,7 +88,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         attrs["adjoint_a"] = True
     if adjoint_b:
         attrs["adjoint_b"] = True
-    return execute(MATMUL, (a, b), attrs)
+    out = execute(MATMUL, (a, b), attrs)
+    return out if name is None else named(out, name)
 
 
 # -----------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from ..errors import InvalidArgumentError, NotFoundError
 from ..tensor import TensorSpec
 from ..tensor_shape import TensorShape
 from .convert import as_tensor, check_dtype, same_type
-from .dispatch import execute
+from .dispatch import execute, named
 from .registry import OpDef, op_error, register_op
 from .shapes import broadcast_shapes, normalize_axes, normalize_axis, reduced_shape, static_int
 
@@ -69,7 +69,8 @@ def _binary(api_name, op_name, kernel, dtypes, out_dtype=None, doc=""):
 
     def api(x, y, name=None):
         x, y = same_type(op, x, y)
-        return execute(op, (x, y))
+        out = execute(op, (x, y))
+        return out if name is None else named(out, name)
 
     api.__name__ = api.__qualname__ = api_name
     api.__doc__ = f"≈ `tf.math.{api_name}(x, y)`: {doc} Broadcasts; dtypes of x and y must match."
@@ -227,7 +228,8 @@ def _unary(api_name, op_name, kernel, dtypes, infer=_infer_same, differentiable=
         x = as_tensor(x)
         if x.dtype not in dtypes:
             check_dtype(op, x, dtypes)
-        return execute(op, (x,))
+        out = execute(op, (x,))
+        return out if name is None else named(out, name)
 
     api.__name__ = api.__qualname__ = api_name
     api.__doc__ = f"≈ `tf.math.{api_name}(x)`: {doc}"
@@ -374,7 +376,8 @@ def cast(x, dtype, name=None):
         return x
     if x.dtype not in _dt.ALL:
         raise TypeError(f"Cast: cannot cast a {x.dtype.name} tensor.")
-    return execute(CAST, (x,), {"dtype": dtype})
+    out = execute(CAST, (x,), {"dtype": dtype})
+    return out if name is None else named(out, name)
 
 
 def _select_infer(condition, x, y):
@@ -557,7 +560,8 @@ def _reduction(api_name, op):
         if x.dtype not in op.dtypes:
             check_dtype(op, x, op.dtypes)
         axes = normalize_axes(op.name, axis, x.shape.rank)
-        return execute(op, (x,), {"axes": axes, "keepdims": bool(keepdims)})
+        out = execute(op, (x,), {"axes": axes, "keepdims": bool(keepdims)})
+        return out if name is None else named(out, name)
 
     api.__name__ = api.__qualname__ = api_name
     api.__doc__ = (f"≈ `tf.math.{api_name}(input_tensor, axis=None, keepdims=False)`: reduces "
