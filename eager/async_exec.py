@@ -44,10 +44,10 @@ _place = _dispatch._place
 _new_pending = object.__new__
 
 
-def _issuing_point():
-    """Where the user issued the op (`user_code.user_point`). Called from
-    `AsyncExecutor.execute`, whose caller is dispatch's `execute`: the walk starts above both."""
-    return _user_code.user_point(3)
+#: Where the user issued an op (`user_code.user_point`), called straight from
+#: `AsyncExecutor.execute` (a wrapper would cost every async op a call): depth 2 starts the walk
+#: at dispatch's `execute`, above the executor and dispatch's slow path.
+_user_point = _user_code.user_point
 
 
 class _Node:
@@ -187,7 +187,7 @@ class AsyncExecutor:
         device = _place(op, inputs, _per_thread.state)  # eager placement, soft placement included
         specs = _infer(op, inputs, attrs) if op.infer_from_types else op.infer(*inputs, **attrs)
         self._issued = seq = self._issued + 1
-        node = _Node(op, inputs, attrs, None, device, _issuing_point(), seq, self)
+        node = _Node(op, inputs, attrs, None, device, _user_point(2), seq, self)
         if specs.__class__ is TensorSpec:
             result = t = _new_pending(PendingTensor)
             t._shape = specs.shape

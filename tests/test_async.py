@@ -120,12 +120,13 @@ def test_a_kernel_error_surfaces_at_the_next_sync_point_naming_op_and_line():
     v = tf.Variable(0.0)
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
         with async_scope():
+            line = sys._getframe().f_lineno + 1
             bad = tf.gather(x, [7])  # out of range: only the kernel can tell
             later = bad * 2.0  # fails fast: never runs
             v.assign_add(1.0)  # poisoned executor: never happens
             assert isinstance(later, PendingTensor)
     message = str(info.value)
-    assert "GatherV2" in message and "test_async.py" in message
+    assert "GatherV2" in message and f"test_async.py:{line})" in message
     assert "indices" in message
     tf.experimental.async_clear_error()
     assert float(v) == 0.0  # the assign after the error did not run
