@@ -23,7 +23,11 @@ hits the cache). Both keys also hold the inter-op thread count
 (`eager.config.threading.set_inter_op_parallelism_threads`): with 2 or more, requests run on the
 parallel executor.
 
-Captured eager tensors of a traced graph are constants unless fed. Graphs are append-only, so
+Captured eager tensors of a traced graph are constants unless fed. A hand-built `Graph()` has
+automatic control dependencies like a traced one (a fetched read waits for the writes before
+it in program order, and they run with it); `Graph(auto_control_deps=False)` gives TF1's
+behaviour, where only the edges the builder adds order anything and unfetched writes run only
+as targets. Graphs are append-only, so
 an executable stays valid when ops are added later (it never needed them).
 """
 
