@@ -279,3 +279,20 @@ def test_small_or_integer_values_are_not_donated():
     assert not _donations(compile_program(program))
     program = _program(lambda x: (x * 2) * 3, TensorSpec([1 << 15], eager.int32))
     assert not _donations(compile_program(program))
+
+
+def test_relu_gradient_donation_matches_eager():
+    n = 1 << 15
+    w = eager.Variable(np.linspace(-1, 1, n, dtype=np.float32))
+
+    def f(x):
+        with eager.GradientTape() as tape:
+            h = eager.nn.relu(x * w * 2.0)
+            loss = eager.reduce_sum(h * h)
+        return tape.gradient(loss, w)
+
+    program = _program(f, TensorSpec([n]))
+    compiled = compile_program(program)
+    assert any("(ReluGrad)" in line for line in _donations(compiled))
+    x = eager.constant(np.cos(np.arange(n, dtype=np.float32)))
+    np.testing.assert_array_equal(compiled([x])[0].numpy(), f(x).numpy())

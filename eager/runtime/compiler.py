@@ -24,7 +24,7 @@ original line and its file:line. A failing run also gets a note (`add_note`, Pyt
 naming the node and where user code created it, as TensorFlow's "Detected at node" does. The
 registration is dropped when the compiled program is garbage.
 
-Buffer donation: `AddV2`, `Sub` and `Mul` on float or complex values of at least
+Buffer donation: `AddV2`, `Sub`, `Mul` and `ReluGrad` (its `dy`) on float or complex values of at least
 `MIN_DONATED_ELEMENTS` elements, one of whose inputs is an intermediate read for the last time
 by that node with exactly the output's static shape and dtype, compile to `donate(...)`: on a
 CPU device, when that input's array is provably exclusive (it owns its memory and nothing but
@@ -52,6 +52,7 @@ from ..devices import registry as _registry
 from ..graph.placeholder import PLACEHOLDER
 from ..ops import dispatch as _dispatch
 from ..ops.math_ops import ADD, MUL, SUB
+from ..ops.nn_grad import RELU_GRAD
 from ..ops.registry import NO_ATTRS
 from ..tensor import EagerTensor
 from .interpret import device_scope_for, missing_feed_error
@@ -63,7 +64,15 @@ _counter = itertools.count(1)
 #: Below this size an allocation is cheaper than checking whether a buffer can be reused.
 MIN_DONATED_ELEMENTS = 1 << 14
 
-_DONATING_UFUNCS = {ADD: np.add, SUB: np.subtract, MUL: np.multiply}
+def _relu_grad_into(dy, y, out):
+    """ReluGrad(dy, y) = dy * (y > 0), written into `out`."""
+    return np.multiply(dy, y > 0, out=out)
+
+
+#: Ops whose result may be written into a dying input: op -> (function(a, b, out=...),
+#: positions of the inputs that may be donated; the output has their shape).
+_DONATING_UFUNCS = {ADD: (np.add, (0, 1)), SUB: (np.subtract, (0, 1)),
+                    MUL: (np.multiply, (0, 1)), RELU_GRAD: (_relu_grad_into, (0,))}
 
 
 class CompiledProgram:
@@ -169,7 +178,7 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
         if donor is None:
             call = f"run({k}, i, {a}, {device})"
         else:
-            namespace[f"u{index}"] = _DONATING_UFUNCS[node.op_def]
+            namespace[f"u{index}"] = _DONATING_UFUNCS[node.op_def][0]
             call = f"donate({k}, i, {a}, {device}, {donor}, u{index})"
         if node.op_def.num_outputs == 1 and len(node.outputs) == 1:
             statement = f"{outs[0]} = {call}" if outs[0] != "_" else call
@@ -211,7 +220,7 @@ def _donor(program, node, index, last_use, kept):
         return None
     for position, v in enumerate(node.inputs):
         spec = program.specs.get(v)
-        if (last_use.get(v) == index and v not in kept and v not in program.feeds
+        if (position in _DONATING_UFUNCS[node.op_def][1] and last_use.get(v) == index and v not in kept and v not in program.feeds
                 and node.inputs.count(v) == 1 and spec is not None
                 and spec.dtype is out.dtype and spec.shape.is_fully_defined()
                 and tuple(spec.shape) == tuple(out.shape)):
