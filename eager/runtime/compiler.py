@@ -154,7 +154,7 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
         lines.append(f"    {targets}{',' if len(program.feeds) == 1 else ''} = feeds")
     line_nodes = {}
     missing = None
-    resource_fed = set(program.feeds)
+    fed = set(program.feeds)
     for index, node in enumerate(program.nodes):
         if node.op_def is PLACEHOLDER:
             if missing is None and _is_needed(program, node):
@@ -167,7 +167,7 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
         namespace[a] = node.attrs if node.attrs else NO_ATTRS
         args = ", ".join(names[v] for v in node.inputs)
         inputs = f"({args},)" if len(node.inputs) == 1 else f"({args})"
-        device = _device_expression(node, index, namespace, placed, resource_fed)
+        device = _device_expression(node, index, namespace, placed, fed)
         if device is None:
             device = f"place({k}, i, st)"
         outs = []
@@ -188,12 +188,10 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
             statement = call
         lines.append(f"    i = {inputs}; {statement}  {_comment(node)}")
         line_nodes[len(lines)] = node
-        # Locals ("v…": feeds and node outputs, never constants) whose last reader this is,
-        # and outputs nobody reads.
+        # Locals ("v…": feeds and node outputs, never constants) whose last reader this is.
+        # (Outputs nobody reads were never bound: "_" above.)
         dead = [names[v] for v in node.inputs
                 if last_use[v] == index and v not in kept and names[v].startswith("v")]
-        dead += [o for v, o in zip(node.outputs, outs) if o != "_" and v not in last_use
-                 and v not in kept]
         if dead:
             lines.append(f"    del {', '.join(dict.fromkeys(dead))}")
     fetched = ", ".join(names[v] for v in program.fetches)
