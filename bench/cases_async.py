@@ -30,22 +30,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 
 import eager
 
-from .harness import best_single_call, format_seconds
+from .harness import BLAS_ENV, best_single_call, format_seconds, run_with_one_blas_thread
 
 TARGET_DISPATCH = 2.0
 TARGET_OVERLAP = 1.2
-_BLAS_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
-             "VECLIB_MAXIMUM_THREADS")
 
 
 # -----------------------------------------------------------------------------------------------
@@ -190,21 +186,12 @@ def _overlap_child(steps, repeats, size=1024):
         best["threads"] = min(best["threads"], best_single_call(threads_floor, 1))
     best.update(steps=steps, repeats=repeats, size=size, one_matmul=one_matmul,
                 one_python=one_python, python_iterations=k, switch_interval=sys.getswitchinterval(),
-                blas_env={name: os.environ.get(name) for name in _BLAS_ENV})
+                blas_env={name: os.environ.get(name) for name in BLAS_ENV})
     return best
 
 
 def measure_overlap(steps, repeats):
-    env = dict(os.environ)
-    env.update({name: "1" for name in _BLAS_ENV})
-    root = Path(__file__).resolve().parents[1]
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
-    out = subprocess.run([sys.executable, "-m", "bench.cases_async", "--overlap-child",
-                          str(steps), str(repeats)], capture_output=True, text=True, cwd=root,
-                         env=env)
-    if out.returncode:
-        raise RuntimeError(f"the overlap benchmark's subprocess failed:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_with_one_blas_thread("bench.cases_async", "--overlap-child", steps, repeats)
 
 
 def report_overlap(steps, repeats):

@@ -25,7 +25,7 @@ import numpy as np
 
 import eager
 
-from .harness import Case, best_single_call, format_seconds, ratio, run_case
+from .harness import Case, best_single_call, case_lines, format_seconds, run_case
 
 TARGET_PER_CALL = 6.0
 TARGET_FIRST_CALL = 80.0
@@ -116,18 +116,7 @@ def measure_first_call(others, repeats, eager_repeats):
 def report(rounds, others=None, quick=False):
     """(lines to print, names of missed targets) for (k) and (l)."""
     others = others or {}
-    missed = []
-    case = run_case(per_call_case(others), rounds)
-    lines = [case.name]
-    for name, seconds in case.results.items():
-        r = ratio(case, name)
-        line = f"  {name:<11} {format_seconds(seconds):>10}   {r:6.2f}x numpy"
-        if name == "eager":
-            ok = r <= case.target
-            line += f"   target <= {case.target}x: {'ok' if ok else 'MISSED'}"
-            if not ok:
-                missed.append(case.name)
-        lines.append(line)
+    lines, missed = case_lines(run_case(per_call_case(others), rounds))
     lines.append("")
     results = measure_first_call(others, 3 if quick else 10, 20 if quick else 200)
     lines.append(f"(l) first call (trace + prepare + run) of a traced {CHAIN} x (x * 1.0001 + "

@@ -24,24 +24,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 
 import eager
 
 from .cases_autodiff import LR, mlp_data, numpy_mlp_step
-from .harness import Case, format_seconds, ratio, run_case
+from .harness import Case, case_lines, format_seconds, run_case, run_with_one_blas_thread
 
 TARGET_CHAIN = 1.0
 TARGET_MLP = 1.0
 TARGET_PARALLEL = 1.7
 CHAIN = 50
-_BLAS_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
-             "VECLIB_MAXIMUM_THREADS")
 
 
 def _chain(x):
@@ -182,15 +176,7 @@ def _parallel_child(rounds: int) -> dict:
 
 
 def measure_parallel(rounds: int) -> dict:
-    env = dict(os.environ)
-    for name in _BLAS_ENV:
-        env[name] = "1"
-    root = Path(__file__).resolve().parent.parent
-    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, "-m", "bench.cases_runtime", "--child",
-                          str(rounds)], env=env, cwd=root, capture_output=True, text=True,
-                         check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_with_one_blas_thread("bench.cases_runtime", "--child", rounds)
 
 
 def report(rounds, others=None, quick=False):
@@ -199,17 +185,9 @@ def report(rounds, others=None, quick=False):
     missed, lines = [], []
     for case in (run_case(chain_case(others), rounds),
                  run_case(mlp_case(others), max(3, rounds // 3))):
-        lines.append(case.name)
-        for name, seconds in case.results.items():
-            r = ratio(case, name)
-            line = f"  {name:<11} {format_seconds(seconds):>10}   {r:6.2f}x numpy"
-            if name == "eager":
-                ok = r <= case.target
-                line += f"   target <= {case.target}x: {'ok' if ok else 'MISSED'}"
-                if not ok:
-                    missed.append(case.name)
-            lines.append(line)
-        lines.append("")
+        case_text, case_missed = case_lines(case)
+        lines += case_text + [""]
+        missed += case_missed
     best = measure_parallel(3 if quick else 10)
     speedup = best["serial"] / best["parallel"]
     ok = speedup >= TARGET_PARALLEL

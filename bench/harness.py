@@ -8,8 +8,18 @@ are what we report.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+
+#: The environment variables that size BLAS thread pools (OpenBLAS, OpenMP, MKL, BLIS,
+#: Accelerate). They are read when numpy loads, so a single-threaded BLAS needs a subprocess.
+BLAS_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+            "VECLIB_MAXIMUM_THREADS")
 
 
 @dataclass
@@ -65,3 +75,33 @@ def format_seconds(s: float) -> str:
     if s < 1e-3:
         return f"{s * 1e6:.2f} us"
     return f"{s * 1e3:.2f} ms"
+
+
+def case_lines(case: Case) -> tuple:
+    """(printable lines, names of missed targets) for a measured case: its name, then each
+    implementation's best time and ratio to numpy, eager's against the case's target."""
+    lines, missed = [case.name], []
+    for name, seconds in case.results.items():
+        r = ratio(case, name)
+        line = f"  {name:<11} {format_seconds(seconds):>10}   {r:6.2f}x numpy"
+        if name == "eager" and case.target is not None:
+            ok = r <= case.target
+            line += f"   target <= {case.target}x: {'ok' if ok else 'MISSED'}"
+            if not ok:
+                missed.append(case.name)
+        lines.append(line)
+    return lines, missed
+
+
+def run_with_one_blas_thread(module: str, *args) -> dict:
+    """Runs `python -m <module> *args` with every BLAS pool at one thread and returns the JSON
+    object its last stdout line prints."""
+    env = dict(os.environ)
+    env.update({name: "1" for name in BLAS_ENV})
+    root = Path(__file__).resolve().parents[1]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    out = subprocess.run([sys.executable, "-m", module, *map(str, args)], capture_output=True,
+                         text=True, cwd=root, env=env)
+    if out.returncode:
+        raise RuntimeError(f"the benchmark subprocess {module} failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])

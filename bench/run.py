@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import (cases_async, cases_autodiff, cases_core, cases_function,  # noqa: E402
                    cases_list, cases_runtime, cases_training, frameworks)
-from bench.harness import format_seconds, ratio, run_case  # noqa: E402
+from bench.harness import case_lines, run_case  # noqa: E402
 
 
 def import_time() -> tuple:
@@ -68,18 +68,10 @@ def main(argv=None) -> int:
     failures = []
     started = time.perf_counter()
     for make in cases_core.CASES + cases_autodiff.CASES + cases_training.CASES:
-        case = run_case(make(others), rounds)
-        print(case.name)
-        for name, seconds in case.results.items():
-            r = ratio(case, name)
-            line = f"  {name:<11} {format_seconds(seconds):>10}   {r:6.2f}x numpy"
-            if name == "eager" and case.target is not None:
-                ok = r <= case.target
-                line += f"   target <= {case.target}x: {'ok' if ok else 'MISSED'}"
-                if not ok:
-                    failures.append(case.name)
-            print(line)
+        lines, missed = case_lines(run_case(make(others), rounds))
+        print("\n".join(lines))
         print()
+        failures.extend(missed)
     lines, missed = cases_list.report(rounds, others)
     print("\n".join(lines))
     print()

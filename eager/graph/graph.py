@@ -28,6 +28,8 @@ them.
 
 from __future__ import annotations
 
+import contextlib
+
 from .. import context as _context
 from .. import user_code as _user_code
 from ..dtypes import as_dtype
@@ -159,12 +161,9 @@ class Graph:
         if not self.control_outputs:
             return outputs
         must_run = list(self.control_outputs)
-        st = _context.thread_state()
-        saved_scope, st.name_scope = st.name_scope, ""  # returns are graph-level, like captures
-        saved_stack, self._control_stack = self._control_stack, []
-        try:
-            made = {}  # id(output) -> its Identity's output
-            result = []
+        made = {}  # id(output) -> its Identity's output
+        result = []
+        with self._graph_level():  # returns are graph-level, like captures
             for t in outputs:
                 out = made.get(id(t))
                 if out is None:
@@ -174,10 +173,20 @@ class Graph:
                         wait_for(op, dep)
                     out = made[id(t)] = op.outputs[0]
                 result.append(out)
+        return result
+
+    @contextlib.contextmanager
+    def _graph_level(self):
+        """Adds ops that belong to the graph, not to where the user's code stands: outside any
+        name scope and any `control_dependencies` scope (those order the user's ops)."""
+        st = _context.thread_state()
+        saved_scope, st.name_scope = st.name_scope, ""
+        saved_stack, self._control_stack = self._control_stack, []
+        try:
+            yield
         finally:
             st.name_scope = saved_scope
             self._control_stack = saved_stack
-        return result
 
     def execute(self, op_def, inputs, attrs):
         """The interpreter hook dispatch calls while this graph is being built: adds a node and
@@ -223,17 +232,10 @@ class Graph:
         entry = self._captures.get(key)
         if entry is not None:
             return entry[1]
-        st = _context.thread_state()
-        # Captures are graph-level inputs: no name scope, and no control inputs from a
-        # `control_dependencies` scope (those order the op that uses the capture, not the
-        # capture itself; a runtime feeds captures, it never runs them).
-        saved_scope, st.name_scope = st.name_scope, ""
-        saved_stack, self._control_stack = self._control_stack, []
-        try:
+        # Captures are graph-level inputs: a control_dependencies scope orders the op that uses
+        # the capture, not the capture itself (a runtime feeds captures, it never runs them).
+        with self._graph_level():
             placeholder = self.placeholder(tensor.dtype, tensor.shape, name="capture")
-        finally:
-            st.name_scope = saved_scope
-            self._control_stack = saved_stack
         # The eager tensor is kept alive with its placeholder, so its id is never reused.
         self._captures[key] = (tensor, placeholder)
         return placeholder

@@ -250,10 +250,7 @@ def _run_donating(op, inputs, attrs, device, position, ufunc):
                 ufunc(a, b, out=a)
             else:
                 ufunc(b, a, out=a)
-            out = EagerTensor()
-            out._value = a
-            out._tape_id = 0
-            out._meta = t._meta
+            out = _dispatch._wrap(a, device, op)
             if _dispatch._hooks.check_inference:
                 _dispatch._check_inference(op, inputs, attrs, out)
             return out
