@@ -6,6 +6,9 @@
    its outputs to gradients of its inputs. Gradients reaching one tensor from several consumers
    are summed, lazily, when the tensor's producer is processed.
 
+A planner (`set_planner`) may answer step 2 instead, with a compiled plan of the same walk
+(`eager.runtime.backward_plans`: a training loop's tape has the same structure every step).
+
 Gradient functions are written with ops, so the backward pass runs through dispatch like any
 other code: an outer tape records it, which is how higher-order derivatives work.
 """
@@ -19,7 +22,7 @@ from ..ops.creation_ops import ones_like, zeros
 from ..ops.list_grad import add_list_gradients
 from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor, wrap_array
 
-__all__ = ["backward", "aggregate"]
+__all__ = ["backward", "prune", "walk", "aggregate", "set_planner"]
 
 
 def aggregate(grads):
@@ -61,6 +64,19 @@ def _no_gradient_error(entry):
                        f"eager.stop_gradient if it should not be differentiated.")
 
 
+def set_planner(planner) -> None:
+    """Installs `planner(needed, grads, source_ids, source_set, need)`, asked before every
+    backward walk whether it can produce the gradients faster (a compiled plan of the same
+    walk; `eager.runtime.backward_plans` installs one). It returns None to decline; the walk
+    then runs op by op. `set_planner(None)` uninstalls it. Autodiff never imports the runtime.
+    """
+    global _planner
+    _planner = planner
+
+
+_planner = None
+
+
 def backward(tape, targets, target_grads, source_ids):
     """Gradients (summed over targets) for each id in `source_ids`; None where unconnected.
 
@@ -82,11 +98,20 @@ def backward(tape, targets, target_grads, source_ids):
             grads[tid] = [g]
     if not source_set or not grads:
         return [None] * len(source_ids)
+    needed, need = prune(tape.entries, source_set, grads)
+    if _planner is not None:
+        planned = _planner(needed, grads, source_ids, source_set, need)
+        if planned is not None:
+            return planned
+    return walk(needed, grads, source_ids, source_set, need)
 
-    # 1. Prune to the entries between sources and targets.
+
+def prune(entries, source_set, grads):
+    """The entries on some path from a source to a target (a key of `grads`), in reverse
+    execution order, and the set of tensor ids whose gradient is needed."""
     reach = set(source_set)
     live = []
-    for entry in tape.entries:
+    for entry in entries:
         if not reach.isdisjoint(entry.input_ids):
             live.append(entry)
             reach.update(entry.output_ids)
@@ -97,8 +122,13 @@ def backward(tape, targets, target_grads, source_ids):
         if not need.isdisjoint(entry.output_ids):
             needed.append(entry)
             need.update(reach.intersection(entry.input_ids))
+    return needed, need
 
-    # 2. Walk back.
+
+def walk(needed, grads, source_ids, source_set, need):
+    """The backward walk over `needed` (from `prune`): each entry's gradient function maps its
+    outputs' gradients to its inputs'; `grads` (tensor id -> list of gradients, seeded with the
+    targets') is consumed. Returns the summed gradient of each source id (None if none)."""
     for entry in needed:
         out_grads = []
         missing = False

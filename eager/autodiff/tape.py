@@ -22,7 +22,7 @@ from ..ops import dispatch as _dispatch
 from ..tensor import EagerTensor
 
 __all__ = ["Tape", "Entry", "new_id", "tensor_id", "record_op", "record_custom", "active_tapes",
-           "variable_accessed"]
+           "variable_accessed", "op_backward"]
 
 _next_id = itertools.count(1).__next__
 
@@ -106,7 +106,8 @@ def _kept(tensors, keep):
 _NOTHING_KEPT = ((), (None,), (None, None), (None, None, None))
 
 
-def _op_backward(entry, *grads):
+def op_backward(entry, *grads):
+    """The backward of an entry recorded for a registered op: its gradient rule."""
     return entry.op.gradient(entry, *grads)
 
 
@@ -196,7 +197,7 @@ def record_op(tapes, op, inputs, attrs, outputs):
         keep_in, keep_out = op.grad_keeps_inputs, op.grad_keeps_outputs
     outs = outputs if outputs.__class__ is tuple else (outputs,)
     for tape in tapes:
-        tape.record(op, inputs, attrs, outs, _op_backward, keep_in, keep_out)
+        tape.record(op, inputs, attrs, outs, op_backward, keep_in, keep_out)
 
 
 def variable_accessed(variable):

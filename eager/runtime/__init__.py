@@ -10,11 +10,14 @@
   `_Recv` pairs (`send_recv`) between them.
 * `parallel.ParallelExecutor`: independent nodes at once on an inter-op thread pool.
 * `executable`: the pipeline a function call and a Session share (program → passes → compile).
+* `backward_plans`: an eager tape's backward walk compiled once per tape structure (installed
+  into `eager.autodiff.backprop` as its planner on import).
 
 Layering: above `eager.graph` and `eager.ops`; the function layer and `Session` use it; nothing
 below imports it.
 """
 
+from . import backward_plans
 from .compiler import CompiledProgram, compile_program
 from .interpret import run_program
 from .parallel import ParallelExecutor

@@ -1,0 +1,293 @@
+"""Compiled backward passes for eager gradient tapes: a training loop's tape, planned once.
+
+An eager training step records the same ops on the same shapes every step, and its backward
+walk (`eager.autodiff.backprop.walk`) then calls the same gradient rules, which dispatch the
+same ops, step after step: tens of microseconds of Python per op that decide nothing new. This
+module removes that cost the way a traced function's compiled plan does, without asking the
+user to trace anything:
+
+1. **Key.** For a pruned walk, the *structure* of the tape: for each entry, its op (and
+   gradient function), attributes, input and output shapes and dtypes, and how entries
+   connect (tape ids renumbered in order of first appearance), plus the seeds' shapes and
+   dtypes and which sources are asked for. Values never enter the key.
+2. **Plan.** The second time a structure is seen (a single gradient call never pays for
+   compilation), the walk is traced into a graph: every tensor the entries kept, and every
+   seed, becomes a placeholder; proxy entries carry them, so the same gradient rules run
+   through dispatch and are recorded as graph ops. The graph becomes a `Program` fed the kept
+   tensors and seeds and fetching the gradients, optimised (constant folding, CSE, fusion) and
+   compiled to straight-line Python (`compiler.compile_program`).
+3. **Run.** Later walks with the same structure feed the entries' kept tensors to the plan.
+
+The plan runs the same kernels on the same values in the same order as the walk (passes never
+change a value; fusion calls the same ufuncs), so gradients are equal. The walk is used, and
+nothing is planned, whenever the plan could differ from it in more than speed:
+
+* another tape is active on the thread (it must record the backward: higher order), or a graph
+  is being traced, or execution is asynchronous, or the profiler is on (each op must be seen);
+* an entry has no op (custom gradients and function calls run arbitrary Python), an op has no
+  gradient, or an op's gradient re-runs user code (control flow);
+* a kept tensor or seed is not a plain eager tensor on an inline (CPU) device;
+* attributes are unhashable;
+* a rule cannot be traced (it needs a value, not just a shape): the structure is remembered
+  as unplannable and always walks.
+
+The cache holds at most `MAX_PLANS` structures (oldest dropped first), and plans hold no
+tensors: only op definitions, attributes and constants the rules created from shapes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from .. import context as _context
+from ..autodiff import backprop as _backprop
+from ..autodiff.tape import Entry, op_backward
+from ..graph import Graph, SymbolicTensor, building
+from ..ops import dispatch as _dispatch
+from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
+from .compiler import compile_program
+from .passes import optimize
+from .program import Program
+
+__all__ = ["enabled", "set_enabled", "plan_count", "clear", "MAX_PLANS"]
+
+#: Structures remembered (plans and unplannable marks); the oldest is dropped beyond this.
+MAX_PLANS = 256
+
+_UNPLANNABLE = object()  # a structure whose walk cannot be traced
+_SEEN_ONCE = object()  # a structure seen once: planned if it comes again
+
+
+class _State:
+    __slots__ = ("enabled", "cache", "lock")
+
+    def __init__(self):
+        self.enabled = True
+        self.cache = {}  # key -> _Plan | _UNPLANNABLE | _SEEN_ONCE
+        self.lock = threading.Lock()
+
+
+_state = _State()
+
+
+def enabled() -> bool:
+    """Whether eager backward passes use compiled plans (on by default)."""
+    return _state.enabled
+
+
+def set_enabled(on: bool) -> None:
+    """Turns compiled backward plans on or off (off: every walk runs op by op)."""
+    _state.enabled = bool(on)
+
+
+def plan_count() -> int:
+    """How many compiled plans the cache holds."""
+    return sum(1 for v in list(_state.cache.values()) if v.__class__ is _Plan)
+
+
+def clear() -> None:
+    """Forgets every structure and plan."""
+    with _state.lock:
+        _state.cache.clear()
+
+
+class _Plan:
+    """A compiled walk: where its feeds come from, and how its fetches form the gradients."""
+
+    __slots__ = ("run", "kept_slots", "n_seeds", "structure")
+
+    def __init__(self, run, kept_slots, n_seeds, structure):
+        self.run = run  # CompiledProgram: (feed values, st) -> fetched values
+        self.kept_slots = kept_slots  # per kept feed: (entry index, is_output, position)
+        self.n_seeds = n_seeds
+        self.structure = structure  # per source: None, (False, i) or (True, i, has_shape)
+
+
+def _plan_or_walk(needed, grads, source_ids, source_set, need):
+    """The planner `backprop.backward` asks (see `backprop.set_planner`): gradients from a
+    compiled plan, or None to walk."""
+    if not _state.enabled:
+        return None
+    st = _context.thread_state()
+    if st.tapes or st.interpreter is not None or _dispatch._PROFILE.active:
+        return None
+    key, seeds = _key(needed, grads, source_ids)
+    if key is None:
+        return None
+    cache = _state.cache
+    try:
+        found = cache.get(key)
+    except TypeError:  # an unhashable attribute value
+        return None
+    if found.__class__ is _Plan:
+        return _run(found, needed, seeds, st)
+    if found is None:
+        _remember(key, _SEEN_ONCE)
+        return None
+    if found is _UNPLANNABLE:
+        return None
+    plan = _make_plan(needed, grads, source_ids, source_set, need)
+    _remember(key, plan)
+    if plan is _UNPLANNABLE:
+        return None
+    return _run(plan, needed, seeds, st)
+
+
+def _remember(key, value):
+    cache = _state.cache
+    with _state.lock:
+        cache[key] = value
+        while len(cache) > MAX_PLANS:
+            del cache[next(iter(cache))]
+
+
+def _key(needed, grads, source_ids):
+    """(structure key, seeds in key order), or (None, None) when the walk is not plannable."""
+    idmap = {0: 0}
+    parts = []
+    for entry in needed:
+        op = entry.op
+        if op is None or entry.backward is not op_backward or op.gradient is None \
+                or op.replay is not None:
+            return None, None
+        for t in entry.inputs:
+            if t is not None and (t.__class__ is not EagerTensor
+                                  or not t._meta.device.inline):
+                return None, None
+        for t in entry.outputs:
+            if t is not None and (t.__class__ is not EagerTensor
+                                  or not t._meta.device.inline):
+                return None, None
+        attrs = entry.attrs
+        parts.append((op, op.gradient, tuple(attrs.items()) if attrs else (),
+                      tuple([idmap.setdefault(i, len(idmap)) for i in entry.input_ids]),
+                      tuple([idmap.setdefault(i, len(idmap)) for i in entry.output_ids]),
+                      entry._input_shapes, entry.input_dtypes, entry._output_shapes,
+                      entry.output_dtypes))
+    seeds = []
+    for tid, gs in grads.items():
+        mapped = idmap.get(tid)
+        if mapped is None:
+            return None, None
+        for g in gs:
+            if g.__class__ is not EagerTensor or not g._meta.device.inline:
+                return None, None
+            value = g._value
+            parts.append((mapped, value.shape, g._meta.dtype))
+            seeds.append(g)
+    parts.append(tuple([idmap.get(s, -1) for s in source_ids]))
+    return tuple(parts), seeds
+
+
+def _run(plan, needed, seeds, st):
+    feeds = []
+    for index, is_output, position in plan.kept_slots:
+        entry = needed[index]
+        feeds.append((entry.outputs if is_output else entry.inputs)[position])
+    feeds.extend(seeds)
+    values = plan.run(feeds, st)
+    results = []
+    for form in plan.structure:
+        if form is None:
+            results.append(None)
+        elif form[0]:
+            i = form[1]
+            results.append(IndexedSlices(values[i], values[i + 1],
+                                         values[i + 2] if form[2] else None))
+        else:
+            results.append(values[form[1]])
+    return results
+
+
+class _ProxyTape:
+    __slots__ = ("ids", "entries")
+
+
+def _make_plan(needed, grads, source_ids, source_set, need):
+    """Traces the walk over `needed` into a graph with the kept tensors and the seeds as
+    placeholders, and compiles it (module doc, step 2); `_UNPLANNABLE` if a rule cannot be
+    traced."""
+    graph = Graph("eager_backward", auto_control_deps=False)
+    kept_slots, kept_phs = [], []
+    by_tape_id = {}
+    proxies = []
+    try:
+        with _tracing(graph):
+            for index, entry in enumerate(needed):
+                inputs = _stand_ins(graph, entry.inputs, entry.input_ids, index, False,
+                                    by_tape_id, kept_slots, kept_phs)
+                outputs = _stand_ins(graph, entry.outputs, entry.output_ids, index, True,
+                                     by_tape_id, kept_slots, kept_phs)
+                proxies.append(Entry(entry.op, entry.attrs, entry.input_ids, entry.output_ids,
+                                     inputs, outputs, entry._input_shapes, entry.input_dtypes,
+                                     entry._output_shapes, entry.output_dtypes,
+                                     entry.backward))
+            seed_phs = []
+            proxy_grads = {}
+            for tid, gs in grads.items():
+                proxy_grads[tid] = [graph.placeholder(g.dtype, g.shape, name="seed")
+                                    for g in gs]
+                seed_phs.extend(proxy_grads[tid])
+            results = _backprop.walk(proxies, proxy_grads, source_ids, source_set, need)
+            flat, structure = [], []
+            for grad in results:
+                if grad is None:
+                    structure.append(None)
+                elif grad.__class__ is IndexedSlices:
+                    has_shape = grad.dense_shape is not None
+                    structure.append((True, len(flat), has_shape))
+                    flat.extend([grad.values, grad.indices])
+                    if has_shape:
+                        flat.append(convert_to_tensor(grad.dense_shape))
+                else:
+                    structure.append((False, len(flat)))
+                    flat.append(grad)
+            fetches = [t if t.__class__ is SymbolicTensor else graph.capture(t) for t in flat]
+        fed = {id(t) for t in kept_phs} | {id(t) for t in seed_phs}
+        constants = {ph: value for value, ph in graph.captures if id(ph) not in fed}
+        program = Program.from_graph(graph, feeds=[*kept_phs, *seed_phs], fetches=fetches,
+                                     targets=(), constants=constants)
+        run = compile_program(optimize(program))
+    except Exception:  # noqa: BLE001 - a rule that needs values, not shapes: always walk
+        return _UNPLANNABLE
+    return _Plan(run, tuple(kept_slots), len(seed_phs), tuple(structure))
+
+
+def _stand_ins(graph, tensors, tape_ids, index, is_output, by_tape_id, kept_slots, kept_phs):
+    """Placeholders for an entry's kept tensors (None stays None). One placeholder per tape id,
+    so a tensor kept by several entries is fed once; untracked tensors (id 0) each get their
+    own, as their identity is not part of the key."""
+    stand_ins = []
+    for position, (t, tid) in enumerate(zip(tensors, tape_ids)):
+        if t is None:
+            stand_ins.append(None)
+            continue
+        ph = by_tape_id.get(tid) if tid else None
+        if ph is None:
+            ph = graph.placeholder(t.dtype, t.shape, name="kept")
+            kept_slots.append((index, is_output, position))
+            kept_phs.append(ph)
+            if tid:
+                by_tape_id[tid] = ph
+        stand_ins.append(ph)
+    return tuple(stand_ins)
+
+
+@contextlib.contextmanager
+def _tracing(graph):
+    """Builds `graph` with no tape, name scope or device scope of the caller's (gradient ops are
+    placed when the plan runs, as the walk's ops are)."""
+    st = _context.thread_state()
+    saved_tapes, saved_scope = st.tapes, st.name_scope
+    st.tapes = []
+    st.name_scope = ""
+    try:
+        with _context.device(None), building(graph):
+            yield
+    finally:
+        st.tapes = saved_tapes
+        st.name_scope = saved_scope
+
+
+_backprop.set_planner(_plan_or_walk)

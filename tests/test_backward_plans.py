@@ -1,0 +1,278 @@
+"""Compiled backward plans for eager tapes (`eager.runtime.backward_plans`) against the op-by-op
+walk: same gradients for every differentiable op's cases, the cases where no plan may be used,
+and the cache's bounds."""
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import eager
+from eager.runtime import backward_plans
+
+from gradcheck import _differentiable, _loss_tensor, _outputs, _weights
+from test_gradients import CASES
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    backward_plans.clear()
+    backward_plans.set_enabled(True)
+    yield
+    backward_plans.set_enabled(True)
+    backward_plans.clear()
+
+
+def _gradients(fn, args, weights):
+    tensors = [eager.constant(a) if _differentiable(a) else a for a in args]
+    watched = [t for t, a in zip(tensors, args) if _differentiable(a)]
+    with eager.GradientTape() as tape:
+        tape.watch(watched)
+        loss = _loss_tensor(_outputs(fn(*tensors)), weights)
+    grads = tape.gradient(loss, watched)
+    return [None if g is None else np.asarray(eager.convert_to_tensor(g)) for g in grads]
+
+
+def _walked_and_planned(fn, args):
+    """Gradients by the walk, then three times with plans on (seen, planned, reused), and
+    whether a plan was made."""
+    args = [np.asarray(a) if isinstance(a, (list, float)) else a for a in args]
+    ys = _outputs(fn(*[eager.constant(a) if _differentiable(a) else a for a in args]))
+    weights = _weights([np.asarray(y) for y in ys], 0)
+    backward_plans.set_enabled(False)
+    walked = _gradients(fn, args, weights)
+    backward_plans.set_enabled(True)
+    backward_plans.clear()
+    runs = [_gradients(fn, args, weights) for _ in range(3)]
+    return walked, runs, backward_plans.plan_count() > 0
+
+
+def _assert_same(walked, planned, what):
+    assert len(walked) == len(planned)
+    for k, (w, p) in enumerate(zip(walked, planned)):
+        if w is None:
+            assert p is None, f"{what}: argument {k} planned a gradient the walk did not give"
+            continue
+        assert p is not None, f"{what}: argument {k} lost its gradient in the plan"
+        assert p.shape == w.shape and p.dtype == w.dtype, what
+        np.testing.assert_allclose(p, w, rtol=1e-12, atol=1e-14,
+                                   err_msg=f"{what}: argument {k} differs from the walk")
+
+
+#: Ops whose gradient must be plannable (no value-dependent rule): a regression that makes
+#: them walk every step would go unnoticed otherwise.
+MUST_PLAN = {"AddV2", "Sub", "Mul", "RealDiv", "MatMul", "Relu", "Sigmoid", "Tanh", "Exp",
+             "Log", "Sum", "Mean", "Softmax", "SoftmaxCrossEntropyWithLogits", "BiasAdd",
+             "Reshape", "Transpose", "Square", "Sqrt", "Maximum", "GatherV2", "ConcatV2"}
+
+
+@pytest.mark.parametrize("op_name", sorted(name for name, cases in CASES.items()
+                                           if any(c.check is None for c in cases)))
+def test_plan_gives_the_walks_gradients(op_name):
+    planned_any = False
+    for n, case in enumerate(CASES[op_name]):
+        if case.check is not None:
+            continue
+        walked, runs, planned = _walked_and_planned(case.fn, case.args())
+        planned_any |= planned
+        for r, run in enumerate(runs):
+            _assert_same(walked, run, f"{op_name} case {n}, run {r}")
+    if op_name in MUST_PLAN:
+        assert planned_any, f"{op_name}: no compiled backward plan was made"
+
+
+def test_plan_made_on_second_sight_and_reused():
+    x = eager.constant(np.arange(4.0))
+
+    def grad():
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = eager.reduce_sum(x * x)
+        return tape.gradient(y, x).numpy()
+
+    np.testing.assert_array_equal(grad(), 2 * np.arange(4.0))
+    assert backward_plans.plan_count() == 0
+    for _ in range(3):
+        np.testing.assert_array_equal(grad(), 2 * np.arange(4.0))
+    assert backward_plans.plan_count() == 1
+
+
+def test_structure_key_separates_aliasing_shapes_and_attributes():
+    """x*x and x*y have the same ops and shapes but not the same structure; so do reductions
+    over different axes, and the same ops on other shapes."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+
+    def square(x, y):
+        return x * x
+
+    def product(x, y):
+        return x * y
+
+    def over(axis):
+        return lambda x, y: eager.reduce_sum(x * y, axis=axis) * 2.0
+
+    for _ in range(3):
+        for fn in (square, product, over(0), over(1)):
+            for shape in ((3, 4), (2, 4)):
+                args = [a[:shape[0]], b[:shape[0]]]
+                walked, runs, _ = _walked_and_planned(fn, args)
+                for run in runs:
+                    _assert_same(walked, run, fn.__name__)
+    # Interleaved, with a cache that keeps them all:
+    backward_plans.clear()
+    x, y = eager.constant(a), eager.constant(b)
+    for _ in range(4):
+        for fn, expected in ((square, (2 * a, None)), (product, (b, a))):
+            with eager.GradientTape() as tape:
+                tape.watch([x, y])
+                loss = eager.reduce_sum(fn(x, y))
+            gx, gy = tape.gradient(loss, [x, y])
+            np.testing.assert_allclose(gx.numpy(), expected[0])
+            if expected[1] is None:
+                assert gy is None
+            else:
+                np.testing.assert_allclose(gy.numpy(), expected[1])
+    assert backward_plans.plan_count() == 2
+
+
+def test_indexed_slices_gradient_through_a_plan():
+    params = eager.constant(np.arange(12.0).reshape(4, 3))
+    indices = eager.constant([0, 2, 2])
+    results = []
+    for _ in range(3):
+        with eager.GradientTape() as tape:
+            tape.watch(params)
+            loss = eager.reduce_sum(eager.gather(params, indices) * 3.0)
+        results.append(tape.gradient(loss, params))
+    assert backward_plans.plan_count() == 1
+    expected = np.zeros((4, 3))
+    np.add.at(expected, [0, 2, 2], 3.0)
+    for g in results:
+        assert isinstance(g, eager.IndexedSlices)
+        np.testing.assert_array_equal(eager.convert_to_tensor(g).numpy(), expected)
+
+
+def test_variables_and_optimizer_step_through_a_plan():
+    rng = np.random.default_rng(1)
+    w0 = rng.standard_normal((5, 3))
+    xs = rng.standard_normal((8, 5))
+
+    def train(steps):
+        w = eager.Variable(w0)
+        x = eager.constant(xs)
+        opt = eager.optimizers.SGD(0.1)
+        for _ in range(steps):
+            with eager.GradientTape() as tape:
+                loss = eager.reduce_mean(eager.square(eager.matmul(x, w)))
+            opt.apply_gradients([(tape.gradient(loss, w), w)])
+        return w.numpy()
+
+    backward_plans.set_enabled(False)
+    walked = train(5)
+    backward_plans.set_enabled(True)
+    planned = train(5)
+    assert backward_plans.plan_count() == 1
+    np.testing.assert_allclose(planned, walked, rtol=1e-12)
+
+
+def test_no_plan_under_an_outer_tape_and_higher_order_still_right():
+    x = eager.constant(np.array([0.3, -1.2, 2.0]))
+    for _ in range(3):
+        with eager.GradientTape() as outer:
+            outer.watch(x)
+            with eager.GradientTape() as inner:
+                inner.watch(x)
+                y = eager.reduce_sum(eager.tanh(x))
+            g = inner.gradient(y, x)
+        h = outer.gradient(g, x)
+        t = np.tanh(x.numpy())
+        np.testing.assert_allclose(h.numpy(), -2 * t * (1 - t * t))
+    # Only the outer walk (no tape outside it) is planned; the inner one is recorded.
+    assert backward_plans.plan_count() == 1
+
+
+def test_persistent_tape_inside_its_context_records_the_backward():
+    x = eager.constant(np.array([1.0, 2.0]))
+    with eager.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = eager.reduce_sum(x * x * x)
+        for _ in range(3):
+            g = tape.gradient(y, x)  # recorded on the tape itself: never planned
+        gg = tape.gradient(eager.reduce_sum(g), x)
+    np.testing.assert_allclose(g.numpy(), 3 * x.numpy() ** 2)
+    np.testing.assert_allclose(gg.numpy(), 6 * x.numpy())
+    assert backward_plans.plan_count() == 0
+
+
+def test_custom_gradient_is_walked():
+    calls = []
+
+    @eager.custom_gradient
+    def clipped(x):
+        def grad(dy):
+            calls.append(1)
+            return eager.clip_by_value(dy, -0.5, 0.5)
+        return eager.identity(x), grad
+
+    x = eager.constant(np.array([1.0, 2.0]))
+    for _ in range(3):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = eager.reduce_sum(clipped(x * 3.0))
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), [1.5, 1.5])
+    assert len(calls) == 3  # the Python gradient ran every time
+    assert backward_plans.plan_count() == 0
+
+
+def test_disabled_plans_walk():
+    backward_plans.set_enabled(False)
+    x = eager.constant(np.array([1.0, 2.0]))
+    for _ in range(3):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = eager.reduce_sum(eager.exp(x))
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.exp([1.0, 2.0]))
+    assert backward_plans.plan_count() == 0
+    assert not backward_plans.enabled()
+
+
+def test_async_execution_is_walked():
+    x = eager.constant(np.array([1.0, 2.0]))
+    with eager.experimental.async_scope():
+        for _ in range(3):
+            with eager.GradientTape() as tape:
+                tape.watch(x)
+                y = eager.reduce_sum(eager.exp(x))
+            g = tape.gradient(y, x)
+        np.testing.assert_allclose(g.numpy(), np.exp([1.0, 2.0]))
+    assert backward_plans.plan_count() == 0
+
+
+def test_plans_keep_no_tensors_alive():
+    x = eager.constant(np.arange(6.0).reshape(2, 3))
+    refs = []
+    for _ in range(3):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            h = eager.exp(x)  # its output is kept by the tape for exp's gradient
+            refs.append(weakref.ref(h))
+            y = eager.reduce_sum(h)
+        tape.gradient(y, x)
+        del tape, h, y
+    gc.collect()
+    assert backward_plans.plan_count() == 1
+    assert all(r() is None for r in refs)
+
+
+def test_cache_is_bounded(monkeypatch):
+    monkeypatch.setattr(backward_plans, "MAX_PLANS", 4)
+    for n in range(1, 12):
+        x = eager.constant(np.ones(n))
+        for _ in range(2):
+            with eager.GradientTape() as tape:
+                tape.watch(x)
+                y = eager.reduce_sum(x * 2.0)
+            np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.full(n, 2.0))
+    assert len(backward_plans._state.cache) <= 4
