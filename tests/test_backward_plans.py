@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import eager
+from eager.ops import dispatch
 from eager.runtime import backward_plans
 
 from gradcheck import _differentiable, _loss_tensor, _outputs, _weights
@@ -67,9 +68,22 @@ MUST_PLAN = {"AddV2", "Sub", "Mul", "RealDiv", "MatMul", "Relu", "Sigmoid", "Tan
              "Reshape", "Transpose", "Square", "Sqrt", "Maximum", "GatherV2", "ConcatV2"}
 
 
+@pytest.fixture(params=["tensor form", "array form"])
+def plan_form(request):
+    """Plans run in their tensor form while the suite cross-checks inference (every op through
+    dispatch); with the check off, in a one-device process, in their array form."""
+    if request.param == "array form":
+        dispatch.check_inference(False)
+        assert eager.context.FAST.device is not None
+        yield request.param
+        dispatch.check_inference(True)
+    else:
+        yield request.param
+
+
 @pytest.mark.parametrize("op_name", sorted(name for name, cases in CASES.items()
                                            if any(c.check is None for c in cases)))
-def test_plan_gives_the_walks_gradients(op_name):
+def test_plan_gives_the_walks_gradients(op_name, plan_form):
     planned_any = False
     for n, case in enumerate(CASES[op_name]):
         if case.check is not None:
@@ -80,6 +94,10 @@ def test_plan_gives_the_walks_gradients(op_name):
             _assert_same(walked, run, f"{op_name} case {n}, run {r}")
     if op_name in MUST_PLAN:
         assert planned_any, f"{op_name}: no compiled backward plan was made"
+    if plan_form == "array form":
+        for plan in backward_plans._state.cache.values():
+            if plan.__class__ is backward_plans._Plan:
+                assert plan.run._array_fn is not None
 
 
 def test_plan_made_on_second_sight_and_reused():

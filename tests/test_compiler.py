@@ -5,6 +5,7 @@ user's line, and refuses to run with an unfed placeholder before doing anything.
 import gc
 import linecache
 import traceback
+import tracemalloc
 import weakref
 
 import numpy as np
@@ -296,3 +297,139 @@ def test_relu_gradient_donation_matches_eager():
     assert any("(ReluGrad)" in line for line in _donations(compiled))
     x = eager.constant(np.cos(np.arange(n, dtype=np.float32)))
     np.testing.assert_array_equal(compiled([x])[0].numpy(), f(x).numpy())
+
+
+# -- the array form: kernels on arrays, for the one-inline-device process ---------------------------
+
+def _count_array_runs(compiled):
+    """Wraps the compiled program's array form; returns the list each run appends to."""
+    runs = []
+    array_fn = compiled._array_fn
+    assert array_fn is not None
+
+    def counted(feeds, xp, device):
+        runs.append(1)
+        return array_fn(feeds, xp, device)
+
+    compiled._array_fn = counted
+    return runs
+
+
+@settings(max_examples=25, deadline=None)
+@given(ops=st.lists(st.sampled_from(range(len(_UNARY))), min_size=1, max_size=8),
+       shape=st.lists(st.integers(1, 4), min_size=0, max_size=3),
+       seed=st.integers(0, 2**16))
+def test_array_form_matches_tensor_form_and_reference_runner(ops, shape, seed):
+    def f(x, y):
+        acc = x
+        for i in ops:
+            name = _UNARY[i][0]
+            fn = {"tanh": eager.tanh, "exp": lambda a: eager.exp(eager.clip_by_value(a, -20, 20)),
+                  "abs": eager.abs, "square": eager.square, "neg": eager.negative}[name]
+            acc = fn(acc) + y
+        return acc, eager.reduce_sum(acc * x, axis=-1) if shape else acc * x, x
+
+    rng = np.random.default_rng(seed)
+    feeds = [eager.constant(rng.standard_normal(shape).astype(np.float32)),
+             eager.constant(rng.standard_normal(shape).astype(np.float32))]
+    program = _program(f, TensorSpec(shape), TensorSpec(shape))
+    compiled = compile_program(program)
+    tensor_form = compiled._fn(feeds, eager.context.thread_state())
+    reference = run_program(program, feeds)
+    eager.ops.dispatch.check_inference(False)
+    try:
+        runs = _count_array_runs(compiled)
+        array_form = compiled(feeds)
+    finally:
+        eager.ops.dispatch.check_inference(True)
+    assert runs == [1]
+    for a, t, r in zip(array_form, tensor_form, reference):
+        assert a.dtype == t.dtype and a.shape == t.shape and a.device == t.device
+        np.testing.assert_array_equal(a.numpy(), t.numpy())
+        np.testing.assert_array_equal(a.numpy(), r.numpy())
+
+
+def test_array_form_failure_is_the_ops_error_with_the_node_noted(no_inference_check):
+    def f(i):
+        table = eager.constant([1.0, 2.0])
+        return eager.gather(table, i)  # out of range at run time
+
+    compiled = compile_program(_program(f, TensorSpec([], eager.int32)))
+    runs = _count_array_runs(compiled)
+    np.testing.assert_array_equal(compiled([eager.constant(1)])[0].numpy(), 2.0)
+    with pytest.raises(eager.errors.InvalidArgumentError) as in_arrays:
+        compiled([eager.constant(7)])
+    assert len(runs) == 2
+    with pytest.raises(eager.errors.InvalidArgumentError) as in_tensors:
+        compiled._fn([eager.constant(7)], eager.context.thread_state())
+    assert str(in_arrays.value) == str(in_tensors.value)
+    assert "GatherV2" in str(in_arrays.value)
+    notes = getattr(in_arrays.value, "__notes__", [])
+    assert any("GatherV2" in n and "eager.gather(table, i)" in n for n in notes)
+
+
+def test_array_form_kernel_exception_becomes_an_op_error(no_inference_check):
+    def f(a, b):
+        return eager.matmul(a, b)
+
+    compiled = compile_program(_program(f, TensorSpec([None, 3]), TensorSpec([3, None])))
+    runs = _count_array_runs(compiled)
+    with pytest.raises(eager.errors.InvalidArgumentError, match="MatMul"):
+        # shapes the signature allows but the kernel refuses (3 != 4)
+        compiled([eager.constant(np.ones((2, 3), np.float32)),
+                  eager.constant(np.ones((4, 2), np.float32))])
+    assert runs == [1]
+
+
+def test_tensor_form_runs_under_scopes_logging_and_other_devices(no_inference_check, capfd,
+                                                                 logical_cpus):
+    compiled = compile_program(_program(lambda x: x * 2.0 + 1.0, TensorSpec([2])))
+    runs = _count_array_runs(compiled)
+    x = eager.constant([1.0, 2.0])
+    np.testing.assert_array_equal(compiled([x])[0].numpy(), [3.0, 5.0])
+    assert runs == [1]
+    with eager.device("CPU:0"):
+        np.testing.assert_array_equal(compiled([x])[0].numpy(), [3.0, 5.0])
+    eager.debugging.set_log_device_placement(True)
+    try:
+        compiled([x])
+    finally:
+        eager.debugging.set_log_device_placement(False)
+    assert "Executing op Mul" in capfd.readouterr().err
+    assert runs == [1]  # neither ran the array form
+    logical_cpus(2)  # two devices: placement decides per op
+    with eager.device("CPU:1"):
+        y = compiled([eager.constant([1.0, 2.0])])[0]
+    assert y.device.endswith("CPU:1") and runs == [1]
+
+
+def test_array_form_donates_a_dying_intermediate(no_inference_check):
+    n = 1 << 15
+
+    def f(x, g):
+        t = g * 3.0
+        return x - t * 0.5
+
+    program = _program(f, TensorSpec([n]), TensorSpec([n]))
+    compiled = compile_program(program)
+    assert "donate_arrays(" in compiled.source
+    xv = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    gv = np.random.default_rng(1).standard_normal(n).astype(np.float32)
+    x, g = eager.constant(xv), eager.constant(gv)
+    expected = run_program(program, [x, g])[0].numpy()
+    compiled([x, g])
+    # One buffer for t, t * 0.5 and the difference: numpy's allocations are traced, and the
+    # peak stays under two arrays (three allocations without donation, two alive at once).
+    tracemalloc.start()
+    try:
+        got = compiled([x, g])[0]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.5 * n * 4
+    np.testing.assert_array_equal(got.numpy(), expected)
+    runs = _count_array_runs(compiled)
+    compiled([x, g])
+    assert runs == [1]
+    np.testing.assert_array_equal(g.numpy(), gv)  # feeds are never written
+    np.testing.assert_array_equal(x.numpy(), xv)

@@ -48,7 +48,9 @@ import numpy as np
 
 from .. import context as _context
 from .. import user_code as _user_code
+from ..context import FAST as _FAST
 from ..devices import registry as _registry
+from ..errors import OpError
 from ..graph.placeholder import PLACEHOLDER
 from ..ops import dispatch as _dispatch
 from ..ops.math_ops import ADD, MUL, SUB
@@ -60,6 +62,7 @@ from .interpret import device_scope_for, missing_feed_error
 __all__ = ["CompiledProgram", "compile_program", "MIN_DONATED_ELEMENTS"]
 
 _counter = itertools.count(1)
+_config = _context._config  # placement logging (one object, updated in place)
 
 #: Below this size an allocation is cheaper than checking whether a buffer can be reused.
 MIN_DONATED_ELEMENTS = 1 << 14
@@ -81,15 +84,17 @@ class CompiledProgram:
 
     `source` is the generated code (also readable through `linecache` under `filename`)."""
 
-    __slots__ = ("program", "source", "filename", "_fn", "_line_nodes", "_missing",
-                 "__weakref__")
+    __slots__ = ("program", "source", "filename", "_fn", "_array_fn", "_constant_devices",
+                 "_line_nodes", "_missing", "__weakref__")
 
-    def __init__(self, program, source, filename, fn, line_nodes, missing):
+    def __init__(self, program, source, filename, fn, line_nodes, missing, array_fn=None):
         self.program = program
         self.source = source
         self.filename = filename
         self._fn = fn
-        self._line_nodes = line_nodes  # generated line number -> Node
+        self._array_fn = array_fn  # the array form, or None where the program has none
+        self._constant_devices = tuple({t._meta.device for t in program.constants.values()})
+        self._line_nodes = line_nodes  # generated line number -> Node (both forms)
         self._missing = missing  # an unfed placeholder node the program needs, or None
 
     def __call__(self, feed_values, st=None):
@@ -98,11 +103,64 @@ class CompiledProgram:
         if len(feed_values) != len(self.program.feeds):
             raise ValueError(f"Program {self.program.name!r} has {len(self.program.feeds)} "
                              f"feeds; {len(feed_values)} values were given.")
+        if st is None:
+            st = _context.thread_state()
+        if self._array_fn is not None:
+            device = _FAST.device
+            if (device is not None and not st.device_stack and not _config.log_placement
+                    and not _dispatch._hooks.check_inference
+                    and all(d is device for d in self._constant_devices)):
+                for t in feed_values:
+                    if t.__class__ is not EagerTensor or t._meta.device is not device:
+                        break
+                else:
+                    return self._run_arrays(feed_values, device)
         try:
-            return self._fn(feed_values, st if st is not None else _context.thread_state())
+            return self._fn(feed_values, st)
         except Exception as exc:
             self._annotate(exc)
             raise
+
+    def _run_arrays(self, feed_values, device):
+        """The array form (module doc): kernels called on arrays; a kernel's failure raised
+        as the op error `dispatch` would raise for it."""
+        try:
+            return self._array_fn(feed_values, device.xp, device)
+        except OpError as exc:
+            self._annotate(exc)
+            raise
+        except Exception as exc:
+            error = self._kernel_error(exc, device)
+            if error is None:
+                self._annotate(exc)
+                raise
+            self._annotate(error)
+            raise error from exc
+
+    def _kernel_error(self, exc, device):
+        """`dispatch.kernel_error` for the node whose kernel raised `exc` in the array form,
+        with its inputs read from the failed frame; None if no node's line raised."""
+        tb, frame, node = exc.__traceback__, None, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                found = self._line_nodes.get(tb.tb_lineno)
+                if found is not None:
+                    frame, node = tb.tb_frame, found
+            tb = tb.tb_next
+        if node is None:
+            return None
+        local_values, global_values = frame.f_locals, frame.f_globals
+        inputs = []
+        for v in node.inputs:
+            value = local_values.get(f"v{v}")
+            if value is None:
+                value = global_values.get(f"c{v}")  # a constant: its tensor
+            if value is not None and value.__class__ is not EagerTensor:
+                value = _dispatch._wrap(value, device, node.op_def)
+            inputs.append(value)
+        if any(t is None for t in inputs):
+            return None
+        return _dispatch.kernel_error(node.op_def, tuple(inputs), node.attrs or NO_ATTRS, exc)
 
     def _annotate(self, exc) -> None:
         """Adds where the failing node came from (once, for the innermost generated frame)."""
@@ -196,16 +254,89 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
             lines.append(f"    del {', '.join(dict.fromkeys(dead))}")
     fetched = ", ".join(names[v] for v in program.fetches)
     lines.append(f"    return [{fetched}]")
+    array_fn_name = None
+    if not placed and missing is None and _has_array_form(program):
+        array_fn_name = feed_fn_name + "_arrays"
+        _array_lines(program, array_fn_name, namespace, last_use, kept, lines, line_nodes)
     source = "\n".join(lines) + "\n"
 
     filename = f"<eager plan {program.name}#{next(_counter)}>"
     code = compile(source, filename, "exec")
     exec(code, namespace)  # noqa: S102 - our own generated code, from our own graph
     compiled = CompiledProgram(program, source, filename, namespace[feed_fn_name], line_nodes,
-                               missing)
+                               missing, namespace.get(array_fn_name))
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     weakref.finalize(compiled, linecache.cache.pop, filename, None)
     return compiled
+
+
+def _has_array_form(program) -> bool:
+    """Whether the array form may run `program`: no node asks for a device (requests are
+    resolved per call by placement) and every constant is an eager tensor."""
+    return (all(not node.device for node in program.nodes)
+            and all(t.__class__ is EagerTensor for t in program.constants.values()))
+
+
+def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes):
+    """Appends the array form of `program` to `lines` (module doc): feeds unwrapped once, one
+    kernel call per node on arrays, each fetched value wrapped once at the end."""
+    namespace["wrap"] = _dispatch._wrap
+    namespace["donate_arrays"] = _donate_arrays
+    names = {}
+    lines.append(f"def {fn_name}(feeds, xp, d):")
+    if program.feeds:
+        tensors = ", ".join(f"t{v}" for v in program.feeds)
+        lines.append(f"    {tensors}{',' if len(program.feeds) == 1 else ''} = feeds")
+        unwrap = "; ".join(f"v{v} = t{v}._value" for v in dict.fromkeys(program.feeds))
+        lines.append(f"    {unwrap}")
+    for v in program.feeds:
+        names[v] = f"v{v}"
+    for v, value in program.constants.items():
+        names[v] = f"ca{v}"
+        namespace[f"ca{v}"] = value._value
+    producer = {}
+    for index, node in enumerate(program.nodes):
+        if node.op_def is PLACEHOLDER:  # unneeded (a needed one has no array form)
+            for v in node.outputs:
+                names[v] = "None"
+            continue
+        f = f"f{index}"
+        namespace[f] = node.op_def.kernel
+        args = "".join(f", {names[v]}" for v in node.inputs)
+        donor = _donor(program, node, index, last_use, kept)
+        if donor is not None:
+            call = f"donate_arrays(u{index}, {f}, xp{args}, {donor})"
+        elif node.attrs:
+            call = f"{f}(xp{args}, **a{index})"
+        else:
+            call = f"{f}(xp{args})"
+        outs = []
+        for v in node.outputs:
+            names[v] = f"v{v}"
+            producer[v] = index
+            outs.append(f"v{v}" if (v in last_use or v in kept) else "_")
+        if node.op_def.num_outputs == 1 and len(node.outputs) == 1:
+            statement = f"{outs[0]} = {call}" if outs[0] != "_" else call
+        elif node.outputs and any(o != "_" for o in outs):
+            statement = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
+        else:
+            statement = call
+        lines.append(f"    {statement}  {_comment(node)}")
+        line_nodes[len(lines)] = node
+        dead = [names[v] for v in node.inputs
+                if last_use[v] == index and v not in kept and names[v].startswith("v")]
+        if dead:
+            lines.append(f"    del {', '.join(dict.fromkeys(dead))}")
+    results = {}
+    for v in dict.fromkeys(program.fetches):
+        if v in producer:
+            results[v] = f"r{v}"
+            lines.append(f"    r{v} = wrap(v{v}, d, k{producer[v]})")
+        elif v in program.constants:
+            results[v] = f"c{v}"
+        else:
+            results[v] = f"t{v}"  # a feed, returned as the tensor it was
+    lines.append(f"    return [{', '.join(results[v] for v in program.fetches)}]")
 
 
 def _donor(program, node, index, last_use, kept):
@@ -255,6 +386,48 @@ def _run_donating(op, inputs, attrs, device, position, ufunc):
                 _dispatch._check_inference(op, inputs, attrs, out)
             return out
     return _dispatch._run_sync(op, inputs, attrs, device)
+
+
+def _exclusive(a):
+    return _getrefcount(a)
+
+
+def _donate_arrays(ufunc, kernel, xp, x0, x1, position):
+    """The array form's `_run_donating`: `kernel(xp, x0, x1)`, written into the input at
+    `position` when that array is provably exclusive (held only by the generated code's dying
+    local: `_EXCLUSIVE_LOCAL` references, calibrated at import)."""
+    if position:
+        a, b = x1, x0
+    else:
+        a, b = x0, x1
+    if (_exclusive(a) == _EXCLUSIVE_LOCAL and a.__class__ is _ndarray and a.base is None
+            and a.flags.writeable and b.dtype == a.dtype):
+        return ufunc(a, b, out=a) if position == 0 else ufunc(b, a, out=a)
+    return kernel(xp, x0, x1)
+
+
+def _local_refs_probe(ufunc, kernel, xp, x0, x1, position):
+    """`_donate_arrays`' frame, counting instead of computing (calibration)."""
+    if position:
+        a, b = x1, x0
+    else:
+        a, b = x0, x1
+    return _exclusive(a)
+
+
+def _calibrate_local():
+    """The count `_exclusive` gives in `_donate_arrays` for an array held by one local of the
+    caller, as in generated code; None when one more holder cannot be told apart."""
+    v0 = np.zeros(2)
+    v1 = np.zeros(2)
+    alone = _local_refs_probe(None, None, None, v0, v1, 0)
+    extra = v0
+    held = _local_refs_probe(None, None, None, v0, v1, 0)
+    del extra
+    return alone if held == alone + 1 else None
+
+
+_EXCLUSIVE_LOCAL = _calibrate_local()
 
 
 def _calibrate():
