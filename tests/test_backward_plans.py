@@ -294,3 +294,30 @@ def test_cache_is_bounded(monkeypatch):
                 y = eager.reduce_sum(x * 2.0)
             np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.full(n, 2.0))
     assert len(backward_plans._state.cache) <= 4
+
+
+def test_compilation_stops_while_plans_are_not_reused(monkeypatch):
+    """Structures seen exactly twice (a new shape every other step) would compile a plan each
+    and never run one: after COMPILE_GUARD compilations, new plans wait for reuse."""
+    monkeypatch.setattr(backward_plans, "COMPILE_GUARD", 3)
+    monkeypatch.setattr(backward_plans, "MIN_RUNS_PER_PLAN", 2)
+
+    def grad(x):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = eager.reduce_sum(eager.exp(x))
+        return tape.gradient(y, x)
+
+    for n in range(1, 9):  # each shape twice: the second sight compiles, if allowed
+        x = eager.constant(np.linspace(0, 1, n))
+        for _ in range(2):
+            np.testing.assert_allclose(grad(x).numpy(), np.exp(x.numpy()))
+    assert backward_plans.plan_count() == 3  # then 3 runs < 2 * 3 compiled: no more
+    # Reuse reopens compilation: run the existing plans until runs >= 2 * compiled.
+    x = eager.constant(np.linspace(0, 1, 1))
+    for _ in range(10):
+        grad(x)
+    x = eager.constant(np.linspace(0, 1, 20))
+    for _ in range(2):
+        np.testing.assert_allclose(grad(x).numpy(), np.exp(x.numpy()))
+    assert backward_plans.plan_count() == 4

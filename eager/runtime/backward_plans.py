@@ -33,6 +33,12 @@ nothing is planned, whenever the plan could differ from it in more than speed:
 
 The cache holds at most `MAX_PLANS` structures (oldest dropped first), and plans hold no
 tensors: only op definitions, attributes and constants the rules created from shapes.
+
+Compiling a plan costs milliseconds (an MLP's backward: about 5 ms); it pays for itself after
+tens of steps. A workload whose structures rarely repeat (shapes that change every step or
+two) would compile and hardly run: once `COMPILE_GUARD` plans have been compiled, a new one is
+compiled only while plan runs are at least `MIN_RUNS_PER_PLAN` times the plans compiled; below
+that, new structures walk (existing plans still run) until reuse catches up.
 """
 
 from __future__ import annotations
@@ -50,22 +56,28 @@ from .compiler import compile_program
 from .passes import optimize
 from .program import Program
 
-__all__ = ["enabled", "set_enabled", "plan_count", "clear", "MAX_PLANS"]
+__all__ = ["enabled", "set_enabled", "plan_count", "clear", "MAX_PLANS", "COMPILE_GUARD",
+           "MIN_RUNS_PER_PLAN"]
 
 #: Structures remembered (plans and unplannable marks); the oldest is dropped beyond this.
 MAX_PLANS = 256
+#: Plans compiled before reuse is checked, and the runs per compiled plan required after that.
+COMPILE_GUARD = 32
+MIN_RUNS_PER_PLAN = 4
 
 _UNPLANNABLE = object()  # a structure whose walk cannot be traced
 _SEEN_ONCE = object()  # a structure seen once: planned if it comes again
 
 
 class _State:
-    __slots__ = ("enabled", "cache", "lock")
+    __slots__ = ("enabled", "cache", "lock", "compiled", "runs")
 
     def __init__(self):
         self.enabled = True
         self.cache = {}  # key -> _Plan | _UNPLANNABLE | _SEEN_ONCE
         self.lock = threading.Lock()
+        self.compiled = 0  # plans compiled, and plan runs, since the last clear()
+        self.runs = 0
 
 
 _state = _State()
@@ -87,9 +99,10 @@ def plan_count() -> int:
 
 
 def clear() -> None:
-    """Forgets every structure and plan."""
+    """Forgets every structure and plan (and the reuse counts of the compile guard)."""
     with _state.lock:
         _state.cache.clear()
+        _state.compiled = _state.runs = 0
 
 
 class _Plan:
@@ -127,7 +140,11 @@ def _plan_or_walk(needed, grads, source_ids, source_set, need):
         return None
     if found is _UNPLANNABLE:
         return None
+    state = _state
+    if state.compiled >= COMPILE_GUARD and state.runs < MIN_RUNS_PER_PLAN * state.compiled:
+        return None  # plans are not being reused enough to pay for another compilation
     plan = _make_plan(needed, grads, source_ids, source_set, need)
+    state.compiled += 1
     _remember(key, plan)
     if plan is _UNPLANNABLE:
         return None
@@ -181,6 +198,7 @@ def _key(needed, grads, source_ids):
 
 
 def _run(plan, needed, seeds, st):
+    _state.runs += 1
     feeds = []
     for index, is_output, position in plan.kept_slots:
         entry = needed[index]
