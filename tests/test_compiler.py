@@ -433,3 +433,33 @@ def test_array_form_donates_a_dying_intermediate(no_inference_check):
     assert runs == [1]
     np.testing.assert_array_equal(g.numpy(), gv)  # feeds are never written
     np.testing.assert_array_equal(x.numpy(), xv)
+
+
+def test_functions_in_array_form_match_eager(no_inference_check):
+    """Traced functions called from the third time on run the array form of their compiled
+    plan: variables, control flow, integer ops and several outputs agree with eager runs."""
+    v = eager.Variable(np.arange(3.0, dtype=np.float32))
+
+    def body(x, n):
+        v.assign_add(x)
+        total = eager.cond(eager.reduce_sum(x) > 0.0, lambda: v * 2.0, lambda: v - 1.0)
+        i, acc = eager.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a * 1.5),
+                                  (eager.constant(0), total))
+        return acc, eager.argmax(acc), i * 3
+
+    traced = eager.function(body)
+    rng = np.random.default_rng(0)
+    inputs = [(eager.constant(rng.standard_normal(3).astype(np.float32)), eager.constant(k))
+              for k in (2, 0, 3, 1, 2)]
+    start = v.numpy().copy()
+    eager_results = [[t.numpy() for t in body(x, n)] for x, n in inputs]
+    v.assign(start)
+    cf = traced.get_concrete_function(*inputs[0])
+    runs = None
+    for k, ((x, n), expected) in enumerate(zip(inputs, eager_results)):
+        if k == 2:  # compiled at the second call
+            runs = _count_array_runs(cf._executable)
+        got = traced(x, n)
+        for g, e in zip(got, expected):
+            np.testing.assert_array_equal(g.numpy(), e)
+    assert runs == [1, 1, 1]
