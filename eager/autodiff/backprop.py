@@ -22,7 +22,7 @@ from ..ops.creation_ops import ones_like, zeros
 from ..ops.list_grad import add_list_gradients
 from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor, wrap_array
 
-__all__ = ["backward", "prune", "walk", "aggregate", "set_planner"]
+__all__ = ["backward", "backward_batched", "prune", "walk", "aggregate", "set_planner"]
 
 
 def aggregate(grads):
@@ -64,17 +64,20 @@ def _no_gradient_error(entry):
                        f"eager.stop_gradient if it should not be differentiated.")
 
 
-def set_planner(planner) -> None:
+def set_planner(planner, batch_planner=None) -> None:
     """Installs `planner(needed, grads, source_ids, source_set, need)`, asked before every
     backward walk whether it can produce the gradients faster (a compiled plan of the same
-    walk; `eager.runtime.backward_plans` installs one). It returns None to decline; the walk
-    then runs op by op. `set_planner(None)` uninstalls it. Autodiff never imports the runtime.
-    """
-    global _planner
+    walk; `eager.runtime.backward_plans` installs one), and `batch_planner(..., batch)`, asked
+    by `backward_batched`. Either returns None to decline; the walk then runs op by op (once
+    per row for a batch). `set_planner(None)` uninstalls both. Autodiff never imports the
+    runtime."""
+    global _planner, _batch_planner
     _planner = planner
+    _batch_planner = batch_planner
 
 
 _planner = None
+_batch_planner = None
 
 
 def backward(tape, targets, target_grads, source_ids):
@@ -104,6 +107,24 @@ def backward(tape, targets, target_grads, source_ids):
         if planned is not None:
             return planned
     return walk(needed, grads, source_ids, source_set, need)
+
+
+def backward_batched(tape, target, stacked_seeds, source_ids):
+    """Gradients of `target` for each row of `stacked_seeds` (shaped [batch, *target shape]) at
+    once: per source id, one tensor [batch, *source shape], None where unconnected; or None
+    when no batch planner can vectorise this walk (the caller then runs `backward` per row,
+    as Jacobians always may)."""
+    ids = tape.ids
+    tid = target._tape_id
+    source_set = ids.intersection(source_ids)
+    if tid not in ids or not source_set:
+        return [None] * len(source_ids)
+    if _batch_planner is None:
+        return None
+    grads = {tid: [stacked_seeds]}
+    needed, need = prune(tape.entries, source_set, grads)
+    return _batch_planner(needed, grads, source_ids, source_set, need,
+                          stacked_seeds.shape[0])
 
 
 def prune(entries, source_set, grads):

@@ -10,13 +10,13 @@ import numpy as np
 
 from .. import context as _context
 from .. import nest
-from ..ops.array_ops import reshape, stack
+from ..ops.array_ops import reshape, stack, transpose
 from .. import dtypes as _dt
 from ..ops.creation_ops import zeros, zeros_like
 from ..resources import handle_data
 from ..tensor import IndexedSlices, Tensor, convert_to_tensor
 from . import tape as _tape
-from .backprop import backward
+from .backprop import backward, backward_batched
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 
@@ -181,22 +181,26 @@ class GradientTape:
         return _pack(sources, results)
 
     def _gradients(self, targets, target_grads, sources, unconnected):
-        source_tensors = []
-        for s in sources:
-            dtype = getattr(s, "dtype", None)
-            if not isinstance(s, Tensor):
-                handle = getattr(s, "_tape_source", None)
-                if handle is None:
-                    raise ValueError(f"Source {s!r} of type {type(s).__name__} is not a Tensor "
-                                     "or a Variable.")
-                s = handle()  # a variable: differentiate with respect to its handle
-            if not dtype._inexact:
-                _log.warning("The dtype of the source tensor must be floating (e.g. "
-                             "eager.float32) when calling GradientTape.gradient, got %r", dtype)
-            source_tensors.append(s)
+        source_tensors = _source_tensors(sources)
         ids = [s._tape_id for s in source_tensors]
-        # The backward pass is not recorded on this tape unless it is persistent (TensorFlow
-        # records it then, which is what higher order on one tape needs).
+        with self._paused():
+            grads = backward(self._tape, targets, target_grads, ids)
+        if unconnected is UnconnectedGradients.ZERO:
+            grads = [_zeros_for(t) if g is None else g for t, g in zip(source_tensors, grads)]
+        return grads
+
+    def _batched_gradients(self, target, stacked_seeds, sources):
+        """Per source, the gradients for every row of `stacked_seeds` as one tensor with a
+        leading batch axis (None where unconnected), from one vectorised backward pass; or None
+        when it cannot be vectorised (the caller runs the rows one by one)."""
+        ids = [s._tape_id for s in _source_tensors(sources, warn=False)]
+        with self._paused():
+            return backward_batched(self._tape, target, stacked_seeds, ids)
+
+    @contextlib.contextmanager
+    def _paused(self):
+        """The backward pass is not recorded on this tape unless it is persistent (TensorFlow
+        records it then, which is what higher order on one tape needs)."""
         tape = self._tape
         tapes = self._stack if self._stack is not None else _context.thread_state().tapes
         paused = not tape.persistent and tape in tapes
@@ -204,41 +208,54 @@ class GradientTape:
             index = tapes.index(tape)
             del tapes[index]
         try:
-            grads = backward(tape, targets, target_grads, ids)
+            yield
         finally:
             if paused:
                 tapes.insert(index, tape)
-        if unconnected is UnconnectedGradients.ZERO:
-            grads = [_zeros_for(t) if g is None else g for t, g in zip(source_tensors, grads)]
-        return grads
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
         """d target / d source, shaped target.shape + source.shape, for each source.
 
-        Computed one target element at a time (one backward pass each); `parallel_iterations`
-        and `experimental_use_pfor` are accepted for compatibility.
+        Vectorised where the ops allow (TensorFlow's pfor): one backward pass seeded with every
+        row of the identity at once (`eager.runtime.vectorize`); otherwise, or with
+        `experimental_use_pfor=False`, one backward pass per target element.
+        `parallel_iterations` is accepted for compatibility.
         """
         self._check_usable()
         unconnected = _unconnected(unconnected_gradients)
         target = _as_target(target)
         flat_sources = nest.flatten(sources)
         n = _static_size(target, "jacobian")
-        rows = []
-        for i in range(n):  # seeds shaped like the target: nothing new to record on the tape
-            seed = _one_hot_seed(i, target)
-            rows.append(self._gradients([target], [seed], flat_sources, unconnected))
+        columns = None
+        if experimental_use_pfor and n > 1:
+            eye = np.eye(n, dtype=target.dtype.as_numpy_dtype).reshape(
+                (n, *tuple(target.shape)))
+            columns = self._batched_gradients(target, convert_to_tensor(eye), flat_sources)
+        if columns is None:
+            rows = []
+            for i in range(n):  # seeds shaped like the target: nothing new to record on the tape
+                seed = _one_hot_seed(i, target)
+                rows.append(self._gradients([target], [seed], flat_sources,
+                                            UnconnectedGradients.NONE))
+            columns = []
+            for k in range(len(flat_sources)):
+                column = [row[k] for row in rows]
+                if not column or any(g is None for g in column):
+                    columns.append(None)
+                    continue
+                columns.append(stack([convert_to_tensor(g) if isinstance(g, IndexedSlices)
+                                      else g for g in column]))
         results = []
-        for k, s in enumerate(flat_sources):
-            source_shape = list(_shape_of(s))
-            column = [row[k] for row in rows]
-            if any(g is None for g in column):
-                results.append(None)
+        for s, stacked in zip(flat_sources, columns):
+            shape = list(target.shape) + list(_shape_of(s))
+            if stacked is None:
+                if unconnected is UnconnectedGradients.ZERO or n == 0:
+                    results.append(zeros(shape, _gradient_dtype(s)))
+                else:
+                    results.append(None)
                 continue
-            column = [convert_to_tensor(g) if isinstance(g, IndexedSlices) else g for g in column]
-            stacked = stack(column) if column else zeros_like(
-                reshape(target, [-1]))
-            results.append(reshape(stacked, list(target.shape) + source_shape))
+            results.append(reshape(stacked, shape))
         self._finish()
         return nest.pack_sequence_as(sources, results)
 
@@ -247,8 +264,9 @@ class GradientTape:
         """Per-example Jacobians: target [b, ...] and source [b, ...] give [b, t..., s...].
 
         Rows of different examples are assumed independent (as TensorFlow does): column j of
-        every example's Jacobian comes from one backward pass of sum over the batch of
-        target[:, j].
+        every example's Jacobian comes from the backward pass of sum over the batch of
+        target[:, j]; all of those passes run as one vectorised pass where the ops allow
+        (otherwise, or with `experimental_use_pfor=False`, one pass per column).
         """
         self._check_usable()
         unconnected = _unconnected(unconnected_gradients)
@@ -259,6 +277,20 @@ class GradientTape:
                              f"(batch) dimension; got shapes {tshape} and {sshape}.")
         batch = tshape[0]
         per_example = int(np.prod(tshape[1:], dtype=np.int64))
+        if experimental_use_pfor and per_example > 1:
+            seeds = np.zeros((per_example, batch, per_example), target.dtype.as_numpy_dtype)
+            seeds[np.arange(per_example), :, np.arange(per_example)] = 1
+            found = self._batched_gradients(
+                target, convert_to_tensor(seeds.reshape((per_example, *tshape))), [source])
+            if found is not None:
+                self._finish()
+                (g,) = found
+                if g is None:
+                    if unconnected is UnconnectedGradients.ZERO:
+                        return zeros(tshape + sshape[1:], _gradient_dtype(source))
+                    return None
+                g = transpose(reshape(g, [per_example, batch, -1]), [1, 0, 2])
+                return reshape(g, tshape + sshape[1:])
         columns = []
         for j in range(per_example):
             seed = _column_seed(j, target)
@@ -273,6 +305,30 @@ class GradientTape:
         if result is None:
             return zeros_like(reshape(target, [batch, 0]))
         return reshape(result, tshape + sshape[1:])
+
+
+def _gradient_dtype(source):
+    """The dtype of gradients with respect to `source` (a variable's, for a variable)."""
+    (tensor,) = _source_tensors([source], False)
+    return handle_data(tensor)[0] if tensor.dtype is _dt.resource else tensor.dtype
+
+
+def _source_tensors(sources, warn=True) -> list:
+    """The tensors gradients are taken with respect to: a variable's handle for a variable."""
+    tensors = []
+    for s in sources:
+        dtype = getattr(s, "dtype", None)
+        if not isinstance(s, Tensor):
+            handle = getattr(s, "_tape_source", None)
+            if handle is None:
+                raise ValueError(f"Source {s!r} of type {type(s).__name__} is not a Tensor "
+                                 "or a Variable.")
+            s = handle()  # a variable: differentiate with respect to its handle
+        if warn and not dtype._inexact:
+            _log.warning("The dtype of the source tensor must be floating (e.g. "
+                         "eager.float32) when calling GradientTape.gradient, got %r", dtype)
+        tensors.append(s)
+    return tensors
 
 
 def _zeros_for(source):

@@ -51,10 +51,12 @@ from ..autodiff import backprop as _backprop
 from ..autodiff.tape import Entry, op_backward
 from ..graph import Graph, SymbolicTensor, building
 from ..ops import dispatch as _dispatch
+from ..ops.array_ops import broadcast_to
 from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
 from .compiler import compile_program
 from .passes import optimize
 from .program import Program
+from .vectorize import vectorize
 
 __all__ = ["enabled", "set_enabled", "plan_count", "clear", "MAX_PLANS", "COMPILE_GUARD",
            "MIN_RUNS_PER_PLAN"]
@@ -218,58 +220,143 @@ def _run(plan, needed, seeds, st):
     return results
 
 
-class _ProxyTape:
-    __slots__ = ("ids", "entries")
-
-
 def _make_plan(needed, grads, source_ids, source_set, need):
     """Traces the walk over `needed` into a graph with the kept tensors and the seeds as
     placeholders, and compiles it (module doc, step 2); `_UNPLANNABLE` if a rule cannot be
     traced."""
+    try:
+        program, kept_slots, n_seeds, structure = _trace(needed, grads, source_ids,
+                                                         source_set, need)
+        run = compile_program(optimize(program))
+    except Exception:  # noqa: BLE001 - a rule that needs values, not shapes: always walk
+        return _UNPLANNABLE
+    return _Plan(run, kept_slots, n_seeds, structure)
+
+
+def _trace(needed, grads, source_ids, source_set, need, batch=0):
+    """(program, kept slots, number of seeds, structure) for the walk over `needed`: the
+    program is fed the kept tensors then the seeds and fetches the flat gradients (unoptimised).
+    With `batch`, each seed in `grads` has a leading axis of that size which the traced seed
+    placeholders leave out (the caller vectorises the program)."""
     graph = Graph("eager_backward", auto_control_deps=False)
     kept_slots, kept_phs = [], []
     by_tape_id = {}
     proxies = []
+    with _tracing(graph):
+        for index, entry in enumerate(needed):
+            inputs = _stand_ins(graph, entry.inputs, entry.input_ids, index, False,
+                                by_tape_id, kept_slots, kept_phs)
+            outputs = _stand_ins(graph, entry.outputs, entry.output_ids, index, True,
+                                 by_tape_id, kept_slots, kept_phs)
+            proxies.append(Entry(entry.op, entry.attrs, entry.input_ids, entry.output_ids,
+                                 inputs, outputs, entry._input_shapes, entry.input_dtypes,
+                                 entry._output_shapes, entry.output_dtypes, entry.backward))
+        seed_phs = []
+        proxy_grads = {}
+        for tid, gs in grads.items():
+            proxy_grads[tid] = [
+                graph.placeholder(g.dtype, g.shape[1:] if batch else g.shape, name="seed")
+                for g in gs]
+            seed_phs.extend(proxy_grads[tid])
+        results = _backprop.walk(proxies, proxy_grads, source_ids, source_set, need)
+        flat, structure = [], []
+        for grad in results:
+            if grad is None:
+                structure.append(None)
+            elif grad.__class__ is IndexedSlices:
+                has_shape = grad.dense_shape is not None
+                structure.append((True, len(flat), has_shape))
+                flat.extend([grad.values, grad.indices])
+                if has_shape:
+                    flat.append(convert_to_tensor(grad.dense_shape))
+            else:
+                structure.append((False, len(flat)))
+                flat.append(grad)
+        fetches = [t if t.__class__ is SymbolicTensor else graph.capture(t) for t in flat]
+    fed = {id(t) for t in kept_phs} | {id(t) for t in seed_phs}
+    constants = {ph: value for value, ph in graph.captures if id(ph) not in fed}
+    program = Program.from_graph(graph, feeds=[*kept_phs, *seed_phs], fetches=fetches,
+                                 targets=(), constants=constants)
+    return program, tuple(kept_slots), len(seed_phs), tuple(structure)
+
+
+# -- batched walks: Jacobians ------------------------------------------------------------------
+
+
+class _BatchedPlan:
+    """A compiled walk vectorised over its seeds' leading axis (`vectorize`): one run gives the
+    gradients for every row of the seeds."""
+
+    __slots__ = ("run", "kept_slots", "structure")
+
+    def __init__(self, run, kept_slots, structure):
+        self.run = run
+        self.kept_slots = kept_slots
+        self.structure = structure  # per source: None or (fetch index, whether it is batched)
+
+
+def _plan_batched(needed, grads, source_ids, source_set, need, batch):
+    """The batch planner `backprop.backward_batched` asks: per source, the gradients for all
+    `batch` rows of the seeds as one tensor [batch, *source shape] (None where unconnected), or
+    None to run the rows one by one. Compiled at first sight: a batched walk replaces `batch`
+    walks."""
+    if not _state.enabled:
+        return None
+    st = _context.thread_state()
+    if st.tapes or st.interpreter is not None or _dispatch._PROFILE.active:
+        return None
+    key, seeds = _key(needed, grads, source_ids)
+    if key is None:
+        return None
+    key = ("batched", key)
+    cache = _state.cache
     try:
-        with _tracing(graph):
-            for index, entry in enumerate(needed):
-                inputs = _stand_ins(graph, entry.inputs, entry.input_ids, index, False,
-                                    by_tape_id, kept_slots, kept_phs)
-                outputs = _stand_ins(graph, entry.outputs, entry.output_ids, index, True,
-                                     by_tape_id, kept_slots, kept_phs)
-                proxies.append(Entry(entry.op, entry.attrs, entry.input_ids, entry.output_ids,
-                                     inputs, outputs, entry._input_shapes, entry.input_dtypes,
-                                     entry._output_shapes, entry.output_dtypes,
-                                     entry.backward))
-            seed_phs = []
-            proxy_grads = {}
-            for tid, gs in grads.items():
-                proxy_grads[tid] = [graph.placeholder(g.dtype, g.shape, name="seed")
-                                    for g in gs]
-                seed_phs.extend(proxy_grads[tid])
-            results = _backprop.walk(proxies, proxy_grads, source_ids, source_set, need)
-            flat, structure = [], []
-            for grad in results:
-                if grad is None:
-                    structure.append(None)
-                elif grad.__class__ is IndexedSlices:
-                    has_shape = grad.dense_shape is not None
-                    structure.append((True, len(flat), has_shape))
-                    flat.extend([grad.values, grad.indices])
-                    if has_shape:
-                        flat.append(convert_to_tensor(grad.dense_shape))
-                else:
-                    structure.append((False, len(flat)))
-                    flat.append(grad)
-            fetches = [t if t.__class__ is SymbolicTensor else graph.capture(t) for t in flat]
-        fed = {id(t) for t in kept_phs} | {id(t) for t in seed_phs}
-        constants = {ph: value for value, ph in graph.captures if id(ph) not in fed}
-        program = Program.from_graph(graph, feeds=[*kept_phs, *seed_phs], fetches=fetches,
-                                     targets=(), constants=constants)
+        found = cache.get(key)
+    except TypeError:
+        return None
+    if found is None:
+        found = _make_batched_plan(needed, grads, source_ids, source_set, need, batch)
+        _remember(key, found)
+    if found is _UNPLANNABLE:
+        return None
+    _state.runs += 1
+    feeds = []
+    for index, is_output, position in found.kept_slots:
+        entry = needed[index]
+        feeds.append((entry.outputs if is_output else entry.inputs)[position])
+    feeds.extend(seeds)
+    values = found.run(feeds, st)
+    results = []
+    for form in found.structure:
+        if form is None:
+            results.append(None)
+        else:
+            value = values[form[0]]
+            results.append(value if form[1] else _repeat(value, batch))
+    return results
+
+
+def _make_batched_plan(needed, grads, source_ids, source_set, need, batch):
+    try:
+        program, kept_slots, n_seeds, structure = _trace(needed, grads, source_ids,
+                                                         source_set, need, batch)
+        if any(form is not None and form[0] for form in structure):
+            return _UNPLANNABLE  # IndexedSlices gradients: rows one by one
+        vectorized = vectorize(program, program.feeds[len(program.feeds) - n_seeds:], batch)
+        if vectorized is None:
+            return _UNPLANNABLE
+        program, batched = vectorized
         run = compile_program(optimize(program))
-    except Exception:  # noqa: BLE001 - a rule that needs values, not shapes: always walk
+    except Exception:  # noqa: BLE001 - as _make_plan
         return _UNPLANNABLE
-    return _Plan(run, tuple(kept_slots), len(seed_phs), tuple(structure))
+    forms = tuple(None if form is None else (form[1], program.fetches[form[1]] in batched)
+                  for form in structure)
+    return _BatchedPlan(run, kept_slots, forms)
+
+
+def _repeat(value, batch):
+    """An unbatched gradient (the same for every row) with the batch axis."""
+    return broadcast_to(value, [batch, *value.shape])
 
 
 def _stand_ins(graph, tensors, tape_ids, index, is_output, by_tape_id, kept_slots, kept_phs):
@@ -308,4 +395,4 @@ def _tracing(graph):
         st.name_scope = saved_scope
 
 
-_backprop.set_planner(_plan_or_walk)
+_backprop.set_planner(_plan_or_walk, _plan_batched)

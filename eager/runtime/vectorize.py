@@ -1,0 +1,242 @@
+"""Vectorising a program over a batch axis: n runs of it as one (≈ JAX's `vmap`, TF's pfor).
+
+A Jacobian is n backward passes that differ only in their seed (row i of the identity). Run as
+one program whose seed has a leading axis of n, each op then computes all n rows at once, with
+one kernel call per op instead of n.
+
+`vectorize(program, batched_feeds, n)` returns the program in which every value that depends on
+a batched feed carries a leading axis of n ("batched"), and every other value is as before
+(computed once, shared by all rows, broadcast where it meets a batched one). Each op reading a
+batched value is rewritten by its *batch rule*:
+
+* elementwise ops (`passes.fusion.ELEMENTWISE_OPS`) and `MatMul` (numpy broadcasts its batch
+  axes): a batched operand of lower rank than the output gets size-1 axes after the batch axis,
+  so that broadcasting aligns it as it aligned the unbatched operand (`[n, 3]` with `[2, 3]`
+  becomes `[n, 1, 3]`);
+* shape-preserving unary ops (`Identity`, `ZerosLike`, `OnesLike`): unchanged;
+* reductions, scans, `ExpandDims`, `Squeeze`, `(Conjugate)Transpose`: axes shifted past the
+  batch axis;
+* `Reshape`, `BroadcastTo`, `Slice`, `StridedSlice`, `PadV2`/`MirrorPad`: the batch axis
+  prepended to the shape, the slice (taken whole) or the paddings (none);
+* `ConcatV2`, `Pack`: unbatched inputs broadcast to the batch first, the axis shifted;
+  `Unpack`, `Split`, `SplitV`: the axis shifted.
+
+Any other op reading a batched value (or any stateful one) has no rule, and `vectorize` returns
+None: the caller runs the n programs one by one. Static shapes are required (backward plans of
+eager tapes have them). Values are the same as n separate runs: the same kernels see the same
+elements, only more of them per call.
+"""
+
+from __future__ import annotations
+
+from ..ops import array_ops as _array
+from ..ops import creation_ops as _creation
+from ..ops import cumulative_ops as _cumulative
+from ..ops import padding_ops as _padding
+from ..ops import slicing_ops as _slicing
+from ..ops import math_ops as _math
+from ..ops.linalg_ops import MATMUL
+from ..tensor import TensorSpec
+from .passes.fusion import ELEMENTWISE_OPS
+from .program import Node, Program
+
+__all__ = ["vectorize"]
+
+
+class _Unsupported(Exception):
+    """An op the batch rules do not cover, or a shape they need that is not static."""
+
+
+def vectorize(program, batched_feeds, n):
+    """(the program with the feeds in `batched_feeds` (value ids) carrying a leading axis of
+    `n`, the set of its batched value ids) (module doc), or None when some op reading a batched
+    value has no batch rule. A fetch is batched when it depends on a batched feed."""
+    rewriter = _Rewriter(program, set(batched_feeds), n)
+    try:
+        for node in program.nodes:
+            rewriter.add(node)
+    except _Unsupported:
+        return None
+    specs = dict(program.specs)
+    specs.update(rewriter.specs)
+    result = Program(rewriter.nodes, program.feeds, program.fetches, program.targets,
+                     program.constants, specs, rewriter.names, f"{program.name}_batched",
+                     rewriter.next_value)
+    return result, frozenset(rewriter.batched)
+
+
+class _Rewriter:
+    __slots__ = ("program", "batched", "n", "nodes", "specs", "names", "next_value")
+
+    def __init__(self, program, batched, n):
+        self.program = program
+        self.batched = batched
+        self.n = n
+        self.nodes = []
+        self.specs = {v: self._batched_spec(v) for v in batched}
+        self.names = dict(program.value_names)
+        self.next_value = program._next_value
+
+    def logical_shape(self, v) -> tuple:
+        spec = self.program.specs.get(v)
+        if spec is None or not spec.shape.is_fully_defined():
+            raise _Unsupported
+        return tuple(spec.shape)
+
+    def _batched_spec(self, v):
+        spec = self.program.specs[v]
+        return TensorSpec((self.n, *self.logical_shape(v)), spec.dtype)
+
+    def add(self, node):
+        flags = [v in self.batched for v in node.inputs]
+        if not any(flags):
+            self.nodes.append(node)
+            return
+        if node.is_stateful:
+            raise _Unsupported
+        op = node.op_def
+        if op in ELEMENTWISE_OPS or op is MATMUL:
+            rule = _aligned
+        else:
+            rule = _RULES.get(op)
+            if rule is None:
+                raise _Unsupported
+        inputs, attrs = rule(self, node, flags)
+        self.nodes.append(node.replace(inputs=tuple(inputs), attrs=attrs))
+        for v in node.outputs:
+            self.batched.add(v)
+            self.specs[v] = self._batched_spec(v)
+
+    # -- helpers that emit nodes ---------------------------------------------------------------
+    def emit(self, node, op_def, inputs, attrs, shape, dtype, what):
+        v = self.next_value
+        self.next_value += 1
+        self.specs[v] = TensorSpec(shape, dtype)
+        self.names[v] = f"{node.name}/{what}:0"
+        self.nodes.append(Node(f"{node.name}/{what}_{v}", op_def, attrs, inputs, (v,),
+                               device=node.device, source=node.source))
+        return v
+
+    def align(self, node, v, rank):
+        """Batched `v` with size-1 axes after the batch axis up to logical `rank`."""
+        shape = self.logical_shape(v)
+        if len(shape) >= rank:
+            return v
+        target = (self.n, *([1] * (rank - len(shape))), *shape)
+        return self.emit(node, _array.RESHAPE, (v,), {"shape": target}, target,
+                         self.program.specs[v].dtype, "batch_align")
+
+    def broadcast(self, node, v):
+        """Unbatched `v` repeated along a new batch axis."""
+        shape = (self.n, *self.logical_shape(v))
+        return self.emit(node, _array.BROADCAST_TO, (v,), {"shape": shape}, shape,
+                         self.program.specs[v].dtype, "batch_broadcast")
+
+
+# -- batch rules: (rewriter, node, batched flags) -> (new inputs, new attrs) ----------------------
+
+def _aligned(rw, node, flags):
+    rank = max(len(rw.logical_shape(v)) for v in node.outputs) if node.outputs else 0
+    inputs = [rw.align(node, v, rank) if b else v for v, b in zip(node.inputs, flags)]
+    return inputs, node.attrs
+
+
+def _unchanged(rw, node, flags):
+    return node.inputs, node.attrs
+
+
+def _reduction(rw, node, flags):
+    rank = len(rw.logical_shape(node.inputs[0]))
+    axes = node.attrs.get("axes")
+    axes = tuple(range(1, rank + 1)) if axes is None else tuple(a % rank + 1 for a in axes)
+    return node.inputs, {**node.attrs, "axes": axes}
+
+
+def _expand_dims(rw, node, flags):
+    rank = len(rw.logical_shape(node.inputs[0]))
+    return node.inputs, {**node.attrs, "axis": node.attrs["axis"] % (rank + 1) + 1}
+
+
+def _squeeze(rw, node, flags):
+    shape = rw.logical_shape(node.inputs[0])
+    axis = node.attrs.get("axis")
+    if axis is None:
+        axes = [i + 1 for i, d in enumerate(shape) if d == 1]  # never the batch axis
+    else:
+        axis = (axis,) if isinstance(axis, int) else axis
+        axes = [a % len(shape) + 1 for a in axis]
+    return node.inputs, {**node.attrs, "axis": axes}
+
+
+def _transpose(rw, node, flags):
+    rank = len(rw.logical_shape(node.inputs[0]))
+    perm = node.attrs["perm"]
+    return node.inputs, {**node.attrs, "perm": (0, *(p % rank + 1 for p in perm))}
+
+
+def _slice(rw, node, flags):
+    attrs = node.attrs
+    return node.inputs, {**attrs, "begin": (0, *attrs["begin"]), "size": (-1, *attrs["size"])}
+
+
+def _strided_slice(rw, node, flags):
+    """A full slice of the batch axis put in front of the spec; every mask moves up a bit."""
+    attrs = node.attrs
+    return node.inputs, {
+        **attrs, "begin": (0, *attrs["begin"]), "end": (0, *attrs["end"]),
+        "strides": (1, *attrs["strides"]), "begin_mask": attrs["begin_mask"] << 1 | 1,
+        "end_mask": attrs["end_mask"] << 1 | 1, "ellipsis_mask": attrs["ellipsis_mask"] << 1,
+        "new_axis_mask": attrs["new_axis_mask"] << 1,
+        "shrink_axis_mask": attrs["shrink_axis_mask"] << 1}
+
+
+def _pad(rw, node, flags):
+    if any(flags[1:]):  # a batched padding value
+        raise _Unsupported
+    return node.inputs, {**node.attrs, "paddings": ((0, 0), *node.attrs["paddings"])}
+
+
+def _scan(rw, node, flags):
+    rank = len(rw.logical_shape(node.inputs[0]))
+    return node.inputs, {**node.attrs, "axis": node.attrs["axis"] % rank + 1}
+
+
+def _reshape(rw, node, flags):
+    return node.inputs, {**node.attrs, "shape": (rw.n, *node.attrs["shape"])}
+
+
+def _broadcast_to(rw, node, flags):
+    shape = tuple(node.attrs["shape"])
+    (v,) = node.inputs
+    return [rw.align(node, v, len(shape))], {**node.attrs, "shape": (rw.n, *shape)}
+
+
+def _split_rule():
+    def rule(rw, node, flags):
+        rank = len(rw.logical_shape(node.inputs[0]))
+        return node.inputs, {**node.attrs, "axis": node.attrs["axis"] % rank + 1}
+    return rule
+
+
+def _joined(stacking):
+    def rule(rw, node, flags):
+        inputs = [v if b else rw.broadcast(node, v) for v, b in zip(node.inputs, flags)]
+        rank = len(rw.logical_shape(node.inputs[0])) + (1 if stacking else 0)
+        return inputs, {**node.attrs, "axis": node.attrs["axis"] % rank + 1}
+    return rule
+
+
+_RULES = {
+    _array.IDENTITY: _unchanged, _creation.ZEROS_LIKE: _unchanged,
+    _creation.ONES_LIKE: _unchanged,
+    _math.SUM: _reduction, _math.MEAN: _reduction, _math.MAX: _reduction,
+    _math.MIN: _reduction, _math.PROD: _reduction,
+    _array.EXPAND_DIMS: _expand_dims, _array.SQUEEZE: _squeeze, _array.TRANSPOSE: _transpose,
+    _array.RESHAPE: _reshape, _array.BROADCAST_TO: _broadcast_to,
+    _array.CONCAT: _joined(False), _array.PACK: _joined(True),
+    _array.CONJUGATE_TRANSPOSE: _transpose,
+    _slicing.SLICE: _slice, _slicing.STRIDED_SLICE: _strided_slice,
+    _padding.PAD: _pad, _padding.MIRROR_PAD: _pad,
+    _cumulative.CUMSUM: _scan, _cumulative.CUMPROD: _scan,
+    _array.UNPACK: _split_rule(), _array.SPLIT: _split_rule(), _array.SPLIT_V: _split_rule(),
+}
