@@ -156,4 +156,50 @@ def mlp_step(others) -> Case:
     return Case("(e) MLP 784-256-256-10 SGD step, batch 128", 1.25, impls, inner=5)
 
 
-CASES = [tiny_gradient, mlp_step]
+def jacobian(others) -> Case:
+    """The Jacobian of tanh(W x) (64 outputs, 32 inputs): vectorised (one backward pass for all
+    64 rows), and the per-row loop for comparison. The floor is the hand-derived Jacobian."""
+    rng = np.random.default_rng(0)
+    wn = rng.standard_normal((64, 32)).astype(np.float32)
+    xn = rng.standard_normal(32).astype(np.float32)
+    w, x = eager.constant(wn), eager.constant(xn)
+
+    def numpy_jacobian():
+        t = np.tanh(wn @ xn)
+        return (1 - t * t)[:, None] * wn
+
+    def eager_jacobian(pfor):
+        def run():
+            with eager.GradientTape() as tape:
+                tape.watch(x)
+                y = eager.tanh(eager.linalg.matvec(w, x))
+            return tape.jacobian(y, x, experimental_use_pfor=pfor)
+        return run
+
+    impls = {"numpy": numpy_jacobian, "eager": eager_jacobian(True),
+             "eager loop": eager_jacobian(False)}
+    if "torch" in others:
+        torch = others["torch"]
+        tw, tx = torch.from_numpy(wn), torch.from_numpy(xn)
+        impls["torch"] = lambda: torch.autograd.functional.jacobian(
+            lambda v: torch.tanh(tw @ v), tx, vectorize=True)
+    if "jax" in others:
+        jax = others["jax"]
+        jw, jx = jax.numpy.asarray(wn), jax.numpy.asarray(xn)
+        jac = jax.jacrev(lambda v: jax.numpy.tanh(jw @ v))
+        impls["jax"] = lambda: jac(jx).block_until_ready()
+    if "tensorflow" in others:
+        tf = others["tensorflow"]
+        fw, fx = tf.constant(wn), tf.constant(xn)
+
+        def tf_jacobian():
+            with tf.GradientTape() as tape:
+                tape.watch(fx)
+                y = tf.tanh(tf.linalg.matvec(fw, fx))
+            return tape.jacobian(y, fx)
+        impls["tensorflow"] = tf_jacobian
+    return Case("(d2) Jacobian of tanh(W x), W float32 64x32 (no target)", None, impls,
+                inner=20)
+
+
+CASES = [tiny_gradient, mlp_step, jacobian]

@@ -459,3 +459,26 @@ def test_top_level_exports():
     for name in ("matmul", "tensordot", "einsum", "norm"):
         assert getattr(eager, name) is getattr(linalg_ops, name)
         assert name in linalg_ops.__all__
+
+
+@given(batch=st.lists(st.integers(1, 3), max_size=2), m=st.integers(1, 4), n=st.integers(1, 4),
+       transpose=st.booleans(), seed=st.integers(0, 1000))
+def test_matvec_matches_numpy(batch, m, n, transpose, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch, n, m) if transpose else (*batch, m, n))
+    b = rng.standard_normal((*batch, n))
+    got = eager.linalg.matvec(a, b, transpose_a=transpose)
+    expected = np.einsum("...ij,...j->...i", np.swapaxes(a, -1, -2) if transpose else a, b)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12)
+    assert got.shape == expected.shape
+
+
+def test_matvec_rank_errors_and_gradient():
+    with pytest.raises(ValueError, match="rank >= 2"):
+        eager.linalg.matvec(np.ones(3), np.ones(3))
+    w = eager.constant(np.arange(6.0).reshape(2, 3))
+    x = eager.constant(np.array([1.0, -1.0, 2.0]))
+    with eager.GradientTape() as tape:
+        tape.watch(x)
+        y = eager.reduce_sum(eager.linalg.matvec(w, x))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), w.numpy().sum(axis=0))

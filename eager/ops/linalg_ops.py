@@ -19,12 +19,13 @@ from .. import dtypes as _dt
 from ..tensor import TensorSpec
 from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as _m
+from .array_ops import expand_dims, squeeze
 from .convert import as_tensor, check_dtype, same_type
 from .dispatch import execute, named
 from .registry import op_error, register_op
 from .shapes import broadcast_shapes, normalize_axis, reduced_shape, static_int, static_ints
 
-__all__ = ["matmul", "tensordot", "einsum", "norm"]
+__all__ = ["matmul", "matvec", "tensordot", "einsum", "norm"]
 
 
 def _matmul_infer(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False):
@@ -89,6 +90,20 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if adjoint_b:
         attrs["adjoint_b"] = True
     out = execute(MATMUL, (a, b), attrs)
+    return out if name is None else named(out, name)
+
+
+def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
+           name=None):
+    """≈ `tf.linalg.matvec`: the product of matrices `a` [..., M, N] and vectors `b` [..., N],
+    shaped [..., M] (batch axes broadcast): `matmul` with `b` as a column."""
+    a, b = same_type(MATMUL, a, b)
+    if a.shape.rank is not None and a.shape.rank < 2:
+        raise ValueError(f"matvec: `a` must have rank >= 2, got shape {a.shape}.")
+    if b.shape.rank is not None and b.shape.rank < 1:
+        raise ValueError(f"matvec: `b` must have rank >= 1, got shape {b.shape}.")
+    out = squeeze(matmul(a, expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a),
+                  axis=[-1])
     return out if name is None else named(out, name)
 
 
