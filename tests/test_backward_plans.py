@@ -321,3 +321,35 @@ def test_compilation_stops_while_plans_are_not_reused(monkeypatch):
     for _ in range(2):
         np.testing.assert_allclose(grad(x).numpy(), np.exp(x.numpy()))
     assert backward_plans.plan_count() == 4
+
+
+def test_threads_share_plans_and_get_their_own_gradients():
+    """Four threads compute gradients of one tape structure at once (the plan is compiled by
+    whichever thread gets there; all of them run it): each gets its own data's gradient."""
+    import threading
+
+    w = eager.constant(np.linspace(-1.0, 1.0, 12).reshape(4, 3))
+    errors = []
+
+    def worker(k):
+        try:
+            rng = np.random.default_rng(k)
+            for _ in range(40):
+                xv = rng.standard_normal((5, 4))
+                x = eager.constant(xv)
+                with eager.GradientTape() as tape:
+                    tape.watch(x)
+                    loss = eager.reduce_sum(eager.tanh(eager.matmul(x, w)))
+                g = tape.gradient(loss, x).numpy()
+                t = np.tanh(xv @ w.numpy())
+                np.testing.assert_allclose(g, (1 - t * t) @ w.numpy().T, rtol=1e-12)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert backward_plans.plan_count() == 1
