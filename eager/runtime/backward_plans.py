@@ -18,6 +18,10 @@ user to trace anything:
    compiled to straight-line Python (`compiler.compile_program`).
 3. **Run.** Later walks with the same structure feed the entries' kept tensors to the plan.
 
+Jacobians (`backprop.backward_batched`) use the same trace with seeds that carry a batch axis:
+the program is vectorised over it (`vectorize`) and compiled at first sight, since one batched
+run replaces a backward pass per row.
+
 The plan runs the same kernels on the same values in the same order as the walk (passes never
 change a value; fusion calls the same ufuncs), so gradients are equal. The walk is used, and
 nothing is planned, whenever the plan could differ from it in more than speed:
@@ -110,18 +114,51 @@ def clear() -> None:
 class _Plan:
     """A compiled walk: where its feeds come from, and how its fetches form the gradients."""
 
-    __slots__ = ("run", "kept_slots", "n_seeds", "structure")
+    __slots__ = ("run", "kept_slots", "structure")
 
-    def __init__(self, run, kept_slots, n_seeds, structure):
+    def __init__(self, run, kept_slots, structure):
         self.run = run  # CompiledProgram: (feed values, st) -> fetched values
         self.kept_slots = kept_slots  # per kept feed: (entry index, is_output, position)
-        self.n_seeds = n_seeds
         self.structure = structure  # per source: None, (False, i) or (True, i, has_shape)
 
 
 def _plan_or_walk(needed, grads, source_ids, source_set, need):
     """The planner `backprop.backward` asks (see `backprop.set_planner`): gradients from a
     compiled plan, or None to walk."""
+    found = _lookup(needed, grads, source_ids, batched=False)
+    if found is None:
+        return None
+    key, seeds, plan, st = found
+    if plan is None:
+        _remember(key, _SEEN_ONCE)
+        return None
+    if plan is _SEEN_ONCE:
+        state = _state
+        if state.compiled >= COMPILE_GUARD and \
+                state.runs < MIN_RUNS_PER_PLAN * state.compiled:
+            return None  # plans are not being reused enough to pay for another compilation
+        plan = _make_plan(needed, grads, source_ids, source_set, need)
+        state.compiled += 1
+        _remember(key, plan)
+    if plan is _UNPLANNABLE:
+        return None
+    values = _run(plan, needed, seeds, st)
+    results = []
+    for form in plan.structure:
+        if form is None:
+            results.append(None)
+        elif form[0]:
+            i = form[1]
+            results.append(IndexedSlices(values[i], values[i + 1],
+                                         values[i + 2] if form[2] else None))
+        else:
+            results.append(values[form[1]])
+    return results
+
+
+def _lookup(needed, grads, source_ids, batched):
+    """(key, seeds, cached entry or None, thread state) for a walk that may be planned, or
+    None when it must walk (module doc)."""
     if not _state.enabled:
         return None
     st = _context.thread_state()
@@ -130,27 +167,23 @@ def _plan_or_walk(needed, grads, source_ids, source_set, need):
     key, seeds = _key(needed, grads, source_ids)
     if key is None:
         return None
-    cache = _state.cache
+    if batched:
+        key = ("batched", key)
     try:
-        found = cache.get(key)
+        return key, seeds, _state.cache.get(key), st
     except TypeError:  # an unhashable attribute value
         return None
-    if found.__class__ is _Plan:
-        return _run(found, needed, seeds, st)
-    if found is None:
-        _remember(key, _SEEN_ONCE)
-        return None
-    if found is _UNPLANNABLE:
-        return None
-    state = _state
-    if state.compiled >= COMPILE_GUARD and state.runs < MIN_RUNS_PER_PLAN * state.compiled:
-        return None  # plans are not being reused enough to pay for another compilation
-    plan = _make_plan(needed, grads, source_ids, source_set, need)
-    state.compiled += 1
-    _remember(key, plan)
-    if plan is _UNPLANNABLE:
-        return None
-    return _run(plan, needed, seeds, st)
+
+
+def _run(plan, needed, seeds, st):
+    """The plan's fetched values, fed the entries' kept tensors and the seeds."""
+    _state.runs += 1
+    feeds = []
+    for index, is_output, position in plan.kept_slots:
+        entry = needed[index]
+        feeds.append((entry.outputs if is_output else entry.inputs)[position])
+    feeds.extend(seeds)
+    return plan.run(feeds, st)
 
 
 def _remember(key, value):
@@ -199,38 +232,17 @@ def _key(needed, grads, source_ids):
     return tuple(parts), seeds
 
 
-def _run(plan, needed, seeds, st):
-    _state.runs += 1
-    feeds = []
-    for index, is_output, position in plan.kept_slots:
-        entry = needed[index]
-        feeds.append((entry.outputs if is_output else entry.inputs)[position])
-    feeds.extend(seeds)
-    values = plan.run(feeds, st)
-    results = []
-    for form in plan.structure:
-        if form is None:
-            results.append(None)
-        elif form[0]:
-            i = form[1]
-            results.append(IndexedSlices(values[i], values[i + 1],
-                                         values[i + 2] if form[2] else None))
-        else:
-            results.append(values[form[1]])
-    return results
-
-
 def _make_plan(needed, grads, source_ids, source_set, need):
     """Traces the walk over `needed` into a graph with the kept tensors and the seeds as
     placeholders, and compiles it (module doc, step 2); `_UNPLANNABLE` if a rule cannot be
     traced."""
     try:
-        program, kept_slots, n_seeds, structure = _trace(needed, grads, source_ids,
-                                                         source_set, need)
+        program, kept_slots, _, structure = _trace(needed, grads, source_ids, source_set,
+                                                   need)
         run = compile_program(optimize(program))
     except Exception:  # noqa: BLE001 - a rule that needs values, not shapes: always walk
         return _UNPLANNABLE
-    return _Plan(run, kept_slots, n_seeds, structure)
+    return _Plan(run, kept_slots, structure)
 
 
 def _trace(needed, grads, source_ids, source_set, need, batch=0):
@@ -300,34 +312,18 @@ def _plan_batched(needed, grads, source_ids, source_set, need, batch):
     `batch` rows of the seeds as one tensor [batch, *source shape] (None where unconnected), or
     None to run the rows one by one. Compiled at first sight: a batched walk replaces `batch`
     walks."""
-    if not _state.enabled:
-        return None
-    st = _context.thread_state()
-    if st.tapes or st.interpreter is not None or _dispatch._PROFILE.active:
-        return None
-    key, seeds = _key(needed, grads, source_ids)
-    if key is None:
-        return None
-    key = ("batched", key)
-    cache = _state.cache
-    try:
-        found = cache.get(key)
-    except TypeError:
-        return None
+    found = _lookup(needed, grads, source_ids, batched=True)
     if found is None:
-        found = _make_batched_plan(needed, grads, source_ids, source_set, need, batch)
-        _remember(key, found)
-    if found is _UNPLANNABLE:
         return None
-    _state.runs += 1
-    feeds = []
-    for index, is_output, position in found.kept_slots:
-        entry = needed[index]
-        feeds.append((entry.outputs if is_output else entry.inputs)[position])
-    feeds.extend(seeds)
-    values = found.run(feeds, st)
+    key, seeds, plan, st = found
+    if plan is None:
+        plan = _make_batched_plan(needed, grads, source_ids, source_set, need, batch)
+        _remember(key, plan)
+    if plan is _UNPLANNABLE:
+        return None
+    values = _run(plan, needed, seeds, st)
     results = []
-    for form in found.structure:
+    for form in plan.structure:
         if form is None:
             results.append(None)
         else:
