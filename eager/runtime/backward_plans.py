@@ -30,7 +30,7 @@ nothing is planned, whenever the plan could differ from it in more than speed:
   is being traced, or execution is asynchronous, or the profiler is on (each op must be seen);
 * an entry has no op (custom gradients and function calls run arbitrary Python), an op has no
   gradient, or an op's gradient re-runs user code (control flow);
-* a kept tensor or seed is not a plain eager tensor on an inline (CPU) device;
+* a seed is not an eager tensor (a pending one, say);
 * attributes are unhashable;
 * a rule cannot be traced (it needs a value, not just a shape): the structure is remembered
   as unplannable and always walks.
@@ -195,26 +195,19 @@ def _remember(key, value):
 
 
 def _key(needed, grads, source_ids):
-    """(structure key, seeds in key order), or (None, None) when the walk is not plannable."""
+    """(structure key, seeds in key order), or (None, None) when the walk is not plannable.
+    Hot: once per gradient call, a tuple per entry."""
     idmap = {0: 0}
+    number = idmap.setdefault
     parts = []
     for entry in needed:
         op = entry.op
-        if op is None or entry.backward is not op_backward or op.gradient is None \
-                or op.replay is not None:
+        if entry.backward is not op_backward or op.gradient is None or op.replay is not None:
             return None, None
-        for t in entry.inputs:
-            if t is not None and (t.__class__ is not EagerTensor
-                                  or not t._meta.device.inline):
-                return None, None
-        for t in entry.outputs:
-            if t is not None and (t.__class__ is not EagerTensor
-                                  or not t._meta.device.inline):
-                return None, None
         attrs = entry.attrs
         parts.append((op, op.gradient, tuple(attrs.items()) if attrs else (),
-                      tuple([idmap.setdefault(i, len(idmap)) for i in entry.input_ids]),
-                      tuple([idmap.setdefault(i, len(idmap)) for i in entry.output_ids]),
+                      tuple([number(i, len(idmap)) for i in entry.input_ids]),
+                      tuple([number(i, len(idmap)) for i in entry.output_ids]),
                       entry._input_shapes, entry.input_dtypes, entry._output_shapes,
                       entry.output_dtypes))
     seeds = []
@@ -223,10 +216,9 @@ def _key(needed, grads, source_ids):
         if mapped is None:
             return None, None
         for g in gs:
-            if g.__class__ is not EagerTensor or not g._meta.device.inline:
+            if g.__class__ is not EagerTensor:
                 return None, None
-            value = g._value
-            parts.append((mapped, value.shape, g._meta.dtype))
+            parts.append((mapped, g._value.shape, g._meta.dtype))
             seeds.append(g)
     parts.append(tuple([idmap.get(s, -1) for s in source_ids]))
     return tuple(parts), seeds
