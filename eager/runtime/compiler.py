@@ -84,8 +84,8 @@ class CompiledProgram:
 
     `source` is the generated code (also readable through `linecache` under `filename`)."""
 
-    __slots__ = ("program", "source", "filename", "_fn", "_array_fn", "_constant_devices",
-                 "_line_nodes", "_missing", "__weakref__")
+    __slots__ = ("program", "source", "filename", "_fn", "_array_fn", "_array_device",
+                 "_n_feeds", "_line_nodes", "_missing", "__weakref__")
 
     def __init__(self, program, source, filename, fn, line_nodes, missing, array_fn=None):
         self.program = program
@@ -93,23 +93,29 @@ class CompiledProgram:
         self.filename = filename
         self._fn = fn
         self._array_fn = array_fn  # the array form, or None where the program has none
-        self._constant_devices = tuple({t._meta.device for t in program.constants.values()})
+        # The device every constant is on (None: no constants); the array form runs only there.
+        devices = {t._meta.device for t in program.constants.values()}
+        if len(devices) > 1:
+            self._array_fn = None
+        self._array_device = devices.pop() if devices else None
+        self._n_feeds = len(program.feeds)
         self._line_nodes = line_nodes  # generated line number -> Node (both forms)
         self._missing = missing  # an unfed placeholder node the program needs, or None
 
     def __call__(self, feed_values, st=None):
         if self._missing is not None:
             raise missing_feed_error(self.program, self._missing)
-        if len(feed_values) != len(self.program.feeds):
-            raise ValueError(f"Program {self.program.name!r} has {len(self.program.feeds)} "
+        if len(feed_values) != self._n_feeds:
+            raise ValueError(f"Program {self.program.name!r} has {self._n_feeds} "
                              f"feeds; {len(feed_values)} values were given.")
         if st is None:
             st = _context.thread_state()
         if self._array_fn is not None:
             device = _FAST.device
+            constants_on = self._array_device
             if (device is not None and not st.device_stack and not _config.log_placement
                     and not _dispatch._hooks.check_inference
-                    and all(d is device for d in self._constant_devices)):
+                    and (constants_on is None or constants_on is device)):
                 for t in feed_values:
                     if t.__class__ is not EagerTensor or t._meta.device is not device:
                         break
