@@ -786,3 +786,30 @@ def test_stateful_function_under_nested_tapes_matches_eager():
     assert v.numpy() == pytest.approx(4.0)  # the forward ran once
     assert g.numpy() == pytest.approx(2 * 1.5 * 4.0)
     assert t2.gradient(g, x).numpy() == pytest.approx(2 * 4.0)
+
+
+def test_concrete_function_direct_calls_check_new_kinds_of_arguments():
+    """A ConcreteFunction called directly remembers the (dtype, shape) kinds it accepted and
+    skips binding for them; any other kind is still bound and checked."""
+    f = eager.function(lambda x, y: x * y)
+    cf = f.get_concrete_function(eager.TensorSpec([None], eager.float32),
+                                 eager.TensorSpec([None], eager.float32))
+    a = eager.constant([1.0, 2.0])
+    b = eager.constant([3.0, 4.0])
+    for _ in range(3):
+        np.testing.assert_array_equal(cf(a, b).numpy(), [3.0, 8.0])
+    np.testing.assert_array_equal(cf(eager.constant([2.0]), eager.constant([5.0])).numpy(), [10.0])
+    with pytest.raises(TypeError):
+        cf(eager.constant([[1.0]]), b)  # rank 2 for a rank-1 signature
+    with pytest.raises(TypeError):
+        cf(eager.constant([1, 2]), eager.constant([1, 2]))  # int32
+    np.testing.assert_array_equal(cf(a, y=b).numpy(), [3.0, 8.0])  # keywords: the full path
+    np.testing.assert_array_equal(cf([1.0, 2.0], b).numpy(), [3.0, 8.0])  # converted
+
+    g = eager.function(lambda x, scale: x * scale)
+    cg = g.get_concrete_function(eager.TensorSpec([2], eager.float32), 3.0)
+    for _ in range(2):
+        np.testing.assert_array_equal(cg(a, 3.0).numpy(), [3.0, 6.0])
+    assert not cg._accepted  # a Python parameter: always bound and checked
+    with pytest.raises(TypeError):
+        cg(a, 4.0)

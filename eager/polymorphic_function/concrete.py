@@ -35,7 +35,7 @@ from ..config import threading as _threading
 from ..autodiff import tape as _tape
 from ..autodiff.backprop import backward as _backward
 from ..graph import Graph, SymbolicTensor, building
-from ..tensor import Tensor, TensorSpec, convert_to_tensor
+from ..tensor import EagerTensor, Tensor, TensorSpec, convert_to_tensor
 from ..variables import Variable, _variable_creator_scope, _variable_for_handle
 from . import backward as _derived
 from .arguments import Binder
@@ -93,9 +93,9 @@ class ConcreteFunction:
     """
 
     __slots__ = ("_graph", "_python_function", "_binder", "_template", "_output_structure",
-                 "_output_map", "_plan", "_executable", "_uncompiled_calls", "_parallel", "inter_op_threads",
-                 "_capture_values",
-                 "_variable_refs", "_single_output", "_call_op", "_gradients", "__weakref__")
+                 "_output_map", "_plan", "_executable", "_uncompiled_calls", "_parallel",
+                 "inter_op_threads", "_capture_values", "_variable_refs", "_single_output",
+                 "_call_op", "_gradients", "_plain_arity", "_accepted", "__weakref__")
 
     def __init__(self, graph, python_function, binder, template, output_structure, output_map,
                  argument_captures=frozenset()):
@@ -103,6 +103,10 @@ class ConcreteFunction:
         self._python_function = python_function
         self._binder = binder
         self._template = template  # bound parameter values, tensor leaves as _TensorSlot
+        # The fast call (see `__call__`): positional EagerTensors whose (meta, array shape)
+        # were accepted before, by binding and checking, as exactly the flat tensor arguments.
+        self._plain_arity = binder.plain_arity()
+        self._accepted = set()
         self._output_structure = output_structure
         self._output_map = output_map  # per returned leaf: output index, or a _PythonOutput
         self._plan = GraphPlan(graph)  # op by op through dispatch (tapes, async, profiler)
@@ -193,8 +197,27 @@ class ConcreteFunction:
 
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        values = self._binder.bind(args, kwargs)
-        return self._call_flat(self.check_arguments(values))
+        key = None
+        if not kwargs and len(args) == self._plain_arity:
+            # Hot path: the same kinds of tensors as an earlier call that bound them as given
+            # and checked them against the trace skip binding and checking (dtype and shape
+            # are in the key; a parameter that is not a tensor never gets here: see below).
+            key = []
+            for a in args:
+                if a.__class__ is not EagerTensor:
+                    key = None
+                    break
+                key.append(a._meta)
+                key.append(a._value.shape)
+            if key is not None:
+                key = tuple(key)
+                if key in self._accepted:
+                    return self._call_flat(args)
+        tensors = self.check_arguments(self._binder.bind(args, kwargs))
+        if key is not None and len(tensors) == len(args) and \
+                all(t is a for t, a in zip(tensors, args)):
+            self._accepted.add(key)
+        return self._call_flat(tensors)
 
     def check_arguments(self, values) -> list:
         """The tensor arguments in `values` (bound parameter values), checked against the traced
