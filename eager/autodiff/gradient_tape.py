@@ -183,8 +183,11 @@ class GradientTape:
     def _gradients(self, targets, target_grads, sources, unconnected):
         source_tensors = _source_tensors(sources)
         ids = [s._tape_id for s in source_tensors]
-        with self._paused():
+        paused = self._pause()
+        try:
             grads = backward(self._tape, targets, target_grads, ids)
+        finally:
+            self._resume(paused)
         if unconnected is UnconnectedGradients.ZERO:
             grads = [_zeros_for(t) if g is None else g for t, g in zip(source_tensors, grads)]
         return grads
@@ -194,24 +197,30 @@ class GradientTape:
         leading batch axis (None where unconnected), from one vectorised backward pass; or None
         when it cannot be vectorised (the caller runs the rows one by one)."""
         ids = [s._tape_id for s in _source_tensors(sources, warn=False)]
-        with self._paused():
-            return backward_batched(self._tape, target, stacked_seeds, ids)
-
-    @contextlib.contextmanager
-    def _paused(self):
-        """The backward pass is not recorded on this tape unless it is persistent (TensorFlow
-        records it then, which is what higher order on one tape needs)."""
-        tape = self._tape
-        tapes = self._stack if self._stack is not None else _context.thread_state().tapes
-        paused = not tape.persistent and tape in tapes
-        if paused:
-            index = tapes.index(tape)
-            del tapes[index]
+        paused = self._pause()
         try:
-            yield
+            return backward_batched(self._tape, target, stacked_seeds, ids)
         finally:
-            if paused:
-                tapes.insert(index, tape)
+            self._resume(paused)
+
+    def _pause(self):
+        """Takes this tape off the thread's stack for a backward pass, which is not recorded on
+        it unless it is persistent (TensorFlow records it then, which is what higher order on
+        one tape needs). Returns what `_resume` needs: (stack, index), or None."""
+        tape = self._tape
+        if tape.persistent:
+            return None
+        tapes = self._stack if self._stack is not None else _context.thread_state().tapes
+        if tape not in tapes:
+            return None
+        index = tapes.index(tape)
+        del tapes[index]
+        return tapes, index
+
+    def _resume(self, paused):
+        if paused is not None:
+            tapes, index = paused
+            tapes.insert(index, self._tape)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
