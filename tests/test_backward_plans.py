@@ -7,6 +7,8 @@ import weakref
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import eager
 from eager.ops import dispatch
@@ -353,3 +355,56 @@ def test_threads_share_plans_and_get_their_own_gradients():
         t.join()
     assert not errors, errors[0]
     assert backward_plans.plan_count() == 1
+
+
+_STEPS = {
+    "tanh": lambda h, x, w: eager.tanh(h),
+    "square_plus_x": lambda h, x, w: h * h + x,
+    "scale": lambda h, x, w: h * 0.5 - 1.0,
+    "relu": lambda h, x, w: eager.nn.relu(h),
+    "exp": lambda h, x, w: eager.exp(eager.clip_by_value(h, -5.0, 5.0)),
+    "matmul": lambda h, x, w: eager.matmul(h, w),
+    "bias": lambda h, x, w: h + w[0],
+    "softmax": lambda h, x, w: eager.nn.softmax(h),
+    "sum_keep": lambda h, x, w: eager.reduce_sum(h, axis=-1, keepdims=True) * h,
+    "transpose_twice": lambda h, x, w: eager.transpose(eager.transpose(h) * 2.0),
+    "mean_rows": lambda h, x, w: h - eager.reduce_mean(h, axis=0),
+}
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.sampled_from(sorted(_STEPS)), min_size=1, max_size=6),
+       rows=st.integers(1, 3), n=st.integers(1, 4), seed=st.integers(0, 1000),
+       with_w=st.booleans())
+def test_random_programs_planned_equal_walked(plan_form, steps, rows, n, seed, with_w):
+    """Random chains of ops (aliasing, broadcasting, reductions, matmuls): the gradients from
+    the plan (third run of a structure) equal the walk's, for the data of every run."""
+    rng = np.random.default_rng(seed)
+    w0 = rng.standard_normal((n, n))
+
+    def gradients(xv):
+        x = eager.constant(xv)
+        w = eager.constant(w0)
+        with eager.GradientTape() as tape:
+            tape.watch([x, w] if with_w else [x])
+            h = x
+            for name in steps:
+                h = _STEPS[name](h, x, w)
+            loss = eager.reduce_sum(h * h)
+        grads = tape.gradient(loss, [x, w])
+        return [None if g is None else g.numpy() for g in grads]
+
+    data = [rng.standard_normal((rows, n)) for _ in range(3)]
+    backward_plans.set_enabled(False)
+    walked = [gradients(xv) for xv in data]
+    backward_plans.set_enabled(True)
+    backward_plans.clear()
+    planned = [gradients(xv) for xv in data]
+    assert backward_plans.plan_count() == 1
+    for w_run, p_run in zip(walked, planned):
+        for a, b in zip(w_run, p_run):
+            if a is None:
+                assert b is None
+            else:
+                np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-13)
