@@ -500,9 +500,7 @@ class ResourceVariable(Variable):
     # -- autodiff -----------------------------------------------------------------------------
     def _watch_on_tape(self, tape):
         """Called by GradientTape.watch and when a tape sees this variable read."""
-        tape.watch(self.handle)
-        if not any(v is self for v in tape.variables):
-            tape.variables.append(self)
+        tape.watch_variable(self, self.handle)
 
     def _tape_source(self):
         return self.handle

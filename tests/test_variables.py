@@ -434,3 +434,28 @@ def test_name_scopes_prefix_variable_names_as_tensorflow():
     assert Dense().w.name == "dense/w:0"
     with pytest.raises(ValueError):
         tf.name_scope("")
+
+
+def test_watched_variables_once_each_in_read_order_for_many_variables():
+    variables = [tf.Variable(float(i)) for i in range(300)]
+    with tf.GradientTape() as tape:
+        total = variables[0] * 1.0
+        for v in reversed(variables):
+            total = total + v * v
+        for v in variables[:10]:  # read again: still listed once
+            total = total + v
+    watched = tape.watched_variables()
+    assert len(watched) == 300
+    assert watched[0] is variables[0]
+    assert all(w is v for w, v in zip(watched[1:], reversed(variables[1:])))
+    grads = tape.gradient(total, variables)
+    expected = [2.0 * i + (2.0 if i == 0 else 1.0 if i < 10 else 0.0) for i in range(300)]
+    np.testing.assert_allclose([g.numpy() for g in grads], expected)
+    tape2 = tf.GradientTape(persistent=True)
+    with tape2:
+        variables[5].read_value()
+    tape2.reset()
+    assert tape2.watched_variables() == ()
+    with tape2:
+        variables[5].read_value()
+    assert [w is variables[5] for w in tape2.watched_variables()] == [True]

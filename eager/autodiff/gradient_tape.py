@@ -113,7 +113,7 @@ class GradientTape:
     def reset(self):
         """Forgets everything recorded so far (recording continues if it was on)."""
         self._tape.release()
-        self._tape.variables.clear()
+        self._tape.forget_variables()
         self._used = False
 
     def watch(self, tensor):

@@ -115,7 +115,7 @@ class Tape:
     """The recording state of one GradientTape."""
 
     __slots__ = ("ids", "entries", "persistent", "watch_accessed_variables", "variables",
-                 "__weakref__")
+                 "_variable_ids", "__weakref__")
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self.ids = set()
@@ -123,11 +123,26 @@ class Tape:
         self.persistent = persistent
         self.watch_accessed_variables = watch_accessed_variables
         self.variables = []  # watched variables, in watch order (eager.variables plugs in)
+        self._variable_ids = set()  # id() of each of them: a read must not scan the list
 
     def watch(self, t) -> int:
         tid = tensor_id(t)
         self.ids.add(tid)
         return tid
+
+    def watch_variable(self, variable, handle) -> None:
+        """Follows `handle` (the variable's resource tensor) and lists `variable` once, in
+        watch order. Called on every read of a trainable variable under the tape: constant
+        time, whatever the number of variables."""
+        self.watch(handle)
+        key = id(variable)
+        if key not in self._variable_ids:
+            self._variable_ids.add(key)
+            self.variables.append(variable)
+
+    def forget_variables(self) -> None:
+        self.variables.clear()
+        self._variable_ids.clear()
 
     def is_watched(self, t) -> bool:
         return bool(t._tape_id) and t._tape_id in self.ids
