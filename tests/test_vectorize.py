@@ -102,8 +102,11 @@ def test_unbatched_values_stay_unbatched():
 def test_an_op_without_a_batch_rule_refuses():
     program = _program(lambda x, i: eager.gather(x, i), TensorSpec([5], eager.float64),
                        TensorSpec([2], eager.int32))
-    assert vectorize(program, [program.feeds[0]], 3) is None
+    assert vectorize(program, [program.feeds[1]], 3) is None  # batched indices
+    assert vectorize(program, [program.feeds[0]], 3) is not None  # batched params
     assert vectorize(program, [], 3) is not None  # nothing batched: nothing to rewrite
+    program = _program(lambda x: eager.sort(x), TensorSpec([5], eager.float64))
+    assert vectorize(program, [program.feeds[0]], 3) is None
 
 
 @settings(max_examples=20, deadline=None)
@@ -185,10 +188,19 @@ def test_batch_jacobian_vectorised_equals_the_loop():
 
 def test_jacobian_falls_back_to_the_loop_without_batch_rules():
     rng = np.random.default_rng(2)
-    vectorized, looped, planned = _jacobians(
-        lambda x: eager.gather(x, [2, 0]) * eager.pad(x, [[1, 1]])[1:-1][:2],
-        rng.standard_normal(4))
+    image = eager.constant(rng.standard_normal((1, 4, 4, 1)))
+    vectorized, looped, planned = _jacobians(  # a filter's gradient sums over examples
+        lambda w: eager.nn.conv2d(image, w, 1, "VALID"), rng.standard_normal((2, 2, 1, 2)))
     assert not planned
+    _assert_same(vectorized, looped)
+
+
+def test_gathered_and_scattered_jacobians_are_dense_and_vectorised():
+    rng = np.random.default_rng(3)
+    vectorized, looped, planned = _jacobians(
+        lambda x: eager.gather(x, [2, 0, 2]) * eager.pad(x, [[1, 1]])[1:-1][:3],
+        rng.standard_normal(4))
+    assert planned
     _assert_same(vectorized, looped)
 
 
@@ -252,3 +264,38 @@ def test_slices_pads_and_scans():
                               eager.pad(x, [[1, 1], [0, 1]], mode="REFLECT")), [(3, 4)])
     _check_batched(lambda x: (eager.math.cumsum(x, axis=1, exclusive=True),
                               eager.math.cumprod(x, axis=0, reverse=True)), [(3, 4)])
+
+
+def test_contractions_and_gathers():
+    _check_batched(lambda a, b: eager.tensordot(a, b, axes=[[1], [0]]), [(2, 3), (3, 4)])
+    _check_batched(lambda a, b: eager.tensordot(a, b, axes=[[0, 1], [1, 2]]), [(2, 3),
+                                                                                (4, 2, 3)],
+                   batched=(1,))
+    _check_batched(lambda a, b: eager.einsum("ij,jk->ik", a, b), [(2, 3), (3, 4)],
+                   batched=(0, 1))
+    _check_batched(lambda a, b: eager.einsum("...ij,jk", a, b), [(5, 2, 3), (3, 4)],
+                   batched=(1,))
+    _check_batched(lambda x: eager.gather(x, [2, 0, 2], axis=1), [(2, 3)])
+
+
+def test_convolutions_and_pooling_merge_the_batch_into_the_examples():
+    _check_batched(lambda x, w: eager.nn.conv2d(x, w, strides=1, padding="SAME"),
+                   [(2, 5, 5, 3), (3, 3, 3, 4)])
+    _check_batched(lambda x: eager.nn.max_pool2d(x, 2, 2, "VALID"), [(2, 4, 4, 3)])
+
+
+def test_a_batched_filter_or_two_batched_contraction_operands_refuse():
+    program = _program(lambda x, w: eager.nn.conv2d(x, w, 1, "VALID"),
+                       TensorSpec([1, 3, 3, 1], eager.float64),
+                       TensorSpec([2, 2, 1, 1], eager.float64))
+    assert vectorize(program, [program.feeds[1]], 2) is None
+    program = _program(lambda a, b: eager.tensordot(a, b, 1), TensorSpec([2, 3], eager.float64),
+                       TensorSpec([3, 2], eager.float64))
+    assert vectorize(program, list(program.feeds), 2) is None
+
+
+def test_scatter_nd_of_batched_updates():
+    indices = np.array([[2], [0], [2]])
+    _check_batched(lambda u: eager.scatter_nd(indices, u, [4, 3]), [(3, 3)])
+    indices2 = np.array([[[1, 0], [0, 2]]])
+    _check_batched(lambda u: eager.scatter_nd(indices2, u, [2, 3, 2]), [(1, 2, 2)])

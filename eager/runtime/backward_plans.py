@@ -263,6 +263,9 @@ def _trace(needed, grads, source_ids, source_set, need, batch=0):
                 for g in gs]
             seed_phs.extend(proxy_grads[tid])
         results = _backprop.walk(proxies, proxy_grads, source_ids, source_set, need)
+        if batch:  # Jacobian rows are dense: densified here, the densifying op vectorised
+            results = [convert_to_tensor(g) if g.__class__ is IndexedSlices else g
+                       for g in results]
         flat, structure = [], []
         for grad in results:
             if grad is None:
@@ -328,8 +331,6 @@ def _make_batched_plan(needed, grads, source_ids, source_set, need, batch):
     try:
         program, kept_slots, n_seeds, structure = _trace(needed, grads, source_ids,
                                                          source_set, need, batch)
-        if any(form is not None and form[0] for form in structure):
-            return _UNPLANNABLE  # IndexedSlices gradients: rows one by one
         vectorized = vectorize(program, program.feeds[len(program.feeds) - n_seeds:], batch)
         if vectorized is None:
             return _UNPLANNABLE

@@ -19,7 +19,11 @@ batched value is rewritten by its *batch rule*:
 * `Reshape`, `BroadcastTo`, `Slice`, `StridedSlice`, `PadV2`/`MirrorPad`: the batch axis
   prepended to the shape, the slice (taken whole) or the paddings (none);
 * `ConcatV2`, `Pack`: unbatched inputs broadcast to the batch first, the axis shifted;
-  `Unpack`, `Split`, `SplitV`: the axis shifted.
+  `Unpack`, `Split`, `SplitV`, `GatherV2` (of batched params): the axis shifted;
+* `Tensordot` (one batched operand) and `Einsum` (a fresh label for the batch axis);
+* `ScatterNd` (batched updates): the batch axis moved after the indexed axes and back;
+* convolutions and pooling (`Conv2D`, `MaxPool` and their input gradients): the batch axis
+  merged into the examples' axis, and split off the output again.
 
 Any other op reading a batched value (or any stateful one) has no rule, and `vectorize` returns
 None: the caller runs the n programs one by one. Static shapes are required (backward plans of
@@ -30,6 +34,9 @@ elements, only more of them per call.
 from __future__ import annotations
 
 from ..ops import array_ops as _array
+from ..ops import conv_ops as _conv
+from ..ops import linalg_ops as _linalg
+from ..ops import nn_grad as _nn_grad
 from ..ops import creation_ops as _creation
 from ..ops import cumulative_ops as _cumulative
 from ..ops import padding_ops as _padding
@@ -101,21 +108,44 @@ class _Rewriter:
             rule = _RULES.get(op)
             if rule is None:
                 raise _Unsupported
-        inputs, attrs = rule(self, node, flags)
-        self.nodes.append(node.replace(inputs=tuple(inputs), attrs=attrs))
+        rewritten = rule(self, node, flags)
+        if len(rewritten) == 2:
+            inputs, attrs = rewritten
+            self.nodes.append(node.replace(inputs=tuple(inputs), attrs=attrs))
+        else:  # the rewritten op makes an intermediate; `finish` makes the node's output
+            inputs, attrs, (shape, finish) = rewritten
+            (out,) = node.outputs
+            v = self.new_value(node, shape, self.program.specs[out].dtype, "batched")
+            self.nodes.append(node.replace(name=f"{node.name}/batched", inputs=tuple(inputs),
+                                           attrs=attrs, outputs=(v,)))
+            finish(self, node, v)
         for v in node.outputs:
             self.batched.add(v)
             self.specs[v] = self._batched_spec(v)
 
     # -- helpers that emit nodes ---------------------------------------------------------------
-    def emit(self, node, op_def, inputs, attrs, shape, dtype, what):
+    def new_value(self, node, shape, dtype, what):
         v = self.next_value
         self.next_value += 1
         self.specs[v] = TensorSpec(shape, dtype)
         self.names[v] = f"{node.name}/{what}:0"
+        return v
+
+    def emit(self, node, op_def, inputs, attrs, shape, dtype, what, out=None):
+        """A node of `op_def` on `inputs`; its output is `out` (a value the caller already
+        has a spec for), else a new value of `shape` and `dtype`."""
+        v = self.new_value(node, shape, dtype, what) if out is None else out
         self.nodes.append(Node(f"{node.name}/{what}_{v}", op_def, attrs, inputs, (v,),
                                device=node.device, source=node.source))
         return v
+
+    def merge(self, node, v):
+        """Batched `v` [n, b, ...] as [n * b, ...], for ops whose leading axis is already
+        independent examples."""
+        shape = self.logical_shape(v)
+        merged = (self.n * shape[0], *shape[1:])
+        return self.emit(node, _array.RESHAPE, (v,), {"shape": merged}, merged,
+                         self.program.specs[v].dtype, "batch_merge")
 
     def align(self, node, v, rank):
         """Batched `v` with size-1 axes after the batch axis up to logical `rank`."""
@@ -201,6 +231,103 @@ def _scan(rw, node, flags):
     return node.inputs, {**node.attrs, "axis": node.attrs["axis"] % rank + 1}
 
 
+def _tensordot(rw, node, flags):
+    attrs = node.attrs
+    if flags[0] and flags[1]:
+        raise _Unsupported  # a contraction of two batched operands: not one tensordot
+    if flags[0]:
+        return node.inputs, {**attrs, "a_axes": tuple(a + 1 for a in _axes(rw, node, 0))}
+    # b batched: its free axes come after a's, so the batch axis lands in the middle
+    free_a = len(rw.logical_shape(node.inputs[0])) - len(attrs["a_axes"])
+    (out,) = node.outputs
+    shape = rw.logical_shape(out)
+    middle = (*shape[:free_a], rw.n, *shape[free_a:])
+    perm = (free_a, *range(free_a), *range(free_a + 1, len(shape) + 1))
+
+    def finish(rw, node, v):
+        rw.emit(node, _array.TRANSPOSE, (v,), {"perm": perm}, None, None, "batch_front",
+                out=out)
+    return node.inputs, {**attrs, "b_axes": tuple(b + 1 for b in _axes(rw, node, 1))}, \
+        (middle, finish)
+
+
+def _axes(rw, node, k):
+    rank = len(rw.logical_shape(node.inputs[k]))
+    return [a % rank for a in node.attrs["a_axes" if k == 0 else "b_axes"]]
+
+
+def _einsum(rw, node, flags):
+    """A fresh label for the batch axis, in front of every batched operand and the output."""
+    terms, output, _ = _linalg._parse_equation(node.attrs["equation"])
+    used = {s for t in terms for s in t} | set(output)
+    label = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba"
+                 if c not in used)
+
+    def text(subscripts):
+        return "".join("..." if s == _linalg._ELLIPSIS else s for s in subscripts)
+
+    operands = [(label if b else "") + text(t) for t, b in zip(terms, flags)]
+    equation = f"{','.join(operands)}->{label}{text(output)}"
+    return node.inputs, {**node.attrs, "equation": equation}
+
+
+def _gather(rw, node, flags):
+    if flags[1] or node.attrs.get("batch_dims", 0):
+        raise _Unsupported  # batched indices, or a batched gather already
+    rank = len(rw.logical_shape(node.inputs[0]))
+    return node.inputs, {**node.attrs, "axis": node.attrs["axis"] % rank + 1}
+
+
+def _scatter_nd(rw, node, flags):
+    """Batched updates: the batch axis goes right after the indexed axes (in the updates and in
+    the output's shape), and back to the front of the result."""
+    if flags[0]:
+        raise _Unsupported  # batched indices
+    indices, updates = node.inputs
+    index_shape = rw.logical_shape(indices)
+    depth, m = index_shape[-1], len(index_shape) - 1
+    update_shape = rw.logical_shape(updates)
+    perm = (*range(1, m + 1), 0, *range(m + 1, len(update_shape) + 1))
+    moved = (*update_shape[:m], rw.n, *update_shape[m:])
+    updates = rw.emit(node, _array.TRANSPOSE, (updates,), {"perm": perm}, moved,
+                      rw.program.specs[updates].dtype, "batch_inner")
+    shape = tuple(node.attrs["shape"])
+    inner = (*shape[:depth], rw.n, *shape[depth:])
+    back = (depth, *range(depth), *range(depth + 1, len(shape) + 1))
+    (out,) = node.outputs
+
+    def finish(rw, node, v):
+        rw.emit(node, _array.TRANSPOSE, (v,), {"perm": back}, None, None, "batch_front",
+                out=out)
+    return (indices, updates), {**node.attrs, "shape": inner}, (inner, finish)
+
+
+def _examples(*batched_positions):
+    """Ops whose inputs at `batched_positions` have independent examples along their leading
+    axis (convolutions, pooling) and whose other inputs are shared: the batch axis is merged
+    into the examples', and split from the output again. Shared inputs at those positions
+    (a forward value beside a batched gradient) are repeated first."""
+    def rule(rw, node, flags):
+        if any(b for k, b in enumerate(flags) if k not in batched_positions):
+            raise _Unsupported  # a batched filter: not one convolution
+        inputs = list(node.inputs)
+        for k in batched_positions:
+            v = inputs[k] if flags[k] else rw.broadcast(node, inputs[k])
+            inputs[k] = rw.merge(node, v)
+        attrs = dict(node.attrs)
+        if "input_shape" in attrs:  # Conv2DBackpropInput: the examples' count is an attribute
+            shape = tuple(attrs["input_shape"])
+            attrs["input_shape"] = (rw.n * shape[0], *shape[1:])
+        (out,) = node.outputs
+        shape = rw.logical_shape(out)
+
+        def finish(rw, node, v):
+            rw.emit(node, _array.RESHAPE, (v,), {"shape": (rw.n, *shape)}, None, None,
+                    "batch_split", out=out)
+        return inputs, attrs, ((rw.n * shape[0], *shape[1:]), finish)
+    return rule
+
+
 def _reshape(rw, node, flags):
     return node.inputs, {**node.attrs, "shape": (rw.n, *node.attrs["shape"])}
 
@@ -238,5 +365,9 @@ _RULES = {
     _slicing.SLICE: _slice, _slicing.STRIDED_SLICE: _strided_slice,
     _padding.PAD: _pad, _padding.MIRROR_PAD: _pad,
     _cumulative.CUMSUM: _scan, _cumulative.CUMPROD: _scan,
+    _linalg.TENSORDOT: _tensordot, _linalg.EINSUM: _einsum, _slicing.GATHER: _gather,
+    _slicing.SCATTER_ND: _scatter_nd,
+    _conv.CONV2D: _examples(0), _conv.MAX_POOL: _examples(0),
+    _nn_grad.CONV2D_INPUT_GRAD: _examples(1), _nn_grad.MAX_POOL_GRAD: _examples(0, 1, 2),
     _array.UNPACK: _split_rule(), _array.SPLIT: _split_rule(), _array.SPLIT_V: _split_rule(),
 }
