@@ -299,3 +299,16 @@ def test_scatter_nd_of_batched_updates():
     _check_batched(lambda u: eager.scatter_nd(indices, u, [4, 3]), [(3, 3)])
     indices2 = np.array([[[1, 0], [0, 2]]])
     _check_batched(lambda u: eager.scatter_nd(indices2, u, [2, 3, 2]), [(1, 2, 2)])
+
+
+def test_pooling_gradient_repeats_its_shared_forward_values():
+    rng = np.random.default_rng(4)
+    vectorized, looped, planned = _jacobians(
+        lambda x: eager.nn.max_pool2d(x, 2, 2, "VALID") * 2.0, rng.standard_normal((2, 4, 4, 2)))
+    assert planned
+    _assert_same(vectorized, looped)
+
+
+def test_gather_nd_of_batched_params():
+    _check_batched(lambda p: eager.gather_nd(p, [[1, 0], [0, 2]]), [(2, 3, 4)])
+    _check_batched(lambda p: eager.gather_nd(p, [[[1]], [[0]]]), [(2, 3)])

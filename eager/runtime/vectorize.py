@@ -21,7 +21,8 @@ batched value is rewritten by its *batch rule*:
 * `ConcatV2`, `Pack`: unbatched inputs broadcast to the batch first, the axis shifted;
   `Unpack`, `Split`, `SplitV`, `GatherV2` (of batched params): the axis shifted;
 * `Tensordot` (one batched operand) and `Einsum` (a fresh label for the batch axis);
-* `ScatterNd` (batched updates): the batch axis moved after the indexed axes and back;
+* `ScatterNd` (batched updates), `GatherNd` (batched params): the batch axis moved after the
+  indexed axes and back;
 * convolutions and pooling (`Conv2D`, `MaxPool` and their input gradients): the batch axis
   merged into the examples' axis, and split off the output again.
 
@@ -139,13 +140,12 @@ class _Rewriter:
                                device=node.device, source=node.source))
         return v
 
-    def merge(self, node, v):
-        """Batched `v` [n, b, ...] as [n * b, ...], for ops whose leading axis is already
-        independent examples."""
-        shape = self.logical_shape(v)
+    def merge(self, node, v, shape, dtype):
+        """Batched `v` [n, *shape] as [n * shape[0], ...], for ops whose leading axis is
+        already independent examples."""
         merged = (self.n * shape[0], *shape[1:])
-        return self.emit(node, _array.RESHAPE, (v,), {"shape": merged}, merged,
-                         self.program.specs[v].dtype, "batch_merge")
+        return self.emit(node, _array.RESHAPE, (v,), {"shape": merged}, merged, dtype,
+                         "batch_merge")
 
     def align(self, node, v, rank):
         """Batched `v` with size-1 axes after the batch axis up to logical `rank`."""
@@ -302,6 +302,29 @@ def _scatter_nd(rw, node, flags):
     return (indices, updates), {**node.attrs, "shape": inner}, (inner, finish)
 
 
+def _gather_nd(rw, node, flags):
+    """Batched params: the batch axis goes after the indexed axes, and back to the front."""
+    if flags[1] or node.attrs.get("batch_dims", 0):
+        raise _Unsupported
+    params, indices = node.inputs
+    depth = rw.logical_shape(indices)[-1]
+    m = len(rw.logical_shape(indices)) - 1
+    shape = rw.logical_shape(params)
+    perm = (*range(1, depth + 1), 0, *range(depth + 1, len(shape) + 1))
+    moved = (*shape[:depth], rw.n, *shape[depth:])
+    params = rw.emit(node, _array.TRANSPOSE, (params,), {"perm": perm}, moved,
+                     rw.program.specs[params].dtype, "batch_inner")
+    (out,) = node.outputs
+    out_shape = rw.logical_shape(out)
+    inner = (*out_shape[:m], rw.n, *out_shape[m:])
+    back = (m, *range(m), *range(m + 1, len(out_shape) + 1))
+
+    def finish(rw, node, v):
+        rw.emit(node, _array.TRANSPOSE, (v,), {"perm": back}, None, None, "batch_front",
+                out=out)
+    return (params, indices), node.attrs, (inner, finish)
+
+
 def _examples(*batched_positions):
     """Ops whose inputs at `batched_positions` have independent examples along their leading
     axis (convolutions, pooling) and whose other inputs are shared: the batch axis is merged
@@ -312,8 +335,10 @@ def _examples(*batched_positions):
             raise _Unsupported  # a batched filter: not one convolution
         inputs = list(node.inputs)
         for k in batched_positions:
-            v = inputs[k] if flags[k] else rw.broadcast(node, inputs[k])
-            inputs[k] = rw.merge(node, v)
+            original = inputs[k]
+            v = original if flags[k] else rw.broadcast(node, original)
+            inputs[k] = rw.merge(node, v, rw.logical_shape(original),
+                                 rw.program.specs[original].dtype)
         attrs = dict(node.attrs)
         if "input_shape" in attrs:  # Conv2DBackpropInput: the examples' count is an attribute
             shape = tuple(attrs["input_shape"])
@@ -366,7 +391,7 @@ _RULES = {
     _padding.PAD: _pad, _padding.MIRROR_PAD: _pad,
     _cumulative.CUMSUM: _scan, _cumulative.CUMPROD: _scan,
     _linalg.TENSORDOT: _tensordot, _linalg.EINSUM: _einsum, _slicing.GATHER: _gather,
-    _slicing.SCATTER_ND: _scatter_nd,
+    _slicing.SCATTER_ND: _scatter_nd, _slicing.GATHER_ND: _gather_nd,
     _conv.CONV2D: _examples(0), _conv.MAX_POOL: _examples(0),
     _nn_grad.CONV2D_INPUT_GRAD: _examples(1), _nn_grad.MAX_POOL_GRAD: _examples(0, 1, 2),
     _array.UNPACK: _split_rule(), _array.SPLIT: _split_rule(), _array.SPLIT_V: _split_rule(),
