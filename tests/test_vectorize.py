@@ -188,9 +188,9 @@ def test_batch_jacobian_vectorised_equals_the_loop():
 
 def test_jacobian_falls_back_to_the_loop_without_batch_rules():
     rng = np.random.default_rng(2)
-    image = eager.constant(rng.standard_normal((1, 4, 4, 1)))
-    vectorized, looped, planned = _jacobians(  # a filter's gradient sums over examples
-        lambda w: eager.nn.conv2d(image, w, 1, "VALID"), rng.standard_normal((2, 2, 1, 2)))
+    image = eager.constant(rng.standard_normal((1, 4, 4, 4)))
+    vectorized, looped, planned = _jacobians(  # a grouped convolution's filter gradient
+        lambda w: eager.nn.conv2d(image, w, 1, "VALID"), rng.standard_normal((2, 2, 2, 2)))
     assert not planned
     _assert_same(vectorized, looped)
 
@@ -312,3 +312,12 @@ def test_pooling_gradient_repeats_its_shared_forward_values():
 def test_gather_nd_of_batched_params():
     _check_batched(lambda p: eager.gather_nd(p, [[1, 0], [0, 2]]), [(2, 3, 4)])
     _check_batched(lambda p: eager.gather_nd(p, [[[1]], [[0]]]), [(2, 3)])
+
+
+def test_filter_gradient_of_a_batched_output_gradient():
+    rng = np.random.default_rng(5)
+    image = eager.constant(rng.standard_normal((2, 5, 5, 2)))
+    vectorized, looped, planned = _jacobians(
+        lambda w: eager.nn.conv2d(image, w, 2, "SAME"), rng.standard_normal((3, 3, 2, 3)))
+    assert planned
+    _assert_same(vectorized, looped)

@@ -24,7 +24,8 @@ batched value is rewritten by its *batch rule*:
 * `ScatterNd` (batched updates), `GatherNd` (batched params): the batch axis moved after the
   indexed axes and back;
 * convolutions and pooling (`Conv2D`, `MaxPool` and their input gradients): the batch axis
-  merged into the examples' axis, and split off the output again.
+  merged into the examples' axis, and split off the output again; a filter gradient
+  (`Conv2DBackpropFilter`, NHWC, ungrouped): the batch joins the output channels.
 
 Any other op reading a batched value (or any stateful one) has no rule, and `vectorize` returns
 None: the caller runs the n programs one by one. Static shapes are required (backward plans of
@@ -325,6 +326,34 @@ def _gather_nd(rw, node, flags):
     return (params, indices), node.attrs, (inner, finish)
 
 
+def _conv_filter_grad(rw, node, flags):
+    """Batched dy [n, b, h, w, c]: the batch joins the output channels ([b, h, w, n * c]), one
+    filter gradient [kh, kw, cin, n * c] is computed, and the batch is split off again. NHWC
+    and ungrouped only."""
+    x, dy = node.inputs
+    attrs = node.attrs
+    kh, kw, cin, cout = attrs["filter_shape"]
+    if flags[0] or attrs.get("data_format", "NHWC") != "NHWC" or \
+            rw.logical_shape(x)[-1] != cin:
+        raise _Unsupported
+    b, h, w, c = rw.logical_shape(dy)
+    n = rw.n
+    dtype = rw.program.specs[dy].dtype
+    moved = rw.emit(node, _array.TRANSPOSE, (dy,), {"perm": (1, 2, 3, 0, 4)}, (b, h, w, n, c),
+                    dtype, "batch_inner")
+    joined = rw.emit(node, _array.RESHAPE, (moved,), {"shape": (b, h, w, n * c)},
+                     (b, h, w, n * c), dtype, "batch_channels")
+    (out,) = node.outputs
+
+    def finish(rw, node, v):
+        split = rw.emit(node, _array.RESHAPE, (v,), {"shape": (kh, kw, cin, n, cout)},
+                        (kh, kw, cin, n, cout), dtype, "batch_split")
+        rw.emit(node, _array.TRANSPOSE, (split,), {"perm": (3, 0, 1, 2, 4)}, None, None,
+                "batch_front", out=out)
+    return (x, joined), {**attrs, "filter_shape": (kh, kw, cin, n * cout)}, \
+        ((kh, kw, cin, n * cout), finish)
+
+
 def _examples(*batched_positions):
     """Ops whose inputs at `batched_positions` have independent examples along their leading
     axis (convolutions, pooling) and whose other inputs are shared: the batch axis is merged
@@ -393,6 +422,7 @@ _RULES = {
     _linalg.TENSORDOT: _tensordot, _linalg.EINSUM: _einsum, _slicing.GATHER: _gather,
     _slicing.SCATTER_ND: _scatter_nd, _slicing.GATHER_ND: _gather_nd,
     _conv.CONV2D: _examples(0), _conv.MAX_POOL: _examples(0),
-    _nn_grad.CONV2D_INPUT_GRAD: _examples(1), _nn_grad.MAX_POOL_GRAD: _examples(0, 1, 2),
+    _nn_grad.CONV2D_INPUT_GRAD: _examples(1), _nn_grad.CONV2D_FILTER_GRAD: _conv_filter_grad,
+    _nn_grad.MAX_POOL_GRAD: _examples(0, 1, 2), _nn_grad.MAX_POOL_GRAD_GRAD: _examples(0, 1, 2),
     _array.UNPACK: _split_rule(), _array.SPLIT: _split_rule(), _array.SPLIT_V: _split_rule(),
 }
