@@ -321,3 +321,22 @@ def test_filter_gradient_of_a_batched_output_gradient():
         lambda w: eager.nn.conv2d(image, w, 2, "SAME"), rng.standard_normal((3, 3, 2, 3)))
     assert planned
     _assert_same(vectorized, looped)
+
+
+def test_parallel_iterations_runs_the_rows_in_chunks():
+    rng = np.random.default_rng(6)
+    w = eager.constant(rng.standard_normal((7, 3)))
+    x = eager.constant(rng.standard_normal(3))
+    results = []
+    for parallel_iterations, pfor in ((None, True), (3, True), (1, True), (100, True),
+                                      (None, False)):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = eager.tanh(eager.linalg.matvec(w, x))
+        results.append(tape.jacobian(y, x, parallel_iterations=parallel_iterations,
+                                     experimental_use_pfor=pfor).numpy())
+    batched = [v for v in backward_plans._state.cache.values()
+               if v.__class__ is backward_plans._BatchedPlan]
+    assert len(batched) == 3  # one plan per chunk size: 7 rows, 3 rows, 1 row (3 + 3 + 1)
+    for r in results[1:]:
+        np.testing.assert_allclose(r, results[0], rtol=1e-12)

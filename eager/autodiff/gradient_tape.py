@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import context as _context
 from .. import nest
-from ..ops.array_ops import reshape, stack, transpose
+from ..ops.array_ops import concat, reshape, stack, transpose
 from .. import dtypes as _dt
 from ..ops.creation_ops import zeros, zeros_like
 from ..resources import handle_data
@@ -227,9 +227,9 @@ class GradientTape:
         """d target / d source, shaped target.shape + source.shape, for each source.
 
         Vectorised where the ops allow (TensorFlow's pfor): one backward pass seeded with every
-        row of the identity at once (`eager.runtime.vectorize`); otherwise, or with
+        row of the identity at once (`eager.runtime.vectorize`), or with `parallel_iterations`
+        rows at a time (memory grows with the rows run together); otherwise, or with
         `experimental_use_pfor=False`, one backward pass per target element.
-        `parallel_iterations` is accepted for compatibility.
         """
         self._check_usable()
         unconnected = _unconnected(unconnected_gradients)
@@ -238,9 +238,7 @@ class GradientTape:
         n = _static_size(target, "jacobian")
         columns = None
         if experimental_use_pfor and n > 1:
-            eye = np.eye(n, dtype=target.dtype.as_numpy_dtype).reshape(
-                (n, *tuple(target.shape)))
-            columns = self._batched_gradients(target, convert_to_tensor(eye), flat_sources)
+            columns = self._vectorised_rows(target, n, flat_sources, parallel_iterations)
         if columns is None:
             rows = []
             for i in range(n):  # seeds shaped like the target: nothing new to record on the tape
@@ -267,6 +265,24 @@ class GradientTape:
             results.append(reshape(stacked, shape))
         self._finish()
         return nest.pack_sequence_as(sources, results)
+
+    def _vectorised_rows(self, target, n, sources, parallel_iterations):
+        """Per source, the n Jacobian rows stacked ([n, *source shape]; None where unconnected)
+        from vectorised backward passes of `parallel_iterations` rows each (all n at once by
+        default), or None when the passes cannot be vectorised."""
+        chunk = n if not parallel_iterations else max(1, min(int(parallel_iterations), n))
+        eye = np.eye(n, dtype=target.dtype.as_numpy_dtype).reshape((n, *tuple(target.shape)))
+        parts = []
+        for start in range(0, n, chunk):
+            found = self._batched_gradients(target, convert_to_tensor(eye[start:start + chunk]),
+                                            sources)
+            if found is None:
+                return None
+            parts.append(found)
+        if len(parts) == 1:
+            return parts[0]
+        return [None if part[0] is None else concat(list(part), 0)
+                for part in zip(*parts)]
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
