@@ -340,3 +340,19 @@ def test_parallel_iterations_runs_the_rows_in_chunks():
     assert len(batched) == 3  # one plan per chunk size: 7 rows, 3 rows, 1 row (3 + 3 + 1)
     for r in results[1:]:
         np.testing.assert_allclose(r, results[0], rtol=1e-12)
+
+
+def test_batch_jacobian_in_chunks():
+    rng = np.random.default_rng(7)
+    w = eager.constant(rng.standard_normal((3, 5)))
+    x = eager.constant(rng.standard_normal((4, 3)))
+    results = []
+    for parallel_iterations, pfor in ((None, True), (2, True), (None, False)):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = eager.tanh(eager.matmul(x, w))
+        results.append(tape.batch_jacobian(y, x, parallel_iterations=parallel_iterations,
+                                           experimental_use_pfor=pfor).numpy())
+    assert results[0].shape == (4, 5, 3)
+    for r in results[1:]:
+        np.testing.assert_allclose(r, results[0], rtol=1e-12)

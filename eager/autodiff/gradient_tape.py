@@ -267,14 +267,20 @@ class GradientTape:
         return nest.pack_sequence_as(sources, results)
 
     def _vectorised_rows(self, target, n, sources, parallel_iterations):
-        """Per source, the n Jacobian rows stacked ([n, *source shape]; None where unconnected)
-        from vectorised backward passes of `parallel_iterations` rows each (all n at once by
-        default), or None when the passes cannot be vectorised."""
-        chunk = n if not parallel_iterations else max(1, min(int(parallel_iterations), n))
+        """Per source, the n Jacobian rows stacked ([n, *source shape]; None where unconnected),
+        or None when the backward passes cannot be vectorised."""
         eye = np.eye(n, dtype=target.dtype.as_numpy_dtype).reshape((n, *tuple(target.shape)))
+        return self._vectorised(target, eye, sources, parallel_iterations)
+
+    def _vectorised(self, target, seeds, sources, parallel_iterations):
+        """Per source, the gradients for each row of `seeds` (a numpy array [n, *target
+        shape]) stacked, from vectorised backward passes of `parallel_iterations` rows each
+        (all at once by default); None when they cannot be vectorised."""
+        n = seeds.shape[0]
+        chunk = n if not parallel_iterations else max(1, min(int(parallel_iterations), n))
         parts = []
         for start in range(0, n, chunk):
-            found = self._batched_gradients(target, convert_to_tensor(eye[start:start + chunk]),
+            found = self._batched_gradients(target, convert_to_tensor(seeds[start:start + chunk]),
                                             sources)
             if found is None:
                 return None
@@ -290,8 +296,9 @@ class GradientTape:
 
         Rows of different examples are assumed independent (as TensorFlow does): column j of
         every example's Jacobian comes from the backward pass of sum over the batch of
-        target[:, j]; all of those passes run as one vectorised pass where the ops allow
-        (otherwise, or with `experimental_use_pfor=False`, one pass per column).
+        target[:, j]; those passes run vectorised where the ops allow, all at once or
+        `parallel_iterations` at a time (otherwise, or with `experimental_use_pfor=False`, one
+        pass per column).
         """
         self._check_usable()
         unconnected = _unconnected(unconnected_gradients)
@@ -305,8 +312,8 @@ class GradientTape:
         if experimental_use_pfor and per_example > 1:
             seeds = np.zeros((per_example, batch, per_example), target.dtype.as_numpy_dtype)
             seeds[np.arange(per_example), :, np.arange(per_example)] = 1
-            found = self._batched_gradients(
-                target, convert_to_tensor(seeds.reshape((per_example, *tshape))), [source])
+            found = self._vectorised(target, seeds.reshape((per_example, *tshape)), [source],
+                                     parallel_iterations)
             if found is not None:
                 self._finish()
                 (g,) = found
