@@ -38,6 +38,7 @@ from .variables import (Variable, VariableAggregation, VariableSynchronization,
 from .function import function
 from .control_flow import cond, switch_case, while_loop
 from .session import Session
+from .parallel_for import vectorized_map
 
 #: ≈ `tf.newaxis`: index with it to insert an axis of length 1.
 newaxis = None

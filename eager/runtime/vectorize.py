@@ -27,8 +27,9 @@ batched value is rewritten by its *batch rule*:
   merged into the examples' axis, and split off the output again; a filter gradient
   (`Conv2DBackpropFilter`, NHWC, ungrouped): the batch joins the output channels.
 
-Any other op reading a batched value (or any stateful one) has no rule, and `vectorize` returns
-None: the caller runs the n programs one by one. Static shapes are required (backward plans of
+Any other op reading a batched value has no rule, and `vectorize` returns None: the caller runs
+the n programs one by one. So does a program with a stateful op or a resource write anywhere:
+vectorised, it would run once instead of n times. Static shapes are required (backward plans of
 eager tapes have them). Values are the same as n separate runs: the same kernels see the same
 elements, only more of them per call.
 """
@@ -60,6 +61,9 @@ def vectorize(program, batched_feeds, n):
     """(the program with the feeds in `batched_feeds` (value ids) carrying a leading axis of
     `n`, the set of its batched value ids) (module doc), or None when some op reading a batched
     value has no batch rule. A fetch is batched when it depends on a batched feed."""
+    for node in program.nodes:
+        if node.op_def.stateful or node.op_def.resource_writes:
+            return None  # it would run once, not n times (a random draw, a print, a write)
     rewriter = _Rewriter(program, set(batched_feeds), n)
     try:
         for node in program.nodes:
