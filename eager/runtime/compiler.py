@@ -24,8 +24,8 @@ original line and its file:line. A failing run also gets a note (`add_note`, Pyt
 naming the node and where user code created it, as TensorFlow's "Detected at node" does. The
 registration is dropped when the compiled program is garbage.
 
-Buffer donation: `AddV2`, `Sub`, `Mul` and `ReluGrad` (its `dy`) on float or complex values of at least
-`MIN_DONATED_ELEMENTS` elements, one of whose inputs is an intermediate read for the last time
+Buffer donation: `AddV2`, `Sub`, `Mul` and `ReluGrad` (its `dy`) on float or complex values of
+at least `MIN_DONATED_ELEMENTS` elements, one of whose inputs is an intermediate read for the last time
 by that node with exactly the output's static shape and dtype, compile to `donate(...)`: on a
 CPU device, when that input's array is provably exclusive (it owns its memory and nothing but
 its dead tensor refers to it: a reference count, calibrated at import as in
@@ -370,7 +370,8 @@ def _donor(program, node, index, last_use, kept):
         return None
     for position, v in enumerate(node.inputs):
         spec = program.specs.get(v)
-        if (position in _DONATING_UFUNCS[node.op_def][1] and last_use.get(v) == index and v not in kept and v not in program.feeds
+        if (position in _DONATING_UFUNCS[node.op_def][1] and last_use.get(v) == index
+                and v not in kept and v not in program.feeds
                 and node.inputs.count(v) == 1 and spec is not None
                 and spec.dtype is out.dtype and spec.shape.is_fully_defined()
                 and tuple(spec.shape) == tuple(out.shape)):
