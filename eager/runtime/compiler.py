@@ -30,8 +30,8 @@ last time by that node with exactly the output's static shape and dtype, compile
 `donate(...)`: on a CPU device, when that input's array is provably exclusive (it owns its
 memory and nothing but its dead tensor refers to it: a reference count, calibrated at import
 as in `eager.elision`), the result is written into it (`ufunc(a, b, out=a)`), saving an
-allocation; otherwise it runs as usual. `p.assign_sub(lr * g)` in a traced training step thus scales the
-gradient in place, which hand-written numpy (`p -= lr * g`) does not.
+allocation; otherwise it runs as usual. `p.assign_sub(lr * g)` in a traced training step
+thus scales the gradient in place, which hand-written numpy (`p -= lr * g`) does not.
 
 Unfed placeholders are found at compile time; calling then raises TensorFlow's "You must feed a
 value for placeholder" error before any node runs (no half-applied side effects).
