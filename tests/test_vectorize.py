@@ -356,3 +356,19 @@ def test_batch_jacobian_in_chunks():
     assert results[0].shape == (4, 5, 3)
     for r in results[1:]:
         np.testing.assert_allclose(r, results[0], rtol=1e-12)
+
+
+def test_softmaxes_cross_entropies_and_more():
+    _check_batched(lambda x: (eager.nn.softmax(x, axis=0), eager.nn.log_softmax(x),
+                              eager.math.reduce_logsumexp(x, axis=1), eager.argmax(x, axis=0),
+                              eager.tile(x, [2, 1]), eager.stop_gradient(x)), [(2, 3)])
+    _check_batched(lambda z, x: eager.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
+                   [(2, 3), (2, 3)], batched=(1,))
+    for batched in ((0,), (1,), (0, 1)):
+        _check_batched(lambda z, x: eager.nn.softmax_cross_entropy_with_logits(labels=z,
+                                                                              logits=x),
+                       [(2, 3), (2, 3)], batched=batched)
+    labels = np.array([2, 0])
+    _check_batched(lambda x: eager.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
+                                                                               logits=x),
+                   [(2, 3)])

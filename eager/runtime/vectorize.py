@@ -13,7 +13,10 @@ batched value is rewritten by its *batch rule*:
   axes): a batched operand of lower rank than the output gets size-1 axes after the batch axis,
   so that broadcasting aligns it as it aligned the unbatched operand (`[n, 3]` with `[2, 3]`
   becomes `[n, 1, 3]`);
-* shape-preserving unary ops (`Identity`, `ZerosLike`, `OnesLike`): unchanged;
+* shape-preserving unary ops (`Identity`, `StopGradient`, `ZerosLike`, `OnesLike`): unchanged;
+* softmax, log-softmax, arg-max/min, the cross-entropies: the axis shifted (unbatched inputs of
+  the cross-entropies repeated along the batch first, as their shapes must agree); `Tile`: a
+  multiple of 1 for the batch axis;
 * reductions, scans, `ExpandDims`, `Squeeze`, `(Conjugate)Transpose`: axes shifted past the
   batch axis;
 * `Reshape`, `BroadcastTo`, `Slice`, `StridedSlice`, `PadV2`/`MirrorPad`: the batch axis
@@ -40,6 +43,7 @@ from ..ops import array_ops as _array
 from ..ops import conv_ops as _conv
 from ..ops import linalg_ops as _linalg
 from ..ops import nn_grad as _nn_grad
+from ..ops import nn_ops as _nn
 from ..ops import creation_ops as _creation
 from ..ops import cumulative_ops as _cumulative
 from ..ops import padding_ops as _padding
@@ -358,6 +362,31 @@ def _conv_filter_grad(rw, node, flags):
         ((kh, kw, cin, n * cout), finish)
 
 
+def _axis(extra=0):
+    """Ops with an `axis` attribute over the input's rank (plus `extra` for an axis that the
+    op inserts): the axis shifted past the batch axis (a missing one keeps its default, -1)."""
+    def rule(rw, node, flags):
+        if "axis" not in node.attrs:
+            return node.inputs, node.attrs
+        rank = len(rw.logical_shape(node.inputs[0])) + extra
+        return node.inputs, {**node.attrs, "axis": node.attrs["axis"] % rank + 1}
+    return rule
+
+
+def _all_batched(then):
+    """Repeats every unbatched input along the batch first (for kernels that need their inputs'
+    shapes to agree), then applies `then`."""
+    def rule(rw, node, flags):
+        inputs = tuple(v if b else rw.broadcast(node, v) for v, b in zip(node.inputs, flags))
+        _, attrs = then(rw, node, flags)
+        return inputs, attrs
+    return rule
+
+
+def _tile(rw, node, flags):
+    return node.inputs, {**node.attrs, "multiples": (1, *node.attrs["multiples"])}
+
+
 def _examples(*batched_positions):
     """Ops whose inputs at `batched_positions` have independent examples along their leading
     axis (convolutions, pooling) and whose other inputs are shared: the batch axis is merged
@@ -428,5 +457,9 @@ _RULES = {
     _conv.CONV2D: _examples(0), _conv.MAX_POOL: _examples(0),
     _nn_grad.CONV2D_INPUT_GRAD: _examples(1), _nn_grad.CONV2D_FILTER_GRAD: _conv_filter_grad,
     _nn_grad.MAX_POOL_GRAD: _examples(0, 1, 2), _nn_grad.MAX_POOL_GRAD_GRAD: _examples(0, 1, 2),
+    _array.STOP_GRADIENT: _unchanged, _array.TILE: _tile,
+    _nn.SIGMOID_XENT: _all_batched(_unchanged), _nn.SOFTMAX: _axis(), _nn.LOG_SOFTMAX: _axis(),
+    _nn.SOFTMAX_XENT: _all_batched(_axis()), _nn.SPARSE_XENT: _all_batched(_unchanged),
+    _math.LOGSUMEXP: _reduction, _math.ARGMAX: _axis(), _math.ARGMIN: _axis(),
     _array.UNPACK: _split_rule(), _array.SPLIT: _split_rule(), _array.SPLIT_V: _split_rule(),
 }
