@@ -8,6 +8,11 @@ the computation never takes from the elements (constants, variables read) are co
 repeated along the batch. A gradient tape inside `fn` is traced with it, so per-example
 gradients vectorise too (JAX's `vmap(grad(f))`).
 
+Inside a function being traced, under a gradient tape or the profiler, the vectorised program's
+ops run through dispatch one by one, so the enclosing graph, tape or trace records them (the
+gradient of a `vectorized_map` is the vectorised ops' gradients); otherwise the program is
+optimised and compiled first.
+
 When some op has no batch rule, or `fn` has side effects (random ops, prints, variable writes,
 which a vectorised program would run once instead of n times), `fn` runs once per element in a
 Python loop and the results are stacked (`fallback_to_while_loop=True`, the default, with a
@@ -18,9 +23,12 @@ from __future__ import annotations
 
 import logging
 
+from . import context as _context
 from . import nest
 from .graph import trace
+from .ops import dispatch as _dispatch
 from .ops.array_ops import broadcast_to, stack, unstack
+from .ops.dispatch import execute
 from .runtime.compiler import compile_program
 from .runtime.passes import optimize
 from .runtime.program import Program
@@ -44,10 +52,10 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     graph = trace(lambda *leaves: fn(nest.pack_sequence_as(elems, list(leaves))), *specs,
                   name=getattr(fn, "__name__", "vectorized_map"))
     structure = graph.structured_outputs
-    compiled = None
+    program = None
     if n:
-        compiled, batched = _vectorized(graph, len(flat), n)
-    if compiled is None:
+        program, batched = _vectorized(graph, len(flat), n)
+    if program is None:
         if not fallback_to_while_loop:
             raise ValueError(f"vectorized_map: {getattr(fn, '__name__', fn)!r} cannot be "
                              "vectorised (an op without a batch rule, or a side effect); pass "
@@ -56,9 +64,13 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
             _log.warning("vectorized_map: %r is run element by element (an op without a batch "
                          "rule, or a side effect).", getattr(fn, "__name__", fn))
         return _loop(fn, elems, flat, n)
-    values = compiled(flat)
+    st = _context.thread_state()
+    if st.interpreter is None and not st.tapes and not _dispatch._PROFILE.active:
+        values = compile_program(optimize(program))(flat)  # nothing needs to see each op
+    else:  # traced into an enclosing graph, recorded on tapes, timed: op by op
+        values = _dispatched(program, flat)
     outputs = [v if fetch in batched else broadcast_to(v, [n, *v.shape])
-               for v, fetch in zip(values, compiled.program.fetches)]
+               for v, fetch in zip(values, program.fetches)]
     return _pack(structure, outputs)
 
 
@@ -76,16 +88,32 @@ def _batch_size(flat) -> int:
 
 
 def _vectorized(graph, n_args, n):
-    """(compiled program, batched value ids) for `graph` vectorised over its first `n_args`
-    inputs, or (None, None)."""
+    """(program, batched value ids) for `graph` vectorised over its first `n_args` inputs, or
+    (None, None)."""
     constants = {ph: value for value, ph in graph.captures}
     program = Program.from_graph(graph, feeds=graph.inputs[:n_args], constants=constants)
     result = vectorize(program, program.feeds, n)
-    if result is None:
-        return None, None
-    program, batched = result
-    optimized = optimize(program)
-    return compile_program(optimized), batched
+    return (None, None) if result is None else result
+
+
+def _dispatched(program, feed_values) -> list:
+    """Runs `program`'s nodes as ops through dispatch, so that an enclosing trace, tape or
+    profiler sees each of them (the program is not optimised: every op is a registered op with
+    its gradient)."""
+    values = dict(program.constants)
+    values.update(zip(program.feeds, feed_values))
+    for node in program.nodes:
+        inputs = tuple(values[v] for v in node.inputs)
+        if node.device:
+            with _context.device(node.device):
+                out = execute(node.op_def, inputs, node.attrs)
+        else:
+            out = execute(node.op_def, inputs, node.attrs)
+        if len(node.outputs) == 1 and node.op_def.num_outputs == 1:
+            values[node.outputs[0]] = out
+        else:
+            values.update(zip(node.outputs, out))
+    return [values[v] for v in program.fetches]
 
 
 def _loop(fn, elems, flat, n):

@@ -109,3 +109,22 @@ def test_bad_elems():
                                             eager.constant(np.zeros(4))))
     with pytest.raises(ValueError, match="leading dimension"):
         eager.vectorized_map(lambda x: x, eager.constant(1.0))
+
+
+def test_inside_a_traced_function_and_under_a_tape():
+    rng = np.random.default_rng(2)
+    w = eager.constant(rng.standard_normal((3, 2)))
+    xs = eager.constant(rng.standard_normal((5, 3)))
+
+    def fn(x):
+        return eager.tanh(eager.linalg.matvec(eager.transpose(w), x))
+
+    expected = np.tanh(xs.numpy() @ w.numpy())
+    traced = eager.function(lambda v: eager.vectorized_map(fn, v))
+    for _ in range(3):  # traced, then the compiled plan of the enclosing function
+        np.testing.assert_allclose(traced(xs).numpy(), expected, rtol=1e-12)
+    with eager.GradientTape() as tape:
+        tape.watch(xs)
+        total = eager.reduce_sum(eager.vectorized_map(fn, xs))
+    g = tape.gradient(total, xs)
+    np.testing.assert_allclose(g.numpy(), (1 - expected ** 2) @ w.numpy().T, rtol=1e-12)
