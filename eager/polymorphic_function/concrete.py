@@ -78,6 +78,10 @@ class _PythonOutput:
         self.value = value
 
 
+#: Argument kinds a ConcreteFunction remembers for its fast call (see `__call__`).
+_MAX_ACCEPTED = 256
+
+
 class ConcreteFunction:
     """≈ `tf.types.experimental.ConcreteFunction`: a traced graph plus how to call it.
 
@@ -216,7 +220,10 @@ class ConcreteFunction:
         tensors = self.check_arguments(self._binder.bind(args, kwargs))
         if key is not None and len(tensors) == len(args) and \
                 all(t is a for t, a in zip(tensors, args)):
-            self._accepted.add(key)
+            accepted = self._accepted
+            if len(accepted) >= _MAX_ACCEPTED:  # shapes that keep changing: stay bounded
+                accepted.clear()
+            accepted.add(key)
         return self._call_flat(tensors)
 
     def check_arguments(self, values) -> list:
