@@ -813,3 +813,17 @@ def test_concrete_function_direct_calls_check_new_kinds_of_arguments():
     assert not cg._accepted  # a Python parameter: always bound and checked
     with pytest.raises(TypeError):
         cg(a, 4.0)
+
+
+def test_fast_lookups_stay_bounded_for_shapes_that_keep_changing():
+    from eager.polymorphic_function import concrete, polymorphic
+
+    f = eager.function(lambda x: x * 2.0,
+                       input_signature=[eager.TensorSpec([None], eager.float32)])
+    cf = f.get_concrete_function()
+    for n in range(1, 300):
+        x = eager.constant(np.ones(n, np.float32))
+        np.testing.assert_array_equal(f(x).numpy(), np.full(n, 2.0, np.float32))
+        np.testing.assert_array_equal(cf(x).numpy(), np.full(n, 2.0, np.float32))
+    assert len(f._fast) <= polymorphic._MAX_FAST_KEYS
+    assert len(cf._accepted) <= concrete._MAX_ACCEPTED

@@ -46,6 +46,10 @@ __all__ = ["Function", "function"]
 RETRACE_WARNING_THRESHOLD = 5
 
 
+
+#: Argument kinds a Function remembers for its fast lookup (see `Function.__call__`).
+_MAX_FAST_KEYS = 256
+
 class Function:
     """≈ `tf.types.experimental.PolymorphicFunction` (what `tf.function` returns); see the module
     doc. Python side effects in the function run when it is traced, not on every call."""
@@ -167,7 +171,10 @@ class Function:
             if concrete is None:
                 concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=False)
         if fast_key is not None:
-            self._fast[fast_key] = concrete
+            fast = self._fast
+            if len(fast) >= _MAX_FAST_KEYS:  # shapes that keep changing: stay bounded
+                fast.clear()
+            fast[fast_key] = concrete
         return concrete._call_flat(tensors)
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
