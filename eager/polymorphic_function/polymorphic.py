@@ -45,10 +45,9 @@ __all__ = ["Function", "function"]
 #: Traces of one Function after which it warns about retracing (TensorFlow warns after 5).
 RETRACE_WARNING_THRESHOLD = 5
 
-
-
 #: Argument kinds a Function remembers for its fast lookup (see `Function.__call__`).
 _MAX_FAST_KEYS = 256
+
 
 class Function:
     """≈ `tf.types.experimental.PolymorphicFunction` (what `tf.function` returns); see the module
