@@ -41,14 +41,14 @@ from __future__ import annotations
 
 from ..ops import array_ops as _array
 from ..ops import conv_ops as _conv
-from ..ops import linalg_ops as _linalg
-from ..ops import nn_grad as _nn_grad
-from ..ops import nn_ops as _nn
 from ..ops import creation_ops as _creation
 from ..ops import cumulative_ops as _cumulative
+from ..ops import linalg_ops as _linalg
+from ..ops import math_ops as _math
+from ..ops import nn_grad as _nn_grad
+from ..ops import nn_ops as _nn
 from ..ops import padding_ops as _padding
 from ..ops import slicing_ops as _slicing
-from ..ops import math_ops as _math
 from ..ops.linalg_ops import MATMUL
 from ..tensor import TensorSpec
 from .passes.fusion import ELEMENTWISE_OPS
@@ -129,6 +129,8 @@ class _Rewriter:
             self.nodes.append(node.replace(name=f"{node.name}/batched", inputs=tuple(inputs),
                                            attrs=attrs, outputs=(v,)))
             finish(self, node, v)
+            # The node making the output keeps the original name (control inputs name it).
+            self.nodes[-1] = self.nodes[-1].replace(name=node.name)
         for v in node.outputs:
             self.batched.add(v)
             self.specs[v] = self._batched_spec(v)
