@@ -459,3 +459,26 @@ def test_watched_variables_once_each_in_read_order_for_many_variables():
     with tape2:
         variables[5].read_value()
     assert [w is variables[5] for w in tape2.watched_variables()] == [True]
+
+
+def test_variable_operands_are_read_once_per_op_and_keep_typing_rules():
+    v = tf.Variable([1.0, 2.0])
+    reads = []
+    original = type(v).value  # what tensor conversion calls
+
+    def counting(self):
+        reads.append(1)
+        return original(self)
+
+    type(v).value = counting
+    try:
+        np.testing.assert_array_equal(tf.add(v, tf.constant([1.0, 1.0])).numpy(), [2.0, 3.0])
+        np.testing.assert_array_equal(tf.matmul(tf.reshape(v, [1, 2]), tf.ones([2, 1])).numpy(),
+                                      [[3.0]])
+        np.testing.assert_array_equal(tf.multiply(v, v).numpy(), [1.0, 4.0])
+    finally:
+        type(v).value = original
+    assert len(reads) == 4  # one per operand position (v * v reads twice, as TensorFlow does)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a int32 tensor"):
+        tf.add(tf.Variable([1, 2]), tf.constant([1.0, 2.0]))
+    np.testing.assert_array_equal(tf.add(v, [3.0, 4.0]).numpy(), [4.0, 6.0])  # a list: converted

@@ -81,6 +81,19 @@ def same_type(op, *values, dtype_hint=None):
         else:
             if op.dtypes is None or dtype in op.dtypes:
                 return values
+    converted = _operands_read(values)
+    if converted is not None:
+        # Variables among tensors (`matmul(x, w)`): each read once, here; then the hot path.
+        values = converted
+        first = values[0]
+        if first.__class__ is EagerTensor:
+            dtype = first._meta.dtype
+            for v in values:
+                if v.__class__ is not EagerTensor or v._meta.dtype is not dtype:
+                    break
+            else:
+                if op.dtypes is None or dtype in op.dtypes:
+                    return values
     mode = _CONVERSION.get(op.name)
     if mode is None and op.dtypes is not None and len(op.dtypes) == 1:
         tensors = _convert_fixed(op, values, next(iter(op.dtypes)))
@@ -97,6 +110,24 @@ def same_type(op, *values, dtype_hint=None):
     if op.dtypes is not None and dtype not in op.dtypes:
         raise unsupported_dtype(op, dtype, tensors)
     return tensors
+
+
+def _operands_read(values):
+    """`values` with every object that has a registered conversion (a Variable) converted, as
+    `convert_to_tensor` would; None when some value is neither (a Python or numpy value: the
+    full conversion rules apply), or when nothing needed converting."""
+    out = None
+    for i, v in enumerate(values):
+        if isinstance(v, Tensor):
+            continue
+        functions = _conversion_functions_for(v.__class__)
+        if not functions:
+            return None
+        t = convert_to_tensor(v)
+        if out is None:
+            out = list(values)
+        out[i] = t
+    return out
 
 
 def _mismatch(op, i, expected, t, tensors, first):
