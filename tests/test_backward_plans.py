@@ -408,3 +408,19 @@ def test_random_programs_planned_equal_walked(plan_form, steps, rows, n, seed, w
                 assert b is None
             else:
                 np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-13)
+
+
+def test_targets_that_are_sources_and_several_targets():
+    x = eager.constant(np.array([1.0, 2.0]))
+    for _ in range(4):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+        np.testing.assert_array_equal(tape.gradient(x, x).numpy(), [1.0, 1.0])
+    for _ in range(4):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = x * 3.0
+            z = eager.reduce_sum(y * y)
+        gx = tape.gradient([y, x, z], x, output_gradients=[np.array([1.0, 0.5]), None, None])
+        np.testing.assert_allclose(gx.numpy(), [3.0 + 1.0 + 18.0, 1.5 + 1.0 + 36.0])
+    assert backward_plans.plan_count() >= 1
