@@ -174,3 +174,31 @@ def test_kernel_error_surfaces_with_its_class_and_node():
     with pytest.raises(eager.errors.InvalidArgumentError) as info:
         sess.run(out, {i: 5})
     assert any("GatherV2" in note for note in getattr(info.value, "__notes__", []))
+
+
+def test_sessions_in_the_array_form_give_the_tensor_forms_results(no_inference_check):
+    """Without the suite's inference cross-check, a one-device Session runs its compiled
+    programs in their array form: same values, fed values fetched back, errors as before."""
+    from eager.runtime.compiler import CompiledProgram
+
+    g, x, y, a, b, c = _graph()
+    runs = []
+    original = CompiledProgram._run_arrays
+
+    def counted(self, feeds, device):
+        runs.append(1)
+        return original(self, feeds, device)
+
+    CompiledProgram._run_arrays = counted
+    try:
+        sess = eager.Session(g)
+        xv, yv = np.array([1.0, 2.0], np.float32), np.array([0.5, -1.0], np.float32)
+        out = sess.run([b, c, x, "Sum:0"], {x: xv, y: yv})
+        np.testing.assert_array_equal(out[0], xv * 2 + yv)
+        assert out[1] == pytest.approx(6.0) and out[3] == pytest.approx(6.0)
+        np.testing.assert_array_equal(out[2], xv)
+        with pytest.raises(eager.errors.InvalidArgumentError):
+            sess.run(b, {x: xv, y: np.ones(3, np.float32)})  # shapes [2] and [3]
+    finally:
+        CompiledProgram._run_arrays = original
+    assert len(runs) == 2
