@@ -429,11 +429,12 @@ def _donate_arrays(ufunc, kernel, xp, x0, x1, position):
 
 
 def _local_refs_probe(ufunc, kernel, xp, x0, x1, position):
-    """`_donate_arrays`' frame, counting instead of computing (calibration)."""
+    """`_donate_arrays`' frame, counting instead of computing (calibration): the same
+    parameters and locals, so the same references."""
     if position:
-        a, b = x1, x0
+        a, b = x1, x0  # noqa: F841 - `b` mirrors _donate_arrays' locals
     else:
-        a, b = x0, x1
+        a, b = x0, x1  # noqa: F841
     return _exclusive(a)
 
 
