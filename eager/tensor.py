@@ -280,13 +280,12 @@ class TensorMeta:
         self.dtype = dtype
         self.device = device
         self._refresh()
+        _ALL_METAS.append(self)
 
     def _refresh(self):
         fast = FAST.on and self.device is FAST.device
         self.fast_arith = fast and self.dtype._arith
         self.fast_inexact = fast and self.dtype._inexact
-        if self not in _ALL_METAS:
-            _ALL_METAS.append(self)
 
     def __repr__(self):
         return f"<TensorMeta {self.dtype.name} on {self.device.name}>"
@@ -332,12 +331,20 @@ _ALL_METAS: list = []
 
 
 def _refresh_metas():
+    """Every meta's flags for the new `FAST` state. Runs twice per GradientTape (entry and
+    exit), so it is a flat loop with no calls."""
     if not FAST.on:  # switching off (every GradientTape entry): no per-meta decisions needed
         for meta in _ALL_METAS:
             meta.fast_arith = meta.fast_inexact = False
         return
+    device = FAST.device
     for meta in _ALL_METAS:
-        meta._refresh()
+        if meta.device is device:
+            dtype = meta.dtype
+            meta.fast_arith = dtype._arith
+            meta.fast_inexact = dtype._inexact
+        else:
+            meta.fast_arith = meta.fast_inexact = False
 
 
 FAST.listeners.append(_refresh_metas)
