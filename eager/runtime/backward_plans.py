@@ -198,18 +198,27 @@ def _key(needed, grads, source_ids):
     """(structure key, seeds in key order), or (None, None) when the walk is not plannable.
     Hot: once per gradient call, a tuple per entry."""
     idmap = {0: 0}
-    number = idmap.setdefault
     parts = []
     for entry in needed:
         op = entry.op
         if entry.backward is not op_backward or op.gradient is None or op.replay is not None:
             return None, None
+        connections = []  # input then output ids, renumbered (loops: no comprehension frames)
+        for i in entry.input_ids:
+            number = idmap.get(i)
+            if number is None:
+                number = idmap[i] = len(idmap)
+            connections.append(number)
+        connections.append(-1)
+        for i in entry.output_ids:
+            number = idmap.get(i)
+            if number is None:
+                number = idmap[i] = len(idmap)
+            connections.append(number)
         attrs = entry.attrs
         parts.append((op, op.gradient, tuple(attrs.items()) if attrs else (),
-                      tuple([number(i, len(idmap)) for i in entry.input_ids]),
-                      tuple([number(i, len(idmap)) for i in entry.output_ids]),
-                      entry._input_shapes, entry.input_dtypes, entry._output_shapes,
-                      entry.output_dtypes))
+                      tuple(connections), entry._input_shapes, entry.input_dtypes,
+                      entry._output_shapes, entry.output_dtypes))
     seeds = []
     for tid, gs in grads.items():
         mapped = idmap.get(tid)
