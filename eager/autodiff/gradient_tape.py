@@ -211,9 +211,10 @@ class GradientTape:
         if tape.persistent:
             return None
         tapes = self._stack if self._stack is not None else _context.thread_state().tapes
-        if tape not in tapes:
+        try:
+            index = tapes.index(tape)
+        except ValueError:  # not recording
             return None
-        index = tapes.index(tape)
         del tapes[index]
         return tapes, index
 
