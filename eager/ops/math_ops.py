@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..errors import InvalidArgumentError, NotFoundError
-from ..tensor import TensorSpec
+from ..tensor import EagerTensor, TensorSpec
 from ..tensor_shape import TensorShape
 from .convert import as_tensor, check_dtype, same_type
 from .dispatch import execute, named
@@ -559,7 +559,8 @@ def _reduction(api_name, op):
         x = as_tensor(input_tensor)
         if x.dtype not in op.dtypes:
             check_dtype(op, x, op.dtypes)
-        axes = normalize_axes(op.name, axis, x.shape.rank)
+        rank = x._value.ndim if x.__class__ is EagerTensor else x.shape.rank
+        axes = normalize_axes(op.name, axis, rank)
         out = execute(op, (x,), {"axes": axes, "keepdims": bool(keepdims)})
         return out if name is None else named(out, name)
 

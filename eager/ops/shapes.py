@@ -100,10 +100,15 @@ def normalize_axis(op_name, axis, rank) -> int:
     return axis % rank if rank else 0
 
 
+_ALL_AXES = tuple(tuple(range(rank)) for rank in range(9))  # every axis, for small ranks
+
+
 def normalize_axes(op_name, axis, rank):
     """Sorted non-negative axes for a reduction; None means all. Validates range and duplicates."""
     if axis is None:
-        return None if rank is None else tuple(range(rank))
+        if rank is None:
+            return None
+        return _ALL_AXES[rank] if rank < len(_ALL_AXES) else tuple(range(rank))
     axes = static_ints(op_name, axis, "axis")
     if rank is None:
         return axes
