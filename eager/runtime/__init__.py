@@ -11,7 +11,9 @@
 * `parallel.ParallelExecutor`: independent nodes at once on an inter-op thread pool.
 * `executable`: the pipeline a function call and a Session share (program → passes → compile).
 * `backward_plans`: an eager tape's backward walk compiled once per tape structure (installed
-  into `eager.autodiff.backprop` as its planner on import).
+  into `eager.autodiff.backprop` as its planner on import), and vectorised for Jacobians.
+* `vectorize`: a program rewritten to run n times as one, over a leading batch axis (Jacobians,
+  `eager.vectorized_map`).
 
 Layering: above `eager.graph` and `eager.ops`; the function layer and `Session` use it; nothing
 below imports it.
