@@ -34,6 +34,16 @@ def _numpy(values):
 
 _UNARY = [("tanh", np.tanh), ("exp", lambda a: np.exp(np.clip(a, -20, 20))), ("abs", np.abs),
           ("square", np.square), ("neg", np.negative)]
+_EAGER_UNARY = {"tanh": eager.tanh, "exp": lambda a: eager.exp(eager.clip_by_value(a, -20, 20)),
+                "abs": eager.abs, "square": eager.square, "neg": eager.negative}
+
+
+def _chain(ops, x, y):
+    """acc = unary_i(acc) + y for each op index in `ops`, from acc = x."""
+    acc = x
+    for i in ops:
+        acc = _EAGER_UNARY[_UNARY[i][0]](acc) + y
+    return acc
 
 
 @settings(max_examples=25, deadline=None)
@@ -42,12 +52,7 @@ _UNARY = [("tanh", np.tanh), ("exp", lambda a: np.exp(np.clip(a, -20, 20))), ("a
        seed=st.integers(0, 2**16))
 def test_compiled_matches_reference_runner_and_numpy(ops, shape, seed):
     def f(x, y):
-        acc = x
-        for i in ops:
-            name = _UNARY[i][0]
-            fn = {"tanh": eager.tanh, "exp": lambda a: eager.exp(eager.clip_by_value(a, -20, 20)),
-                  "abs": eager.abs, "square": eager.square, "neg": eager.negative}[name]
-            acc = fn(acc) + y
+        acc = _chain(ops, x, y)
         return acc, acc * x
 
     rng = np.random.default_rng(seed)
@@ -321,12 +326,7 @@ def _count_array_runs(compiled):
        seed=st.integers(0, 2**16))
 def test_array_form_matches_tensor_form_and_reference_runner(ops, shape, seed):
     def f(x, y):
-        acc = x
-        for i in ops:
-            name = _UNARY[i][0]
-            fn = {"tanh": eager.tanh, "exp": lambda a: eager.exp(eager.clip_by_value(a, -20, 20)),
-                  "abs": eager.abs, "square": eager.square, "neg": eager.negative}[name]
-            acc = fn(acc) + y
+        acc = _chain(ops, x, y)
         return acc, eager.reduce_sum(acc * x, axis=-1) if shape else acc * x, x
 
     rng = np.random.default_rng(seed)

@@ -10,17 +10,11 @@ from hypothesis import strategies as st
 
 import eager
 from eager import TensorSpec
-from eager.runtime import Program, run_program
+from eager.runtime import run_program
 from eager.runtime import backward_plans
 from eager.runtime.vectorize import vectorize
 
-
-def _program(fn, *specs):
-    cf = eager.function(fn).get_concrete_function(*specs)
-    g = cf.graph
-    n_args = len(g.inputs) - len(cf.captured_inputs)
-    return Program.from_graph(g, feeds=g.inputs[:n_args],
-                              constants=dict(zip(g.inputs[n_args:], cf.captured_inputs)))
+from test_compiler import _program
 
 
 def _check_batched(fn, shapes, n=3, batched=(0,), seed=0):

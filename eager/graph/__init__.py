@@ -16,7 +16,7 @@ from .graph import Graph
 from .operation import Operation
 from .placeholder import PLACEHOLDER
 from .symbolic import SymbolicTensor
-from .tracing import building, get_default_graph, trace
+from .tracing import building, building_apart, get_default_graph, trace
 
-__all__ = ["Graph", "Operation", "SymbolicTensor", "PLACEHOLDER", "building", "trace",
-           "get_default_graph"]
+__all__ = ["Graph", "Operation", "SymbolicTensor", "PLACEHOLDER", "building", "building_apart",
+           "trace", "get_default_graph"]

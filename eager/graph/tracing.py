@@ -9,10 +9,15 @@ of being traced. Scopes nest: an inner graph is built while it is open and the o
 restored afterwards; the inner graph does not capture the outer graph's symbolic tensors (using
 one raises ValueError, see `Graph`).
 
+`building_apart(graph)` builds with the thread's tapes, name scope and device scope set aside:
+for graphs the runtime derives (a gradient's graph), not for user code.
+
 `trace(fn, *args)` runs `fn` once with symbolic arguments and returns the graph.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 from .. import context as _context
 from .. import nest
@@ -20,7 +25,7 @@ from ..tensor import Tensor, TensorSpec, convert_to_tensor
 from .graph import Graph
 from .symbolic import SymbolicTensor
 
-__all__ = ["building", "trace", "get_default_graph"]
+__all__ = ["building", "building_apart", "trace", "get_default_graph"]
 
 
 class building:  # noqa: N801 - used as a context manager, like eager.device
@@ -50,6 +55,23 @@ class building:  # noqa: N801 - used as a context manager, like eager.device
         self._saved = self._state = None
         _context.leave_slow_path()
         return False
+
+
+@contextlib.contextmanager
+def building_apart(graph):
+    """`building(graph)` with this thread's tapes, name scope and device scope set aside: the
+    graph records what the code inside does, not what the caller's tapes follow, and its ops are
+    left unplaced (they are placed when the graph runs, as eager ops would be)."""
+    st = _context.thread_state()
+    saved_tapes, saved_scope = st.tapes, st.name_scope
+    st.tapes = []
+    st.name_scope = ""
+    try:
+        with _context.device(None), building(graph):
+            yield graph
+    finally:
+        st.tapes = saved_tapes
+        st.name_scope = saved_scope
 
 
 def get_default_graph():

@@ -83,17 +83,9 @@ def same_type(op, *values, dtype_hint=None):
                 return values
     converted = _operands_read(values)
     if converted is not None:
-        # Variables among tensors (`matmul(x, w)`): each read once, here; then the hot path.
-        values = converted
-        first = values[0]
-        if first.__class__ is EagerTensor:
-            dtype = first._meta.dtype
-            for v in values:
-                if v.__class__ is not EagerTensor or v._meta.dtype is not dtype:
-                    break
-            else:
-                if op.dtypes is None or dtype in op.dtypes:
-                    return values
+        # Variables among tensors (`matmul(x, w)`): each read once, here; then as tensors
+        # (the hot path above, or the rules below; nothing is left to read).
+        return same_type(op, *converted, dtype_hint=dtype_hint)
     mode = _CONVERSION.get(op.name)
     if mode is None and op.dtypes is not None and len(op.dtypes) == 1:
         tensors = _convert_fixed(op, values, next(iter(op.dtypes)))

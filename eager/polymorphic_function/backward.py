@@ -57,13 +57,11 @@ between the call and `gradient`), and only the replay keeps the values the forwa
 
 from __future__ import annotations
 
-import contextlib
-
 from .. import context as _context
 from .. import dtypes as _dt
 from ..autodiff import tape as _tape
 from ..autodiff.backprop import backward as _backprop
-from ..graph import Graph, SymbolicTensor, building
+from ..graph import Graph, SymbolicTensor, building_apart
 from ..graph.placeholder import PLACEHOLDER
 from ..ops.creation_ops import zeros
 from ..runtime.executable import build, function_program
@@ -398,22 +396,6 @@ def _fresh(t):
 
 
 # -- deriving --------------------------------------------------------------------------------------
-@contextlib.contextmanager
-def _deriving(graph):
-    """Builds `graph` with the thread's tapes, name scope and device scope set aside (gradient
-    ops are placed when the backward runs, as eager gradients are)."""
-    st = _context.thread_state()
-    saved_tapes, saved_scope = st.tapes, st.name_scope
-    st.tapes = []
-    st.name_scope = ""
-    try:
-        with _context.device(None), building(graph):
-            yield
-    finally:
-        st.tapes = saved_tapes
-        st.name_scope = saved_scope
-
-
 def _copy_op(graph, op, inputs, control_inputs):
     """`op` added to `graph` on `inputs`, with its attributes, name, device request and user
     source line."""
@@ -450,7 +432,7 @@ def _trace(graph, captures, stand_ins, sources, arg_shapes, seeded):
     arg_feeds = []
     source_ids = []
     forward_ops = set()
-    with _deriving(g):
+    with building_apart(g):
         for i, ph in enumerate(graph.inputs):
             if i < n_args:
                 stand_in = stand_ins.get(i)
@@ -607,7 +589,7 @@ def _backward_function(name, trace) -> BackwardFunction:
     bmap = dict(trace.constants)  # id(derivation tensor) -> backward tensor (or eager value)
     stand_ins = {id(ph): value for value, ph in g.captures}
     argument_captures = set()
-    with _deriving(b):
+    with building_apart(b):
         for k, t in enumerate(trace.seed_phs):
             bmap[id(t)] = b.placeholder(t.dtype, t.shape, name=f"grad_{k}")
         for k, t in enumerate(trace.kept):

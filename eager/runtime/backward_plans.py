@@ -47,13 +47,12 @@ that, new structures walk (existing plans still run) until reuse catches up.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 
 from .. import context as _context
 from ..autodiff import backprop as _backprop
 from ..autodiff.tape import Entry, op_backward
-from ..graph import Graph, SymbolicTensor, building
+from ..graph import Graph, SymbolicTensor, building_apart
 from ..ops import dispatch as _dispatch
 from ..ops.array_ops import broadcast_to
 from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
@@ -255,7 +254,7 @@ def _trace(needed, grads, source_ids, source_set, need, batch=0):
     kept_slots, kept_phs = [], []
     by_tape_id = {}
     proxies = []
-    with _tracing(graph):
+    with building_apart(graph):
         for index, entry in enumerate(needed):
             inputs = _stand_ins(graph, entry.inputs, entry.input_ids, index, False,
                                 by_tape_id, kept_slots, kept_phs)
@@ -375,22 +374,6 @@ def _stand_ins(graph, tensors, tape_ids, index, is_output, by_tape_id, kept_slot
                 by_tape_id[tid] = ph
         stand_ins.append(ph)
     return tuple(stand_ins)
-
-
-@contextlib.contextmanager
-def _tracing(graph):
-    """Builds `graph` with no tape, name scope or device scope of the caller's (gradient ops are
-    placed when the plan runs, as the walk's ops are)."""
-    st = _context.thread_state()
-    saved_tapes, saved_scope = st.tapes, st.name_scope
-    st.tapes = []
-    st.name_scope = ""
-    try:
-        with _context.device(None), building(graph):
-            yield
-    finally:
-        st.tapes = saved_tapes
-        st.name_scope = saved_scope
 
 
 _backprop.set_planner(_plan_or_walk, _plan_batched)

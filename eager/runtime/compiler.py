@@ -259,20 +259,9 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
         else:
             namespace[f"u{index}"] = _DONATING_UFUNCS[node.op_def][0]
             call = f"donate({k}, i, {a}, {device}, {donor}, u{index})"
-        if node.op_def.num_outputs == 1 and len(node.outputs) == 1:
-            statement = f"{outs[0]} = {call}" if outs[0] != "_" else call
-        elif node.outputs and any(o != "_" for o in outs):
-            statement = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
-        else:
-            statement = call
-        lines.append(f"    i = {inputs}; {statement}  {_comment(node)}")
+        lines.append(f"    i = {inputs}; {_assignment(node, outs, call)}  {_comment(node)}")
         line_nodes[len(lines)] = node
-        # Locals ("v…": feeds and node outputs, never constants) whose last reader this is.
-        # (Outputs nobody reads were never bound: "_" above.)
-        dead = [names[v] for v in node.inputs
-                if last_use[v] == index and v not in kept and names[v].startswith("v")]
-        if dead:
-            lines.append(f"    del {', '.join(dict.fromkeys(dead))}")
+        lines.extend(_deletions(node, index, names, last_use, kept))
     fetched = ", ".join(names[v] for v in program.fetches)
     lines.append(f"    return [{fetched}]")
     array_fn_name = None
@@ -289,6 +278,24 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     weakref.finalize(compiled, linecache.cache.pop, filename, None)
     return compiled
+
+
+def _assignment(node, outs, call) -> str:
+    """`call` as a statement binding the node's outputs (`outs`: local names, "_" for an
+    output nobody reads)."""
+    if node.op_def.num_outputs == 1 and len(node.outputs) == 1:
+        return f"{outs[0]} = {call}" if outs[0] != "_" else call
+    if node.outputs and any(o != "_" for o in outs):
+        return f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
+    return call
+
+
+def _deletions(node, index, names, last_use, kept) -> list:
+    """The `del` line (or none) for the locals ("v…": feeds and node outputs, never constants)
+    whose last reader is the node at `index`. Outputs nobody reads were never bound."""
+    dead = [names[v] for v in node.inputs
+            if last_use[v] == index and v not in kept and names[v].startswith("v")]
+    return [f"    del {', '.join(dict.fromkeys(dead))}"] if dead else []
 
 
 def _has_array_form(program) -> bool:
@@ -336,18 +343,9 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes)
             names[v] = f"v{v}"
             producer[v] = index
             outs.append(f"v{v}" if (v in last_use or v in kept) else "_")
-        if node.op_def.num_outputs == 1 and len(node.outputs) == 1:
-            statement = f"{outs[0]} = {call}" if outs[0] != "_" else call
-        elif node.outputs and any(o != "_" for o in outs):
-            statement = f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}"
-        else:
-            statement = call
-        lines.append(f"    {statement}  {_comment(node)}")
+        lines.append(f"    {_assignment(node, outs, call)}  {_comment(node)}")
         line_nodes[len(lines)] = node
-        dead = [names[v] for v in node.inputs
-                if last_use[v] == index and v not in kept and names[v].startswith("v")]
-        if dead:
-            lines.append(f"    del {', '.join(dict.fromkeys(dead))}")
+        lines.extend(_deletions(node, index, names, last_use, kept))
     results = {}
     for v in dict.fromkeys(program.fetches):
         if v in producer:

@@ -151,6 +151,28 @@ class _Rewriter:
                                device=node.device, source=node.source))
         return v
 
+    def move_batch_inside(self, node, v, at):
+        """Batched `v` [n, *shape] with its batch axis moved to position `at`:
+        [*shape[:at], n, *shape[at:]]."""
+        shape = self.logical_shape(v)
+        perm = (*range(1, at + 1), 0, *range(at + 1, len(shape) + 1))
+        moved = (*shape[:at], self.n, *shape[at:])
+        return self.emit(node, _array.TRANSPOSE, (v,), {"perm": perm}, moved,
+                         self.program.specs[v].dtype, "batch_inner")
+
+    def with_batch_at(self, node, at):
+        """(the shape of `node`'s output with the batch axis at position `at`, the `finish`
+        that moves it to the front as the node's output): for ops that produce it there."""
+        (out,) = node.outputs
+        shape = self.logical_shape(out)
+        inside = (*shape[:at], self.n, *shape[at:])
+        perm = (at, *range(at), *range(at + 1, len(shape) + 1))
+
+        def finish(rw, node, v):
+            rw.emit(node, _array.TRANSPOSE, (v,), {"perm": perm}, None, None, "batch_front",
+                    out=out)
+        return inside, finish
+
     def merge(self, node, v, shape, dtype):
         """Batched `v` [n, *shape] as [n * shape[0], ...], for ops whose leading axis is
         already independent examples."""
@@ -250,16 +272,8 @@ def _tensordot(rw, node, flags):
         return node.inputs, {**attrs, "a_axes": tuple(a + 1 for a in _axes(rw, node, 0))}
     # b batched: its free axes come after a's, so the batch axis lands in the middle
     free_a = len(rw.logical_shape(node.inputs[0])) - len(attrs["a_axes"])
-    (out,) = node.outputs
-    shape = rw.logical_shape(out)
-    middle = (*shape[:free_a], rw.n, *shape[free_a:])
-    perm = (free_a, *range(free_a), *range(free_a + 1, len(shape) + 1))
-
-    def finish(rw, node, v):
-        rw.emit(node, _array.TRANSPOSE, (v,), {"perm": perm}, None, None, "batch_front",
-                out=out)
     return node.inputs, {**attrs, "b_axes": tuple(b + 1 for b in _axes(rw, node, 1))}, \
-        (middle, finish)
+        rw.with_batch_at(node, free_a)
 
 
 def _axes(rw, node, k):
@@ -297,20 +311,9 @@ def _scatter_nd(rw, node, flags):
     indices, updates = node.inputs
     index_shape = rw.logical_shape(indices)
     depth, m = index_shape[-1], len(index_shape) - 1
-    update_shape = rw.logical_shape(updates)
-    perm = (*range(1, m + 1), 0, *range(m + 1, len(update_shape) + 1))
-    moved = (*update_shape[:m], rw.n, *update_shape[m:])
-    updates = rw.emit(node, _array.TRANSPOSE, (updates,), {"perm": perm}, moved,
-                      rw.program.specs[updates].dtype, "batch_inner")
-    shape = tuple(node.attrs["shape"])
-    inner = (*shape[:depth], rw.n, *shape[depth:])
-    back = (depth, *range(depth), *range(depth + 1, len(shape) + 1))
-    (out,) = node.outputs
-
-    def finish(rw, node, v):
-        rw.emit(node, _array.TRANSPOSE, (v,), {"perm": back}, None, None, "batch_front",
-                out=out)
-    return (indices, updates), {**node.attrs, "shape": inner}, (inner, finish)
+    updates = rw.move_batch_inside(node, updates, m)
+    inside, finish = rw.with_batch_at(node, depth)
+    return (indices, updates), {**node.attrs, "shape": inside}, (inside, finish)
 
 
 def _gather_nd(rw, node, flags):
@@ -318,22 +321,9 @@ def _gather_nd(rw, node, flags):
     if flags[1] or node.attrs.get("batch_dims", 0):
         raise _Unsupported
     params, indices = node.inputs
-    depth = rw.logical_shape(indices)[-1]
-    m = len(rw.logical_shape(indices)) - 1
-    shape = rw.logical_shape(params)
-    perm = (*range(1, depth + 1), 0, *range(depth + 1, len(shape) + 1))
-    moved = (*shape[:depth], rw.n, *shape[depth:])
-    params = rw.emit(node, _array.TRANSPOSE, (params,), {"perm": perm}, moved,
-                     rw.program.specs[params].dtype, "batch_inner")
-    (out,) = node.outputs
-    out_shape = rw.logical_shape(out)
-    inner = (*out_shape[:m], rw.n, *out_shape[m:])
-    back = (m, *range(m), *range(m + 1, len(out_shape) + 1))
-
-    def finish(rw, node, v):
-        rw.emit(node, _array.TRANSPOSE, (v,), {"perm": back}, None, None, "batch_front",
-                out=out)
-    return (params, indices), node.attrs, (inner, finish)
+    index_shape = rw.logical_shape(indices)
+    params = rw.move_batch_inside(node, params, index_shape[-1])
+    return (params, indices), node.attrs, rw.with_batch_at(node, len(index_shape) - 1)
 
 
 def _conv_filter_grad(rw, node, flags):
