@@ -53,6 +53,10 @@ class ResourceHandle:
                                f"uninitialized. Assign it a value first. [Op:{op_name}]")
         return found
 
+    def copied_to(self, target, source):
+        """A handle names its resource wherever it is passed (`devices.base.transfer`)."""
+        return self
+
     def __repr__(self):
         return (f"<ResourceHandle {self.kind} {self.name!r} id={self.uid} on {self.device.name}: "
                 f"{self.var_dtype.name}{list(self.var_shape)}>")

@@ -73,8 +73,9 @@ MUST_PLAN = {"AddV2", "Sub", "Mul", "RealDiv", "MatMul", "Relu", "Sigmoid", "Tan
 @pytest.fixture(params=["tensor form", "array form"])
 def plan_form(request):
     """Plans run in their tensor form while the suite cross-checks inference (every op through
-    dispatch); with the check off, in a one-device process, in their array form."""
+    dispatch); with the check off, in a one-device process (`cpu_only`), in their array form."""
     if request.param == "array form":
+        request.getfixturevalue("cpu_only")
         dispatch.check_inference(False)
         assert eager.context.FAST.device is not None
         yield request.param

@@ -10,7 +10,7 @@ import weakref
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import eager
@@ -46,7 +46,8 @@ def _chain(ops, x, y):
     return acc
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # (cpu_only: set once)
 @given(ops=st.lists(st.sampled_from(range(len(_UNARY))), min_size=1, max_size=8),
        shape=st.lists(st.integers(1, 4), min_size=0, max_size=3),
        seed=st.integers(0, 2**16))
@@ -223,7 +224,7 @@ def _donations(compiled):
     return [line for line in compiled.source.splitlines() if "donate(" in line]
 
 
-def test_a_dying_large_intermediate_is_written_in_place_and_results_are_unchanged():
+def test_a_dying_large_intermediate_is_written_in_place_and_results_are_unchanged(cpu_only):
     n = 1 << 15
 
     def f(x, g):
@@ -320,11 +321,12 @@ def _count_array_runs(compiled):
     return runs
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # (cpu_only: set once)
 @given(ops=st.lists(st.sampled_from(range(len(_UNARY))), min_size=1, max_size=8),
        shape=st.lists(st.integers(1, 4), min_size=0, max_size=3),
        seed=st.integers(0, 2**16))
-def test_array_form_matches_tensor_form_and_reference_runner(ops, shape, seed):
+def test_array_form_matches_tensor_form_and_reference_runner(cpu_only, ops, shape, seed):
     def f(x, y):
         acc = _chain(ops, x, y)
         return acc, eager.reduce_sum(acc * x, axis=-1) if shape else acc * x, x
@@ -349,7 +351,7 @@ def test_array_form_matches_tensor_form_and_reference_runner(ops, shape, seed):
         np.testing.assert_array_equal(a.numpy(), r.numpy())
 
 
-def test_array_form_failure_is_the_ops_error_with_the_node_noted(no_inference_check):
+def test_array_form_failure_is_the_ops_error_with_the_node_noted(cpu_only, no_inference_check):
     def f(i):
         table = eager.constant([1.0, 2.0])
         return eager.gather(table, i)  # out of range at run time
@@ -368,7 +370,7 @@ def test_array_form_failure_is_the_ops_error_with_the_node_noted(no_inference_ch
     assert any("GatherV2" in n and "eager.gather(table, i)" in n for n in notes)
 
 
-def test_array_form_kernel_exception_becomes_an_op_error(no_inference_check):
+def test_array_form_kernel_exception_becomes_an_op_error(cpu_only, no_inference_check):
     def f(a, b):
         return eager.matmul(a, b)
 
@@ -381,8 +383,8 @@ def test_array_form_kernel_exception_becomes_an_op_error(no_inference_check):
     assert runs == [1]
 
 
-def test_tensor_form_runs_under_scopes_logging_and_other_devices(no_inference_check, capfd,
-                                                                 logical_cpus):
+def test_tensor_form_runs_under_scopes_logging_and_other_devices(cpu_only, no_inference_check,
+                                                                 capfd, logical_cpus):
     compiled = compile_program(_program(lambda x: x * 2.0 + 1.0, TensorSpec([2])))
     runs = _count_array_runs(compiled)
     x = eager.constant([1.0, 2.0])
@@ -403,7 +405,7 @@ def test_tensor_form_runs_under_scopes_logging_and_other_devices(no_inference_ch
     assert y.device.endswith("CPU:1") and runs == [1]
 
 
-def test_array_form_donates_a_dying_intermediate(no_inference_check):
+def test_array_form_donates_a_dying_intermediate(cpu_only, no_inference_check):
     n = 1 << 15
 
     def f(x, g):
@@ -435,7 +437,7 @@ def test_array_form_donates_a_dying_intermediate(no_inference_check):
     np.testing.assert_array_equal(x.numpy(), xv)
 
 
-def test_functions_in_array_form_match_eager(no_inference_check):
+def test_functions_in_array_form_match_eager(cpu_only, no_inference_check):
     """Traced functions called from the third time on run the array form of their compiled
     plan: variables, control flow, integer ops and several outputs agree with eager runs."""
     v = eager.Variable(np.arange(3.0, dtype=np.float32))

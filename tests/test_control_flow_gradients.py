@@ -607,3 +607,49 @@ def test_integer_loop_variable_of_unknown_length_does_not_block_the_gradient():
     g, seen = f(eager.constant(2.0))
     assert g.numpy() == pytest.approx(4 * 2.0 ** 3)  # d(x^4)/dx
     np.testing.assert_array_equal(seen.numpy(), [0, 1, 2])
+
+
+def _branch_reads_variable(v):
+    return lambda p, x: eager.cond(p, lambda: v * x, lambda: x * 2.0)
+
+
+def _case_reads_variable(v):
+    return lambda i, x: eager.switch_case(i, [lambda: x * 2.0, lambda: v * x, lambda: x - v])
+
+
+def _loop_reads_variable(v):
+    def fn(p, x):
+        return eager.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * v + x),
+                                (eager.constant(0), x))[1]
+    return fn
+
+
+def _branch_reads_list(v):
+    def fn(p, x):
+        lst = list_ops.tensor_list_from_tensor(x * v, element_shape=[])
+        return eager.cond(p, lambda: list_ops.tensor_list_get_item(lst, 1, eager.float32, []) * 3.0,
+                          lambda: x[0] * x[1])
+    return fn
+
+
+@pytest.mark.parametrize("make", [_branch_reads_variable, _case_reads_variable,
+                                  _loop_reads_variable, _branch_reads_list])
+def test_control_flow_over_gpu_variables_and_lists(simulated_gpu, capfd, make):
+    # The If/Case/While kernels run on the CPU. A GPU variable's handle must stay a GPU tensor
+    # inside the branch (reads are placed on the variable's device), and a GPU list crossing
+    # into a branch must bring its elements (a GPU array cannot pass through host memory as is;
+    # the simulated GPU refuses that, as CuPy does).
+    v = eager.Variable([0.5, 1.5])
+    fn = make(v)
+    first = c(1) if make is _case_reads_variable else c(True)
+    traced = check(fn, (first, c([1.0, 2.0])), [v])
+    capfd.readouterr()
+    eager.debugging.set_log_device_placement(True)
+    try:
+        y, _ = traced(first, c([1.0, 2.0]))
+    finally:
+        eager.debugging.set_log_device_placement(False)
+    assert y.device == "GPU:0" and v.device.endswith("GPU:0")
+    if make is not _branch_reads_list:  # (whose read is outside the branch)
+        reads = [line for line in capfd.readouterr().err.splitlines() if "ReadVariableOp" in line]
+        assert reads and all(line.endswith("GPU:0") for line in reads)

@@ -51,5 +51,6 @@ def test_per_example_gradients_example_vectorises_and_trains(caplog):
     gap, accuracy, vectorised, looped = _load("per_example_gradients").main(steps=30)
     assert gap == 0.0
     assert accuracy > 0.9
-    np.testing.assert_array_equal(vectorised.numpy(), looped.numpy())
+    # (exact on the CPU; an accelerator's batched matmuls may sum in another order)
+    np.testing.assert_allclose(vectorised.numpy(), looped.numpy(), rtol=1e-5, atol=1e-6)
     assert "element by element" not in caplog.text  # nothing fell back to the loop

@@ -702,3 +702,70 @@ def test_no_warning_when_every_gradient_exists():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         optimizers.SGD().apply_gradients([(tf.constant([1.0]), v)])
+
+
+# -- on an accelerator --------------------------------------------------------------------------
+@pytest.fixture
+def simulated_gpu():
+    """One simulated GPU, the default device, for one test."""
+    from eager.context import _reset_for_tests
+    from eager.devices import registry
+
+    _reset_for_tests()
+    tf.config.experimental.set_simulated_gpus(1)
+    yield registry.lookup("GPU:0")
+    tf.experimental.sync_devices()
+    _reset_for_tests()
+    registry.devices()
+
+
+@pytest.mark.parametrize("make", [lambda: optimizers.SGD(0.1),
+                                  lambda: optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+                                  lambda: optimizers.Adam(0.01),
+                                  lambda: optimizers.Adam(0.01, amsgrad=True)],
+                         ids=["SGD", "momentum", "Adam", "AMSGrad"])
+def test_steps_on_a_gpu_neither_wait_for_it_nor_copy_the_rate_per_variable(simulated_gpu,
+                                                                            monkeypatch, make):
+    # The learning rate and the step counter live on the GPU. Reading them back every step
+    # would wait for everything queued there, so the step's scalars are computed there; the
+    # constant ones (Adam's betas, SGD's momentum) are copied in once, not per variable.
+    from eager.devices.virtual import VirtualDevice
+
+    gpu = simulated_gpu
+    rng = np.random.default_rng(0)
+    start = [rng.normal(size=(3, 2)).astype(np.float32), rng.normal(size=2).astype(np.float32)]
+    grads = [rng.normal(size=(3, 2)).astype(np.float32), rng.normal(size=2).astype(np.float32)]
+    variables = [tf.Variable(v) for v in start]
+    opt = make()
+    assert variables[0].device.endswith("GPU:0") and opt.iterations.device.endswith("GPU:0")
+    g = [tf.constant(x) for x in grads]
+    opt.apply_gradients(zip(g, variables))
+    opt.apply_gradients(zip(g, variables))
+    counts = {"to_host": 0, "from_host": 0}
+    for name in counts:
+        original = getattr(VirtualDevice, name)
+
+        def counted(self, array, _original=original, _name=name):
+            counts[_name] += self is gpu
+            return _original(self, array)
+
+        monkeypatch.setattr(VirtualDevice, name, counted)
+    opt.apply_gradients(zip(g, variables))
+    opt.apply_gradients(zip(g, variables))
+    assert counts == {"to_host": 0, "from_host": 0}
+    opt.learning_rate = 0.05  # a change is seen at once (the new value is copied in once)
+    opt.apply_gradients(zip(g, variables))
+    opt.apply_gradients(zip(g, variables))
+    assert counts == {"to_host": 0, "from_host": 1}
+    # The same updates on the CPU give the same values.
+    reference = [tf.Variable(v) for v in start]
+    with tf.device("CPU:0"):
+        cpu_opt = make()
+        cpu_g = [tf.constant(x) for x in grads]
+        for _ in range(4):
+            cpu_opt.apply_gradients(zip(cpu_g, reference))
+        cpu_opt.learning_rate = 0.05
+        for _ in range(2):
+            cpu_opt.apply_gradients(zip(cpu_g, reference))
+    for v, r in zip(variables, reference):
+        np.testing.assert_allclose(v.numpy(), r.numpy(), rtol=1e-6, atol=1e-7)

@@ -176,7 +176,8 @@ def test_kernel_error_surfaces_with_its_class_and_node():
     assert any("GatherV2" in note for note in getattr(info.value, "__notes__", []))
 
 
-def test_sessions_in_the_array_form_give_the_tensor_forms_results(no_inference_check):
+def test_sessions_in_the_array_form_give_the_tensor_forms_results(cpu_only,
+                                                                   no_inference_check):
     """Without the suite's inference cross-check, a one-device Session runs its compiled
     programs in their array form: same values, fed values fetched back, errors as before."""
     from eager.runtime.compiler import CompiledProgram

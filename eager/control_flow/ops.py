@@ -48,6 +48,7 @@ import numpy as np
 
 from .. import context as _context
 from ..devices import registry as _devices
+from ..devices.base import transfer
 from ..dtypes import int32 as _int32, resource as _resource, variant as _variant
 from ..errors import InvalidArgumentError
 from ..polymorphic_function.runner import GraphPlan, replay_graph, run_graph
@@ -186,16 +187,18 @@ def _cpu():
 
 
 def _wrap(value, dtype, device):
+    """A feed of a sub-graph: a kernel input (on the CPU) as a tensor. A resource handle is a
+    tensor of its resource's device, where ops on it are placed, as for any handle."""
     t = EagerTensor()
     t._value = value
     t._tape_id = 0
-    t._meta = meta_for(dtype, device)
+    t._meta = meta_for(dtype, value.device if dtype is _resource else device)
     return t
 
 
 def _host(t, cpu):
     device = t._meta.device
-    return t._value if device is cpu else cpu.copy_from(t._value, device)
+    return t._value if device is cpu else transfer(t._value, device, cpu)
 
 
 def _run(graph, feeds):

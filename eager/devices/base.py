@@ -15,7 +15,7 @@ import threading
 
 from .resource_manager import ResourceManager
 
-__all__ = ["Device", "Stream", "Event", "CompletedEvent", "InlineStream", "COMPLETED",
+__all__ = ["Device", "Stream", "Event", "CompletedEvent", "InlineStream", "COMPLETED", "transfer",
            "KeepAlive"]
 
 
@@ -210,6 +210,17 @@ class Device:
 
     def __reduce__(self):
         raise TypeError("Devices are process-local and cannot be pickled; use their name.")
+
+
+def transfer(value, source: Device, target: Device):
+    """`value`, which lives on `source`, as a value a kernel on `target` can take. Arrays are
+    copied by `target.copy_from`. A value that is not an array says how it moves, through
+    `copied_to(target, source)`: a TensorList copies its elements (an accelerator's arrays
+    cannot hold Python objects), a resource handle names its resource and moves as it is."""
+    move = getattr(value, "copied_to", None)
+    if move is not None:
+        return move(target, source)
+    return target.copy_from(value, source)
 
 
 def _call_kernel(kernel, xp, arrays, attrs):

@@ -13,7 +13,7 @@ import weakref
 import numpy as np
 
 from .. import profile_events
-from .base import COMPLETED, Device, Event, KeepAlive, Stream
+from .base import COMPLETED, Device, Event, KeepAlive, Stream, _call_kernel
 
 __all__ = ["cuda_device_count", "CUDADevice", "CUDAStream", "CUDAEvent"]
 
@@ -99,6 +99,14 @@ class CUDAStream(Stream):
         with self._device, self._stream:
             return fn(*args)
 
+    def launch_kernel(self, op, xp, arrays, attrs):
+        """`op.kernel(xp, *arrays, **attrs)` with this stream current. Hot: every eager op on
+        the GPU; one frame fewer than `launch_op` when no profiler trace is running."""
+        if _PROFILE.active:
+            return self.launch_op(op.name, _call_kernel, op.kernel, xp, arrays, attrs)
+        with self._device, self._stream:
+            return op.kernel(xp, *arrays, **attrs) if attrs else op.kernel(xp, *arrays)
+
     def launch_op(self, name, fn, *args):
         if not _PROFILE.active:
             with self._device, self._stream:
@@ -172,6 +180,9 @@ class CUDADevice(Device):
                          CUDAStream(name + "/copy", device_id))
         self.device_id = device_id
         self._copy_holds = KeepAlive()
+
+    def run(self, op, arrays, attrs, inputs):
+        return self.compute_stream.launch_kernel(op, self.xp, arrays, attrs)
 
     def _empty_on_compute(self, shape, dtype):
         compute = self.compute_stream

@@ -227,6 +227,12 @@ class VirtualArray:
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
 
+    def __array__(self, *args, **kwargs):
+        # CuPy refuses implicit conversion too; the simulation must not be more permissive than
+        # the backend it stands in for, or CI would pass code that fails on a real GPU.
+        raise TypeError("Implicit conversion of a simulated-GPU array to a NumPy array is not "
+                        "allowed; copy it with the device's to_host")
+
     def __del__(self):
         pool = self._pool
         if pool is not None:
@@ -263,10 +269,24 @@ class _Pool:
 
 def _write_outputs(op, in_blocks, attrs, out_blocks):
     """Runs on the worker: the kernel on numpy blocks, results written into the output blocks."""
-    result = op.kernel(np, *in_blocks, **attrs)
+    result = op.kernel(np, *[_kernel_input(b) for b in in_blocks], **attrs)
     results = result if isinstance(result, tuple) else (result,)
     for block, value in zip(out_blocks, results):
         block[...] = value
+
+
+def _kernel_input(value):
+    """On the worker: a TensorList input as a kernel on this device sees it, over numpy copies
+    of its elements (simulated-GPU arrays: kernels see blocks, and may keep what they get)."""
+    mapped = getattr(value, "mapped", None)
+    return value if mapped is None else mapped(_element_block)
+
+
+def _element_block(element):
+    if isinstance(element, VirtualArray):
+        element._ready.synchronize()  # produced by an earlier launch, here or on a copy stream
+        return element._block.copy()
+    return element
 
 
 class VirtualDevice(Device):
@@ -336,7 +356,8 @@ class VirtualDevice(Device):
         box = []
 
         def run():  # on the worker: the blocks are ready only once the stream gets here
-            owned = [b.copy() if isinstance(b, np.ndarray) else b for b in in_blocks]
+            owned = [b.copy() if isinstance(b, np.ndarray) else _kernel_input(b)
+                     for b in in_blocks]
             box.append(op.kernel(np, *owned, **attrs))
 
         done = compute.launch_op(op.name, run)
@@ -349,11 +370,18 @@ class VirtualDevice(Device):
     def _from_kernel(self, value, done):
         if isinstance(value, (np.ndarray, np.generic)):
             return self._adopt(value, done)
+        mapped = getattr(value, "mapped", None)  # a TensorList: its elements live here
+        if mapped is not None:
+            return mapped(lambda e: self._adopt(e, done) if isinstance(e, np.ndarray) else e)
         return value
 
     # -- copies ---------------------------------------------------------------------------
     def from_host(self, array):
+        if not isinstance(array, (np.ndarray, np.generic, int, float, complex, bool)):
+            raise TypeError(f"Unsupported type {type(array)}")  # as cupy.asarray
         host = np.array(array, copy=True)  # the caller may change its array once we return
+        if host.dtype == object:
+            raise ValueError("Unsupported dtype object")  # as cupy.asarray
         out = self._allocate(host.shape, host.dtype, None)
         copy = self.copy_stream
         # The block came from the compute stream's pool: kernels queued there may still use it

@@ -18,6 +18,7 @@ import threading
 from .. import context as _context
 from .. import profile_events as _profile_events
 from ..devices import registry as _devices
+from ..devices.base import transfer as _transfer
 from ..errors import (InternalError, InvalidArgumentError, NotFoundError, OpError,
                       ResourceExhaustedError)
 from ..tensor import _METAS, EagerTensor, Tensor, meta_for
@@ -169,7 +170,7 @@ def _run_sync(op, inputs, attrs, device):
         if meta.device is device:
             arrays.append(t._value)
         else:
-            arrays.append(device.copy_from(t._value, meta.device))
+            arrays.append(_transfer(t._value, meta.device, device))
     try:
         if device.inline:
             out = op.kernel(device.xp, *arrays, **attrs) if attrs else op.kernel(device.xp,

@@ -113,6 +113,17 @@ class TensorList:
     def __len__(self):
         return self._n
 
+    def copied_to(self, target, source):
+        """This list on device `target`: the same view over copies of its elements (which live
+        on `source`) in `target`'s memory; unset slots stay unset. (`devices.base.transfer`.)"""
+        return self.mapped(lambda item: target.copy_from(item, source))
+
+    def mapped(self, fn):
+        """The same view over `fn` of each set element (a device backend moves or unwraps the
+        elements with it)."""
+        n = self._n
+        return self._view([None if item is None else fn(item) for item in self._items[:n]], n)
+
     def elements(self) -> tuple:
         """The element arrays (None for unset slots), as a tuple: the storage is not exposed."""
         return tuple(self._items[:self._n])
@@ -175,11 +186,8 @@ def _moved(t, source, target):
         view = _as_list(t._value)
     except TypeError:
         return t  # not a list: the op's own checks report it
-    n = view._n
-    items = [None if item is None else target.copy_from(item, source)
-             for item in view._items[:n]]
     out = EagerTensor()
-    out._value = view._view(items, n)
+    out._value = view.copied_to(target, source)
     out._meta = meta_for(_variant, target)
     out._tape_id = t._tape_id
     return out

@@ -290,9 +290,15 @@ def _scatter_kernel(op_name, add):
 
 
 def _scatter_add_cupy(current, flat, updates):
-    import cupyx  # noqa: PLC0415 - GPU only
+    import cupy  # noqa: PLC0415 - GPU only
 
-    cupyx.scatter_add(current, flat, updates)
+    add_at = getattr(cupy.add, "at", None)  # CuPy 13+; `cupyx.scatter_add` is deprecated there
+    if add_at is not None:
+        add_at(current, flat, updates)
+    else:
+        import cupyx  # noqa: PLC0415
+
+        cupyx.scatter_add(current, flat, updates)
 
 
 def _scatter_infer(op_name):

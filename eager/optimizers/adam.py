@@ -12,8 +12,8 @@ import numpy as np
 
 from ..ops import training_ops as _train
 from ..ops.math_ops import pow as _pow
-from ..tensor import Tensor, convert_to_tensor
-from .optimizer import Optimizer, scalar_as
+from ..tensor import Tensor
+from .optimizer import Optimizer, scalar_as, scalar_like
 
 __all__ = ["Adam"]
 
@@ -61,8 +61,8 @@ class Adam(Optimizer):
         step = scalar_as(self._local_step(), np_dtype)
         beta_1 = np.array(np.float32(self.beta_1), np_dtype)
         beta_2 = np.array(np.float32(self.beta_2), np_dtype)
-        if isinstance(step, Tensor):
-            powers = (_pow(convert_to_tensor(beta_1), step), _pow(convert_to_tensor(beta_2), step))
+        if isinstance(step, Tensor):  # tracing, or the step counter lives on an accelerator
+            powers = (_pow(scalar_like(beta_1, step), step), _pow(scalar_like(beta_2, step), step))
         else:
             powers = (np.asarray(np.power(beta_1, step)), np.asarray(np.power(beta_2, step)))
         return (*powers, scalar_as(lr, np_dtype), np.array(1 - self.beta_1, np_dtype),

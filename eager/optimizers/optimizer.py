@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from ..errors import InvalidArgumentError
 from ..module import camel_to_snake
 from ..ops.dispatch import execute
 from ..ops.math_ops import cast
-from ..tensor import EagerTensor, IndexedSlices, Tensor, convert_to_tensor
+from ..tensor import EagerTensor, IndexedSlices, Tensor, convert_to_tensor, wrap_array
 from ..trackable import Trackable, children_added
 from ..variables import ResourceVariable, Variable
 from .schedules import LearningRateSchedule
@@ -81,6 +82,45 @@ def _host_scalar(value):
 
 def _as_tensor(x):
     return x if isinstance(x, EagerTensor) else convert_to_tensor(x)
+
+
+def _on_accelerator(var) -> bool:
+    """Whether `var` (the learning rate's or the step counter's variable) lives on a device
+    that computes apart from the host (a GPU). Its value then stays there: reading it on the
+    host every step would wait for everything queued on the device, so the step's scalars are
+    computed from it with device ops instead, as TensorFlow does."""
+    return var.__class__ is ResourceVariable and not var._handle.device.inline
+
+
+_DEVICE_SCALARS = weakref.WeakKeyDictionary()  # device -> {(dtype, bytes): EagerTensor}
+_MAX_DEVICE_SCALARS = 1024
+
+
+def scalar_input(x, device):
+    """A fused update's scalar input (a 0-d host array, or a tensor) as a tensor for an op that
+    runs on `device`. A host scalar headed for an accelerator is copied there once per distinct
+    value and kept: one host-to-device copy per variable per step would cost more than the
+    update itself (the learning rate rarely changes). While tracing, the graph gets constants."""
+    if x.__class__ is not np.ndarray or _tracing():
+        return _as_tensor(x)
+    try:
+        cache = _DEVICE_SCALARS[device]
+    except KeyError:
+        cache = _DEVICE_SCALARS.setdefault(device, {})
+    key = (x.dtype.str, x.tobytes())
+    tensor = cache.get(key)
+    if tensor is None:
+        if len(cache) >= _MAX_DEVICE_SCALARS:  # values that change every step must not pile up
+            cache.clear()
+        tensor = cache[key] = wrap_array(device.from_host(x), device)
+    return tensor
+
+
+def scalar_like(x, tensor):
+    """A 0-d host array `x` as a tensor beside `tensor` (on its device, when it is eager)."""
+    if tensor.__class__ is EagerTensor:
+        return scalar_input(x, tensor._meta.device)
+    return _as_tensor(x)
 
 
 def _tracing() -> bool:
@@ -204,12 +244,15 @@ class Optimizer(Trackable):
 
     def _current_lr(self):
         """The learning rate for this step as a 0-d host array (read once per step); while
-        tracing, a 0-d tensor read in the graph (see `_tracing`)."""
+        tracing, a 0-d tensor read in the graph (see `_tracing`); when its variable lives on an
+        accelerator, that variable's value, left on the device (see `_on_accelerator`)."""
         var = self._lr_variable
         if var is not None and FAST.on:
             return var._handle.device.resources.lookup(var._handle.uid).value
         if _tracing():
             return self._traced_lr()
+        if _on_accelerator(var):
+            return var.value()
         return _host_scalar(self.learning_rate)
 
     def _traced_lr(self):
@@ -224,12 +267,14 @@ class Optimizer(Trackable):
 
     def _local_step(self):
         """iterations + 1: the step being applied (Adam's bias correction uses it); an int, or
-        while tracing an int64 tensor read in the graph."""
+        while tracing (or with the counter on an accelerator) an int64 tensor."""
         var = self._iterations
         if FAST.on:
             return int(var._handle.device.resources.lookup(var._handle.uid).value) + 1
         if _tracing():
             return var.value() + 1
+        if _on_accelerator(var):
+            return var.value() + scalar_input(_ONE, var._handle.device)
         return int(var.numpy()) + 1
 
     def get_config(self) -> dict:
@@ -400,7 +445,9 @@ class Optimizer(Trackable):
         for var in variables:
             if var._constraint is not None:
                 var.assign(var._constraint(var), read_value=False)
-        self._iterations.assign_add(_one(), read_value=False)
+        handle = getattr(self._iterations, "_handle", None)  # (a creator's own object: None)
+        self._iterations.assign_add(_ONE if handle is None else scalar_input(_ONE, handle.device),
+                                    read_value=False)
 
     def _shape_error(self, grad, var):
         what = ("IndexedSlices values" if grad.__class__ is IndexedSlices else "gradient")
@@ -435,8 +482,9 @@ class Optimizer(Trackable):
             op.kernel(np, *[v._handle for v in handles_of],
                       *[x._value if x.__class__ is EagerTensor else x for x in inputs], **attrs)
         else:
+            device = handles_of[0]._handle.device
             execute(op, tuple(v.handle for v in handles_of)
-                    + tuple(_as_tensor(x) for x in inputs), attrs)
+                    + tuple(scalar_input(x, device) for x in inputs), attrs)
 
     # -- what subclasses provide ----------------------------------------------------------------
     def _scalars(self, np_dtype, lr):
@@ -461,12 +509,4 @@ class Optimizer(Trackable):
         return f"<eager.optimizers.{type(self).__name__} name={self.name!r}>"
 
 
-_ONE = []
-
-
-def _one():
-    """The int64 1 added to `iterations` every step, made once (not at import: making a tensor
-    initializes the devices)."""
-    if not _ONE:
-        _ONE.append(convert_to_tensor(np.int64(1)))
-    return _ONE[0]
+_ONE = np.array(1, np.int64)  # added to `iterations` every step

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ops import training_ops as _train
 from ..ops.dispatch import execute
-from .optimizer import Optimizer, _as_tensor, scalar_as
+from .optimizer import Optimizer, scalar_as, scalar_input
 
 __all__ = ["SGD"]
 
@@ -61,7 +61,7 @@ class SGD(Optimizer):
             if fast:  # Hot path: one kernel call per variable.
                 _gd_kernel(np, var._handle, lr, grad._value)
             else:
-                execute(_GD, (var.handle, _as_tensor(lr), grad))
+                execute(_GD, (var.handle, scalar_input(lr, var._handle.device), grad))
         else:
             self._run(_train.SPARSE_APPLY_GRADIENT_DESCENT, (var,), (lr, grad, indices), {},
                       fast)

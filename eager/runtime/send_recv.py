@@ -41,6 +41,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..devices import registry as _registry
+from ..devices.base import transfer
 from ..errors import CancelledError, InternalError
 from ..ops.registry import register_op
 from ..tensor import EagerTensor, TensorSpec, meta_for
@@ -157,10 +158,9 @@ def _recv_kernel(xp, rendezvous, *, key, send_device, recv_device, dtype, shape)
     if dtype is None:  # a control edge
         return ()
     array, source = payload
-    if not dtype.is_numpy_compatible:
-        return (array,)  # a handle or a list: a host object, as dispatch passes it
     target = _device(recv_device)  # a CPU: see the module doc
-    return (array if source is target else target.copy_from(array, source),)
+    # (a list's elements move with it; a handle passes as it is: `transfer`)
+    return (array if source is target else transfer(array, source, target),)
 
 
 def _recv_infer(rendezvous, *, key, send_device, recv_device, dtype, shape):
