@@ -32,7 +32,7 @@ from . import user_code as _user_code
 from .devices import registry as _devices
 from .errors import InvalidArgumentError, OpError
 from .ops import dispatch as _dispatch
-from .tensor import EagerTensor, Tensor, TensorSpec, meta_for
+from .tensor import _METAS, EagerTensor, Tensor, TensorSpec, meta_for
 from .tensor_shape import TensorShape
 
 __all__ = ["PendingTensor", "AsyncExecutor", "async_scope", "async_wait", "async_clear_error",
@@ -41,7 +41,7 @@ __all__ = ["PendingTensor", "AsyncExecutor", "async_scope", "async_wait", "async
 
 _per_thread = _context._per_thread
 _place = _dispatch._place
-_new_pending = object.__new__
+_new_pending = _new_node = object.__new__
 
 
 #: Where the user issued an op (`user_code.user_point`), called straight from
@@ -187,11 +187,20 @@ class AsyncExecutor:
         device = _place(op, inputs, _per_thread.state)  # eager placement, soft placement included
         specs = _infer(op, inputs, attrs) if op.infer_from_types else op.infer(*inputs, **attrs)
         self._issued = seq = self._issued + 1
-        node = _Node(op, inputs, attrs, None, device, _user_point(2), seq, self)
+        node = _new_node(_Node)  # (no __init__ call: this is every async op's hot path)
+        node.op = op
+        node.inputs = inputs
+        node.attrs = attrs
+        node.device = device
+        node.where = _user_point(2)
+        node.seq = seq
+        node.error = None
+        node.executor = self
         if specs.__class__ is TensorSpec:
             result = t = _new_pending(PendingTensor)
             t._shape = specs.shape
-            t._meta = meta_for(specs.dtype, device)
+            dtype = specs.dtype
+            t._meta = _METAS[device][dtype.dtype if dtype.is_numpy_compatible else dtype]
             t._node = node
             t._resolved = None
             t._tape_id = 0

@@ -161,3 +161,35 @@ def test_the_profiler_has_a_lane_for_the_gpu_compute_stream_timed_on_the_gpu(tmp
     host = {s.name: s for s in trace.slices if s.lane.startswith("host dispatch")}
     matmul = next(s for s in gpu_slices if s.name == "MatMul")
     assert matmul.end_ns >= host["MatMul"].start_ns  # the GPU ran it after the host issued it
+
+
+def test_a_fused_elementwise_chain_runs_as_one_device_kernel():
+    # fuse_elementwise's node, run on the GPU, goes through cupy.fuse: one kernel for the
+    # whole chain, with the values of the ops run one by one (up to a contracted multiply-add).
+    from eager.graph import trace
+    from eager.runtime import Program, run_program
+    from eager.runtime.passes import fuse_elementwise
+
+    def f(x, y):
+        for _ in range(4):
+            x = tf.nn.relu(tf.math.tanh(x * y + x) * y - x)
+        return x
+
+    g = trace(f, tf.TensorSpec([256]), tf.TensorSpec([256]))
+    program = Program.from_graph(g, constants={ph: v for v, ph in g.captures})
+    fused = fuse_elementwise(program)
+    # (x is read three times per round, so each round is one cluster)
+    assert [n.type for n in fused.nodes] == ["Fused[Mul,AddV2,Tanh,Mul,Sub,Relu]"] * 4
+    rng = np.random.default_rng(0)
+    feeds = [tf.constant(rng.standard_normal(256).astype(np.float32)) for _ in range(2)]
+    assert feeds[0].device == "GPU:0"
+    (unfused_value,) = run_program(program, feeds)
+    for _ in range(2):
+        (fused_value,) = run_program(fused, feeds)
+        assert fused_value.device == "GPU:0"
+        np.testing.assert_allclose(fused_value.numpy(), unfused_value.numpy(), rtol=1e-6,
+                                   atol=1e-7)
+    assert all(node.op_def.kernel.on_device.fused for node in fused.nodes)
+    with tf.device("CPU:0"):
+        on_cpu = f(*[tf.constant(t.numpy()) for t in feeds])
+    np.testing.assert_allclose(fused_value.numpy(), on_cpu.numpy(), rtol=1e-5, atol=1e-6)

@@ -669,13 +669,74 @@ def test_fused_kernel_error_surfaces_like_unfused():
     assert "Integer division by zero" in str(fused.value)
 
 
+class _TracingXp:
+    """Stands in for CuPy where there is no GPU: numpy's functions, plus a `fuse` that records
+    what it was given (and, when `refuse` is set, returns functions that raise, as cupy.fuse's
+    tracer does for a kernel it cannot take)."""
+
+    def __init__(self, refuse=False):
+        self.fused_names, self.fused_calls, self.refuse = [], 0, refuse
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    def fuse(self, kernel_name):
+        self.fused_names.append(kernel_name)
+
+        def decorate(fn):
+            def call(*arrays):
+                self.fused_calls += 1
+                if self.refuse:
+                    raise NotImplementedError("`shape` is not supported, currently.")
+                return fn(*arrays)
+            return call
+        return decorate
+
+
+@pytest.mark.parametrize("refuse", [False, True], ids=["traced", "refused"])
+def test_fused_kernels_on_a_gpu_run_as_one_device_kernel_or_fall_back(refuse):
+    # Given a GPU's array module, a fused node's kernel hands the whole cluster to the module's
+    # `fuse` once (one device kernel per dtype signature); a cluster the tracer refuses runs its
+    # kernels one by one from then on. Either way the values are the unfused ones.
+    def f(x, y):
+        return eager.nn.relu(eager.math.tanh(x * y + x) * y - x)
+
+    g = trace(f, TensorSpec([4]), TensorSpec([4]))
+    (node,) = fuse_elementwise(program_of(g)).nodes
+    assert node.type == "Fused[Mul,AddV2,Tanh,Mul,Sub,Relu]"
+    kernel = node.op_def.kernel
+    feed = np.float32([0, 1, -2.5, 1e6]), np.float32([0.5, -1, 2, 3])
+    expected = f(*map(eager.constant, feed)).numpy()
+    xp = _TracingXp(refuse)
+    for _ in range(3):
+        np.testing.assert_array_equal(kernel(xp, *feed), expected)
+    assert len(xp.fused_names) == 1 and xp.fused_names[0].startswith("eager_fused_")
+    assert xp.fused_names[0].isidentifier()  # (CUDA source names the kernel after it)
+    assert xp.fused_calls == (1 if refuse else 3)
+    assert kernel.on_device.fused is not refuse
+    np.testing.assert_array_equal(kernel(np, *feed), expected)  # the CPU never goes there
+    assert xp.fused_calls == (1 if refuse else 3)
+
+
+def test_a_fused_kernels_own_error_is_raised_after_the_device_attempt():
+    def f(x, y):
+        return eager.math.floordiv(x, y) + 1
+
+    g = trace(f, TensorSpec([2], eager.int32), TensorSpec([2], eager.int32))
+    (node,) = fuse_elementwise(program_of(g)).nodes
+    one = next(value for value in program_of(g).constants.values())
+    with pytest.raises(InvalidArgumentError, match="Integer division by zero"):
+        node.op_def.kernel(_TracingXp(), np.int32([1, 2]), np.int32([1, 0]), one._value)
+
+
 def test_fused_kernel_source_is_registered_for_tracebacks():
     g = trace(lambda x: eager.math.exp(x) * 2.0, TensorSpec([2]))
     (node,) = fuse_elementwise(program_of(g)).nodes
     code = node.op_def.kernel.__code__
     lines = linecache.getlines(code.co_filename)
     assert lines[0].startswith("def fused_kernel(xp, a0, a1)")
-    assert "# Exp (node 'Exp')" in lines[1] and "# Mul (node 'Mul')" in lines[2]
+    assert "if xp is not _np" in lines[1]  # (a GPU's arrays go to one device kernel)
+    assert "# Exp (node 'Exp')" in lines[3] and "# Mul (node 'Mul')" in lines[4]
 
 
 def test_elementwise_list_holds_registered_math_ops():
