@@ -193,3 +193,30 @@ def test_a_fused_elementwise_chain_runs_as_one_device_kernel():
     with tf.device("CPU:0"):
         on_cpu = f(*[tf.constant(t.numpy()) for t in feeds])
     np.testing.assert_allclose(fused_value.numpy(), on_cpu.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("make, kernel",
+                         [(lambda: tf.optimizers.SGD(0.1), "eager_gradient_descent"),
+                          (lambda: tf.optimizers.Adam(0.01), "eager_adam")], ids=["SGD", "Adam"])
+def test_optimizer_steps_on_the_gpu_run_fused_kernels_and_match_the_cpu(make, kernel):
+    # One kernel per variable (compiled without multiply-add contraction): the CPU's values.
+    import cupy
+
+    from eager.ops import training_ops
+
+    rng = np.random.default_rng(0)
+    start = [rng.standard_normal((64, 32)).astype(np.float32),
+             rng.standard_normal(32).astype(np.float32)]
+    grads = [[rng.standard_normal(s.shape).astype(np.float32) for s in start] for _ in range(3)]
+    results = []
+    for device in ("GPU:0", "CPU:0"):
+        with tf.device(device):
+            variables = [tf.Variable(s) for s in start]
+            opt = make()
+            for step in grads:
+                opt.apply_gradients(zip([tf.constant(g) for g in step], variables))
+        assert variables[0].device.endswith(device)
+        results.append([v.numpy() for v in variables])
+    for on_gpu, on_cpu in zip(*results):
+        np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-6, atol=1e-7)
+    assert (cupy, kernel) in training_ops._FUSED_KERNELS

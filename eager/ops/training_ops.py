@@ -227,16 +227,41 @@ def _gd_kernel(xp, var, alpha, delta):
 
 _FUSED_KERNELS: dict = {}
 
+# Compiled without multiply-add contraction, so that each operation rounds on its own, as the
+# numpy (and Keras) arithmetic above does: the GPU's updates then equal the CPU's.
+_SEPARATE_ROUNDINGS = ("--fmad=false",)
+
+
+def _elementwise_kernel(xp, name, in_params, out_params, operation):
+    """`xp.ElementwiseKernel(...)`, built once per array module (CuPy compiles it per dtype on
+    first use)."""
+    key = (xp, name)
+    kernel = _FUSED_KERNELS.get(key)
+    if kernel is None:
+        kernel = _FUSED_KERNELS[key] = xp.ElementwiseKernel(
+            in_params, out_params, operation, name, options=_SEPARATE_ROUNDINGS)
+    return kernel
+
 
 def _fused_gradient_descent(xp):
     """On a GPU, `var -= alpha * delta` as one kernel launch instead of two (a multiply into a
     temporary, then the subtract): an SGD step runs it once per variable, and at training batch
-    sizes a step's time on the GPU is mostly launches. Built once (`cupy.ElementwiseKernel`)."""
-    kernel = _FUSED_KERNELS.get(xp)
-    if kernel is None:
-        kernel = _FUSED_KERNELS[xp] = xp.ElementwiseKernel(
-            "T alpha, T delta", "T var", "var -= alpha * delta", "eager_gradient_descent")
-    return kernel
+    sizes a step's time on the GPU is mostly launches."""
+    return _elementwise_kernel(xp, "eager_gradient_descent", "T alpha, T delta", "T var",
+                               "var = var - alpha * delta")
+
+
+def _fused_adam(xp):
+    """On a GPU, `_adam_math` (without AMSGrad) as one kernel: the same operations in the same
+    order, each rounded on its own."""
+    return _elementwise_kernel(
+        xp, "eager_adam",
+        "T grad, T beta1_power, T beta2_power, T lr, T one_minus_beta1, T one_minus_beta2, "
+        "T epsilon", "T var, T m, T v",
+        "T alpha = lr * sqrt(T(1) - beta2_power) / (T(1) - beta1_power);"
+        " m = m + (grad - m) * one_minus_beta1;"
+        " v = v + (grad * grad - v) * one_minus_beta2;"
+        " var = var - (m * alpha) / (sqrt(v) + epsilon);")
 
 
 def _sparse_gd_kernel(xp, var, alpha, grad, indices):
@@ -271,6 +296,10 @@ def _sparse_momentum_kernel(xp, var, accum, lr, grad, indices, momentum, use_nes
 def _adam_kernel(xp, var, m, v, beta1_power, beta2_power, lr, one_minus_beta1,
                  one_minus_beta2, epsilon, grad):
     scalars = (beta1_power, beta2_power, lr, one_minus_beta1, one_minus_beta2, epsilon)
+    if xp is not np and grad.dtype.kind == "f" and grad.dtype.itemsize >= 4:
+        # A GPU: one kernel launch per variable instead of about a dozen.
+        return _locked_update(_ADAM, (var, m, v), grad,
+                              lambda w, m_, v_: _fused_adam(xp)(grad, *scalars, w, m_, v_))
     return _locked_update(_ADAM, (var, m, v), grad,
                           lambda w, m_, v_: _adam_math(xp, w, m_, v_, None, *scalars, grad))
 
