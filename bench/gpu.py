@@ -2,7 +2,7 @@
 
     python bench/gpu.py [--rounds N]
 
-Two figures, each a ratio to raw CuPy issuing the same work on the same kind of stream, timed
+Figures, each a ratio to raw CuPy issuing the same work on the same kind of stream, timed
 in one process run (and PyTorch's CUDA tensors beside them when PyTorch is installed):
 
 - launch cost of a small op: `x + y` on float32 (4,) tensors, per op, measured as the host's
@@ -10,6 +10,8 @@ in one process run (and PyTorch's CUDA tensors beside them when PyTorch is insta
   the host issues the next, so this is the per-op host cost: dispatch + CuPy's launch);
 - one SGD step of the MLP 784-256-256-10 (batch 128, lr 0.1) with a GradientTape and
   `eager.optimizers.SGD`, against the same step written by hand in CuPy;
+- the same step with `eager.optimizers.Adam` (lr 0.001), against CuPy with Keras' Adam update
+  written by hand (PyTorch: `torch.optim.Adam`, whose default is the multi-tensor update);
 - a traced elementwise chain (`eager.function` of 24 ops: 4 x (x * a + b, tanh, x * a - b,
   relu)) on float32 (1024, 1024) and on (4,), whose compiled program fuses the chain into one
   device kernel, against CuPy issuing the 24 ufuncs one by one.
@@ -147,6 +149,65 @@ def main(argv=None) -> int:
     except Exception:  # noqa: BLE001
         pass
     rows.append(("MLP 784-256-256-10 SGD step, batch 128", results))
+    adam_lr = 0.001
+
+    # -- the same step with Adam (Keras' update arithmetic, written by hand in CuPy) ----------------
+    with stream:
+        a_params = [cupy.asarray(p) for p in np_params]
+        a_slots = [(cupy.zeros_like(p), cupy.zeros_like(p)) for p in a_params]
+    adam_step_count = [0]
+
+    def cupy_adam_step():
+        with stream:
+            w1, b1, w2, b2, w3, b3 = a_params
+            z1 = cxb @ w1 + b1
+            a1 = cupy.maximum(z1, 0)
+            z2 = a1 @ w2 + b2
+            a2 = cupy.maximum(z2, 0)
+            logits = a2 @ w3 + b3
+            logits = logits - logits.max(axis=1, keepdims=True)
+            p = cupy.exp(logits)
+            p /= p.sum(axis=1, keepdims=True)
+            d3 = (p - cyb) / cxb.shape[0]
+            g = [None] * 6
+            g[4], g[5] = a2.T @ d3, d3.sum(axis=0)
+            d2 = (d3 @ w3.T) * (z2 > 0)
+            g[2], g[3] = a1.T @ d2, d2.sum(axis=0)
+            d1 = (d2 @ w2.T) * (z1 > 0)
+            g[0], g[1] = cxb.T @ d1, d1.sum(axis=0)
+            adam_step_count[0] += 1
+            t = adam_step_count[0]
+            alpha = np.float32(adam_lr * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t))
+            for param, (m, v), grad in zip(a_params, a_slots, g):
+                m += (grad - m) * np.float32(0.1)
+                v += (grad * grad - v) * np.float32(0.001)
+                param -= m * alpha / (cupy.sqrt(v) + np.float32(1e-7))
+
+    e_adam_params = [eager.Variable(p) for p in np_params]
+    e_adam = eager.optimizers.Adam(adam_lr)
+    results = {"cupy": _best(cupy_adam_step, cupy_sync, args.rounds, 20),
+               "eager": _best(lambda: eager_variable_mlp_step(e_adam_params, e_adam, ex_b, ey_b),
+                              eager_sync, args.rounds, 20)}
+    try:
+        import torch
+
+        ta_params = [torch.nn.Parameter(torch.from_numpy(p.copy()).cuda()) for p in np_params]
+        ta_opt = torch.optim.Adam(ta_params, lr=adam_lr, eps=1e-7)
+        tx_b, ty_b = torch.from_numpy(xn).cuda(), torch.from_numpy(yn).cuda()
+
+        def torch_adam_step():
+            w1, b1, w2, b2, w3, b3 = ta_params
+            a1 = torch.relu(tx_b @ w1 + b1)
+            a2 = torch.relu(a1 @ w2 + b2)
+            loss = torch.nn.functional.cross_entropy(a2 @ w3 + b3, ty_b)
+            ta_opt.zero_grad(set_to_none=True)
+            loss.backward()
+            ta_opt.step()
+
+        results["torch"] = _best(torch_adam_step, torch.cuda.synchronize, args.rounds, 20)
+    except Exception:  # noqa: BLE001
+        pass
+    rows.append(("MLP 784-256-256-10 Adam step, batch 128", results))
 
     # -- traced elementwise chain (one fused device kernel) ---------------------------------------
     def chain_ops(x, a, b, xp_tanh, xp_relu):
