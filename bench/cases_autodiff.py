@@ -71,18 +71,19 @@ def mlp_data(seed=0):
     return params, x, y
 
 
-def numpy_mlp_step(params, x, y):
-    """Hand-written forward + backward + SGD update (in place), the numpy floor."""
+def mlp_gradients(xp, params, x, y, with_loss=True):
+    """Hand-written forward + backward of the MLP with `xp` (numpy, or CuPy for the GPU floor):
+    (loss or None, the six gradients)."""
     w1, b1, w2, b2, w3, b3 = params
     h1 = x @ w1 + b1
-    a1 = np.maximum(h1, 0)
+    a1 = xp.maximum(h1, 0)
     h2 = a1 @ w2 + b2
-    a2 = np.maximum(h2, 0)
+    a2 = xp.maximum(h2, 0)
     logits = a2 @ w3 + b3
     shifted = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(shifted)
+    e = xp.exp(shifted)
     s = e.sum(axis=1, keepdims=True)
-    loss = np.mean(np.sum(y * (np.log(s) - shifted), axis=1))
+    loss = xp.mean(xp.sum(y * (xp.log(s) - shifted), axis=1)) if with_loss else None
     dlogits = (e / s - y) / BATCH
     dw3 = a2.T @ dlogits
     db3 = dlogits.sum(axis=0)
@@ -92,7 +93,13 @@ def numpy_mlp_step(params, x, y):
     dh1 = (dh2 @ w2.T) * (h1 > 0)
     dw1 = x.T @ dh1
     db1 = dh1.sum(axis=0)
-    for p, g in zip(params, (dw1, db1, dw2, db2, dw3, db3)):
+    return loss, (dw1, db1, dw2, db2, dw3, db3)
+
+
+def numpy_mlp_step(params, x, y):
+    """Hand-written forward + backward + SGD update (in place), the numpy floor."""
+    loss, grads = mlp_gradients(np, params, x, y)
+    for p, g in zip(params, grads):
         p -= LR * g
     return loss
 

@@ -59,6 +59,18 @@ def eager_variable_mlp_step(params, optimizer, x, y):
     return loss
 
 
+def torch_mlp_step(torch, params, optimizer, x, y):
+    """The same step in PyTorch (`torch.optim` applies the update)."""
+    w1, b1, w2, b2, w3, b3 = params
+    a1 = torch.relu(x @ w1 + b1)
+    a2 = torch.relu(a1 @ w2 + b2)
+    loss = torch.nn.functional.cross_entropy(a2 @ w3 + b3, y)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
 def mlp_variables_step(others) -> Case:
     np_params, xn, yn = mlp_data()
     e_params = [eager.Variable(p) for p in mlp_data()[0]]
@@ -71,17 +83,7 @@ def mlp_variables_step(others) -> Case:
         t_params = [torch.nn.Parameter(torch.from_numpy(p.copy())) for p in mlp_data()[0]]
         t_opt = torch.optim.SGD(t_params, lr=LR)
         tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
-
-        def torch_step():
-            w1, b1, w2, b2, w3, b3 = t_params
-            a1 = torch.relu(tx @ w1 + b1)
-            a2 = torch.relu(a1 @ w2 + b2)
-            loss = torch.nn.functional.cross_entropy(a2 @ w3 + b3, ty)
-            t_opt.zero_grad(set_to_none=True)
-            loss.backward()
-            t_opt.step()
-            return loss
-        impls["torch"] = torch_step
+        impls["torch"] = lambda: torch_mlp_step(torch, t_params, t_opt, tx, ty)
     if "tensorflow" in others:
         tf = others["tensorflow"]
         f_params = [tf.Variable(p) for p in mlp_data()[0]]

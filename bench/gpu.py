@@ -57,8 +57,8 @@ def main(argv=None) -> int:
 
     import eager
     import eager.optimizers  # noqa: F401
-    from bench.cases_autodiff import LR, mlp_data
-    from bench.cases_training import eager_variable_mlp_step
+    from bench.cases_autodiff import LR, mlp_data, mlp_gradients
+    from bench.cases_training import eager_variable_mlp_step, torch_mlp_step
 
     gpu = eager.devices.registry.lookup("GPU:0")
     print(f"device: {cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}, "
@@ -95,119 +95,58 @@ def main(argv=None) -> int:
         pass
     rows.append(("small op x + y, float32 (4,), per op", results))
 
-    # -- MLP SGD step -------------------------------------------------------------------------
+    # -- MLP steps: SGD, then Adam (Keras' update arithmetic, by hand in CuPy) ------------------
     np_params, xn, yn = mlp_data()
     with stream:
-        c_params = [cupy.asarray(p) for p in np_params]
         cxb, cyb = cupy.asarray(xn), cupy.asarray(yn)
-
-    def cupy_step():
-        with stream:
-            w1, b1, w2, b2, w3, b3 = c_params
-            z1 = cxb @ w1 + b1
-            a1 = cupy.maximum(z1, 0)
-            z2 = a1 @ w2 + b2
-            a2 = cupy.maximum(z2, 0)
-            logits = a2 @ w3 + b3
-            logits = logits - logits.max(axis=1, keepdims=True)
-            p = cupy.exp(logits)
-            p /= p.sum(axis=1, keepdims=True)
-            d3 = (p - cyb) / cxb.shape[0]
-            g = [None] * 6
-            g[4], g[5] = a2.T @ d3, d3.sum(axis=0)
-            d2 = (d3 @ w3.T) * (z2 > 0)
-            g[2], g[3] = a1.T @ d2, d2.sum(axis=0)
-            d1 = (d2 @ w2.T) * (z1 > 0)
-            g[0], g[1] = cxb.T @ d1, d1.sum(axis=0)
-            for param, grad in zip(c_params, g):
-                param -= LR * grad
-
-    e_params = [eager.Variable(p) for p in mlp_data()[0]]
-    e_opt = eager.optimizers.SGD(LR)
     ex_b, ey_b = eager.constant(xn), eager.constant(yn)
-    results = {"cupy": _best(cupy_step, cupy_sync, args.rounds, 20),
-               "eager": _best(lambda: eager_variable_mlp_step(e_params, e_opt, ex_b, ey_b),
-                              eager_sync, args.rounds, 20)}
-    try:
-        import torch
-
-        t_params = [torch.nn.Parameter(torch.from_numpy(p.copy()).cuda())
-                    for p in mlp_data()[0]]
-        t_opt = torch.optim.SGD(t_params, lr=LR)
-        tx_b, ty_b = torch.from_numpy(xn).cuda(), torch.from_numpy(yn).cuda()
-
-        def torch_step():
-            w1, b1, w2, b2, w3, b3 = t_params
-            a1 = torch.relu(tx_b @ w1 + b1)
-            a2 = torch.relu(a1 @ w2 + b2)
-            loss = torch.nn.functional.cross_entropy(a2 @ w3 + b3, ty_b)
-            t_opt.zero_grad(set_to_none=True)
-            loss.backward()
-            t_opt.step()
-
-        results["torch"] = _best(torch_step, torch.cuda.synchronize, args.rounds, 20)
-    except Exception:  # noqa: BLE001
-        pass
-    rows.append(("MLP 784-256-256-10 SGD step, batch 128", results))
     adam_lr = 0.001
 
-    # -- the same step with Adam (Keras' update arithmetic, written by hand in CuPy) ----------------
-    with stream:
-        a_params = [cupy.asarray(p) for p in np_params]
-        a_slots = [(cupy.zeros_like(p), cupy.zeros_like(p)) for p in a_params]
-    adam_step_count = [0]
+    def sgd_update(params, grads, _state):
+        for param, grad in zip(params, grads):
+            param -= LR * grad
 
-    def cupy_adam_step():
+    def adam_update(params, grads, state):
+        state["t"] = t = state.get("t", 0) + 1
+        slots = state.setdefault("slots", [(cupy.zeros_like(p), cupy.zeros_like(p))
+                                           for p in params])
+        alpha = np.float32(adam_lr * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t))
+        for param, (m, v), grad in zip(params, slots, grads):
+            m += (grad - m) * np.float32(0.1)
+            v += (grad * grad - v) * np.float32(0.001)
+            param -= m * alpha / (cupy.sqrt(v) + np.float32(1e-7))
+
+    for label, update, make_eager, make_torch in (
+            ("SGD", sgd_update, lambda: eager.optimizers.SGD(LR),
+             lambda torch, ps: torch.optim.SGD(ps, lr=LR)),
+            ("Adam", adam_update, lambda: eager.optimizers.Adam(adam_lr),
+             lambda torch, ps: torch.optim.Adam(ps, lr=adam_lr, eps=1e-7))):
         with stream:
-            w1, b1, w2, b2, w3, b3 = a_params
-            z1 = cxb @ w1 + b1
-            a1 = cupy.maximum(z1, 0)
-            z2 = a1 @ w2 + b2
-            a2 = cupy.maximum(z2, 0)
-            logits = a2 @ w3 + b3
-            logits = logits - logits.max(axis=1, keepdims=True)
-            p = cupy.exp(logits)
-            p /= p.sum(axis=1, keepdims=True)
-            d3 = (p - cyb) / cxb.shape[0]
-            g = [None] * 6
-            g[4], g[5] = a2.T @ d3, d3.sum(axis=0)
-            d2 = (d3 @ w3.T) * (z2 > 0)
-            g[2], g[3] = a1.T @ d2, d2.sum(axis=0)
-            d1 = (d2 @ w2.T) * (z1 > 0)
-            g[0], g[1] = cxb.T @ d1, d1.sum(axis=0)
-            adam_step_count[0] += 1
-            t = adam_step_count[0]
-            alpha = np.float32(adam_lr * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t))
-            for param, (m, v), grad in zip(a_params, a_slots, g):
-                m += (grad - m) * np.float32(0.1)
-                v += (grad * grad - v) * np.float32(0.001)
-                param -= m * alpha / (cupy.sqrt(v) + np.float32(1e-7))
+            c_params = [cupy.asarray(p) for p in np_params]
+        state = {}
 
-    e_adam_params = [eager.Variable(p) for p in np_params]
-    e_adam = eager.optimizers.Adam(adam_lr)
-    results = {"cupy": _best(cupy_adam_step, cupy_sync, args.rounds, 20),
-               "eager": _best(lambda: eager_variable_mlp_step(e_adam_params, e_adam, ex_b, ey_b),
-                              eager_sync, args.rounds, 20)}
-    try:
-        import torch
+        def cupy_step(c_params=c_params, update=update, state=state):
+            with stream:
+                _, grads = mlp_gradients(cupy, c_params, cxb, cyb, with_loss=False)
+                update(c_params, grads, state)
 
-        ta_params = [torch.nn.Parameter(torch.from_numpy(p.copy()).cuda()) for p in np_params]
-        ta_opt = torch.optim.Adam(ta_params, lr=adam_lr, eps=1e-7)
-        tx_b, ty_b = torch.from_numpy(xn).cuda(), torch.from_numpy(yn).cuda()
+        e_params = [eager.Variable(p) for p in np_params]
+        e_opt = make_eager()
+        results = {"cupy": _best(cupy_step, cupy_sync, args.rounds, 20),
+                   "eager": _best(lambda: eager_variable_mlp_step(e_params, e_opt, ex_b, ey_b),
+                                  eager_sync, args.rounds, 20)}
+        try:
+            import torch
 
-        def torch_adam_step():
-            w1, b1, w2, b2, w3, b3 = ta_params
-            a1 = torch.relu(tx_b @ w1 + b1)
-            a2 = torch.relu(a1 @ w2 + b2)
-            loss = torch.nn.functional.cross_entropy(a2 @ w3 + b3, ty_b)
-            ta_opt.zero_grad(set_to_none=True)
-            loss.backward()
-            ta_opt.step()
-
-        results["torch"] = _best(torch_adam_step, torch.cuda.synchronize, args.rounds, 20)
-    except Exception:  # noqa: BLE001
-        pass
-    rows.append(("MLP 784-256-256-10 Adam step, batch 128", results))
+            t_params = [torch.nn.Parameter(torch.from_numpy(p.copy()).cuda())
+                        for p in np_params]
+            t_opt = make_torch(torch, t_params)
+            tx_b, ty_b = torch.from_numpy(xn).cuda(), torch.from_numpy(yn).cuda()
+            results["torch"] = _best(lambda: torch_mlp_step(torch, t_params, t_opt, tx_b, ty_b),
+                                     torch.cuda.synchronize, args.rounds, 20)
+        except Exception:  # noqa: BLE001 - PyTorch missing or without CUDA: leave it out
+            pass
+        rows.append((f"MLP 784-256-256-10 {label} step, batch 128", results))
 
     # -- traced elementwise chain (one fused device kernel) ---------------------------------------
     def chain_ops(x, a, b, xp_tanh, xp_relu):

@@ -53,6 +53,18 @@ def cpu_only():
 
 
 @pytest.fixture
+def simulated_gpu():
+    """One simulated GPU for one test (GPU:0 becomes the default device); yields it. The
+    machine's devices come back afterwards."""
+    _reset_for_tests()
+    eager.config.experimental.set_simulated_gpus(1)
+    yield registry.lookup("GPU:0")
+    eager.experimental.sync_devices()
+    _reset_for_tests()
+    registry.devices()
+
+
+@pytest.fixture
 def logical_cpus():
     """Returns a function `configure(n)` that splits the CPU into n logical devices (CPU:0..n-1)
     for one test, GPUs hidden; the machine's configuration comes back afterwards."""

@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, strategies as st
 
 import eager
-from eager.context import _reset_for_tests
 from eager.control_flow import ops as cf_ops
 from eager.control_flow.gradients import NotRecomputableError, recompute_issue
 from eager.ops import list_ops
@@ -548,16 +547,6 @@ def test_traced_gradients_match_eager(n, x, pred, kind):
 
 
 # -- on an accelerator ----------------------------------------------------------------------------
-@pytest.fixture
-def simulated_gpu():
-    """One simulated GPU (the default device) for one test."""
-    _reset_for_tests()
-    eager.config.experimental.set_simulated_gpus(1)
-    yield
-    eager.experimental.sync_devices()
-    _reset_for_tests()
-
-
 def test_gradients_on_a_simulated_gpu(simulated_gpu):
     # The accumulators live on the CPU (the While kernel's device); values and gradients stay
     # on the GPU. Second order goes through a function gradient, whose graph reads TensorList

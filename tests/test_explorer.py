@@ -11,7 +11,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import eager
-from eager.context import _reset_for_tests
 from eager.devices import registry
 from eager.experimental import allowed_outcomes
 from eager.graph import Graph
@@ -42,17 +41,6 @@ def _run_for_real(g, variables):
     """The reference runner on the graph (captures as constants), as an Outcome."""
     program = Program.from_graph(g, constants={ph: v for v, ph in g.captures})
     return outcome_of(run_program(program, []), variables)
-
-
-@pytest.fixture
-def simulated_gpu():
-    """One simulated GPU for one test (GPU:0 becomes the default device)."""
-    _reset_for_tests()
-    eager.config.experimental.set_simulated_gpus(1)
-    yield registry.lookup("GPU:0")
-    eager.experimental.sync_devices()
-    _reset_for_tests()
-    registry.devices()
 
 
 def _c(value):

@@ -705,20 +705,6 @@ def test_no_warning_when_every_gradient_exists():
 
 
 # -- on an accelerator --------------------------------------------------------------------------
-@pytest.fixture
-def simulated_gpu():
-    """One simulated GPU, the default device, for one test."""
-    from eager.context import _reset_for_tests
-    from eager.devices import registry
-
-    _reset_for_tests()
-    tf.config.experimental.set_simulated_gpus(1)
-    yield registry.lookup("GPU:0")
-    tf.experimental.sync_devices()
-    _reset_for_tests()
-    registry.devices()
-
-
 @pytest.mark.parametrize("make", [lambda: optimizers.SGD(0.1),
                                   lambda: optimizers.SGD(0.1, momentum=0.9, nesterov=True),
                                   lambda: optimizers.Adam(0.01),

@@ -14,8 +14,6 @@ from hypothesis import strategies as st
 
 import eager
 from eager import TensorSpec
-from eager.context import _reset_for_tests
-from eager.devices import registry
 from eager.errors import InvalidArgumentError
 from eager.graph import Graph, trace
 from eager.ops.registry import OpDef
@@ -26,17 +24,6 @@ from eager.runtime.passes import (DEFAULT_PASSES, ELEMENTWISE_OPS, PassOptions,
 from eager.tensor import TensorSpec as Spec
 
 F32 = eager.float32
-
-
-@pytest.fixture
-def simulated_gpu():
-    """One simulated GPU for one test (GPU:0 becomes the default device)."""
-    _reset_for_tests()
-    eager.config.experimental.set_simulated_gpus(1)
-    yield registry.lookup("GPU:0")
-    eager.experimental.sync_devices()
-    _reset_for_tests()
-    registry.devices()
 
 
 # -- helpers ---------------------------------------------------------------------------------------
