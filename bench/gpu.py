@@ -10,6 +10,7 @@ in one process run (and PyTorch's CUDA tensors beside them when PyTorch is insta
   the host issues the next, so this is the per-op host cost: dispatch + CuPy's launch);
 - one SGD step of the MLP 784-256-256-10 (batch 128, lr 0.1) with a GradientTape and
   `eager.optimizers.SGD`, against the same step written by hand in CuPy;
+  the SGD step also traced with `eager.function` (the bench's case (n) step);
 - the same step with `eager.optimizers.Adam` (lr 0.001), against CuPy with Keras' Adam update
   written by hand (PyTorch: `torch.optim.Adam`, whose default is the multi-tensor update);
 - a traced elementwise chain (`eager.function` of 24 ops: 4 x (x * a + b, tanh, x * a - b,
@@ -58,6 +59,7 @@ def main(argv=None) -> int:
     import eager
     import eager.optimizers  # noqa: F401
     from bench.cases_autodiff import LR, mlp_data, mlp_gradients
+    from bench.cases_runtime import traced_mlp_step
     from bench.cases_training import eager_variable_mlp_step, torch_mlp_step
 
     gpu = eager.devices.registry.lookup("GPU:0")
@@ -135,6 +137,10 @@ def main(argv=None) -> int:
         results = {"cupy": _best(cupy_step, cupy_sync, args.rounds, 20),
                    "eager": _best(lambda: eager_variable_mlp_step(e_params, e_opt, ex_b, ey_b),
                                   eager_sync, args.rounds, 20)}
+        if label == "SGD":  # the same step traced (assign_sub updates): one compiled program
+            traced_step = traced_mlp_step([eager.Variable(p) for p in np_params])
+            results["eager function"] = _best(lambda: traced_step(ex_b, ey_b), eager_sync,
+                                              args.rounds, 20)
         try:
             import torch
 
