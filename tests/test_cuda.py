@@ -195,9 +195,13 @@ def test_a_fused_elementwise_chain_runs_as_one_device_kernel():
     np.testing.assert_allclose(fused_value.numpy(), on_cpu.numpy(), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("make, kernel",
-                         [(lambda: tf.optimizers.SGD(0.1), "eager_gradient_descent"),
-                          (lambda: tf.optimizers.Adam(0.01), "eager_adam")], ids=["SGD", "Adam"])
+@pytest.mark.parametrize("make, kernel", [
+    (lambda: tf.optimizers.SGD(0.1), "eager_gradient_descent"),
+    (lambda: tf.optimizers.SGD(0.1, momentum=0.9), "eager_momentum"),
+    (lambda: tf.optimizers.SGD(0.1, momentum=0.9, nesterov=True), "eager_nesterov"),
+    (lambda: tf.optimizers.Adam(0.01), "eager_adam"),
+    (lambda: tf.optimizers.Adam(0.01, amsgrad=True), "eager_amsgrad")],
+    ids=["SGD", "momentum", "nesterov", "Adam", "AMSGrad"])
 def test_optimizer_steps_on_the_gpu_run_fused_kernels_and_match_the_cpu(make, kernel):
     # One kernel per variable (compiled without multiply-add contraction): the CPU's values.
     import cupy

@@ -755,3 +755,34 @@ def test_steps_on_a_gpu_neither_wait_for_it_nor_copy_the_rate_per_variable(simul
             cpu_opt.apply_gradients(zip(cpu_g, reference))
     for v, r in zip(variables, reference):
         np.testing.assert_allclose(v.numpy(), r.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_a_schedule_computed_on_a_gpu_stays_there(simulated_gpu, monkeypatch):
+    # A schedule of the step counter (a GPU variable) gives a GPU tensor: using it as it is
+    # keeps the step free of device reads, and the values are the CPU's.
+    from eager.devices.virtual import VirtualDevice
+
+    def schedule(step):
+        return 0.5 / (1.0 + tf.cast(step, tf.float32))
+
+    rng = np.random.default_rng(1)
+    start, grad = rng.normal(size=(4, 3)).astype(np.float32), np.ones((4, 3), np.float32)
+    variable, opt = tf.Variable(start), optimizers.SGD(schedule)
+    g = tf.constant(grad)
+    opt.apply_gradients([(g, variable)])
+    reads = []
+    original = VirtualDevice.to_host
+
+    def counted(self, array):
+        reads.append(self is simulated_gpu)
+        return original(self, array)
+
+    monkeypatch.setattr(VirtualDevice, "to_host", counted)
+    for _ in range(3):
+        opt.apply_gradients([(g, variable)])
+    assert not any(reads)
+    expected = start.copy()
+    for step in range(4):
+        expected -= np.float32(0.5) / (np.float32(1.0) + np.float32(step)) * grad
+    np.testing.assert_allclose(variable.numpy(), expected, rtol=1e-6)
+

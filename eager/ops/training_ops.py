@@ -251,17 +251,41 @@ def _fused_gradient_descent(xp):
                                "var = var - alpha * delta")
 
 
+def _fusable(xp, grad) -> bool:
+    """Whether a dense update runs as one of the GPU kernels below: on CuPy, for float32 and
+    float64 (float16 keeps CuPy's own ufuncs, which compute each step in float32)."""
+    return xp is not np and grad.dtype.kind == "f" and grad.dtype.itemsize >= 4
+
+
+_ADAM_PARAMS = ("T grad, T beta1_power, T beta2_power, T lr, T one_minus_beta1, "
+                "T one_minus_beta2, T epsilon")
+_ADAM_MOMENTS = ("T alpha = lr * sqrt(T(1) - beta2_power) / (T(1) - beta1_power);"
+                 " m = m + (grad - m) * one_minus_beta1;"
+                 " v = v + (grad * grad - v) * one_minus_beta2;")
+
+
 def _fused_adam(xp):
     """On a GPU, `_adam_math` (without AMSGrad) as one kernel: the same operations in the same
     order, each rounded on its own."""
+    return _elementwise_kernel(xp, "eager_adam", _ADAM_PARAMS, "T var, T m, T v",
+                               _ADAM_MOMENTS + " var = var - (m * alpha) / (sqrt(v) + epsilon);")
+
+
+def _fused_amsgrad(xp):
+    """`_adam_math` with AMSGrad's running maximum (NaN propagates, as `numpy.maximum`)."""
     return _elementwise_kernel(
-        xp, "eager_adam",
-        "T grad, T beta1_power, T beta2_power, T lr, T one_minus_beta1, T one_minus_beta2, "
-        "T epsilon", "T var, T m, T v",
-        "T alpha = lr * sqrt(T(1) - beta2_power) / (T(1) - beta1_power);"
-        " m = m + (grad - m) * one_minus_beta1;"
-        " v = v + (grad * grad - v) * one_minus_beta2;"
-        " var = var - (m * alpha) / (sqrt(v) + epsilon);")
+        xp, "eager_amsgrad", _ADAM_PARAMS, "T var, T m, T v, T vhat",
+        _ADAM_MOMENTS + " vhat = (vhat > v || isnan(vhat)) ? vhat : v;"
+                        " var = var - (m * alpha) / (sqrt(vhat) + epsilon);")
+
+
+def _fused_momentum(xp, use_nesterov):
+    """`_momentum_math` on `grad * lr` as one kernel (Keras' SGD with momentum)."""
+    step = "accum * momentum - scaled" if use_nesterov else "accum"
+    return _elementwise_kernel(
+        xp, "eager_nesterov" if use_nesterov else "eager_momentum",
+        "T grad, T lr, T momentum", "T var, T accum",
+        f"T scaled = grad * lr; accum = accum * momentum - scaled; var = var + ({step});")
 
 
 def _sparse_gd_kernel(xp, var, alpha, grad, indices):
@@ -281,6 +305,10 @@ def _sparse_gd_kernel(xp, var, alpha, grad, indices):
 
 
 def _momentum_kernel(xp, var, accum, lr, grad, momentum, use_nesterov=False):
+    if _fusable(xp, grad):  # a GPU: one kernel launch per variable
+        fused = _fused_momentum(xp, use_nesterov)
+        return _locked_update(_MOMENTUM, (var, accum), grad,
+                              lambda v, a: fused(grad, lr, momentum, v, a))
     return _locked_update(_MOMENTUM, (var, accum), grad,
                           lambda v, a: _momentum_math(xp, v, a, xp.multiply(grad, lr), momentum,
                                                       use_nesterov))
@@ -296,8 +324,7 @@ def _sparse_momentum_kernel(xp, var, accum, lr, grad, indices, momentum, use_nes
 def _adam_kernel(xp, var, m, v, beta1_power, beta2_power, lr, one_minus_beta1,
                  one_minus_beta2, epsilon, grad):
     scalars = (beta1_power, beta2_power, lr, one_minus_beta1, one_minus_beta2, epsilon)
-    if xp is not np and grad.dtype.kind == "f" and grad.dtype.itemsize >= 4:
-        # A GPU: one kernel launch per variable instead of about a dozen.
+    if _fusable(xp, grad):  # a GPU: one kernel launch per variable instead of about a dozen
         return _locked_update(_ADAM, (var, m, v), grad,
                               lambda w, m_, v_: _fused_adam(xp)(grad, *scalars, w, m_, v_))
     return _locked_update(_ADAM, (var, m, v), grad,
@@ -307,6 +334,10 @@ def _adam_kernel(xp, var, m, v, beta1_power, beta2_power, lr, one_minus_beta1,
 def _amsgrad_kernel(xp, var, m, v, vhat, beta1_power, beta2_power, lr, one_minus_beta1,
                     one_minus_beta2, epsilon, grad):
     scalars = (beta1_power, beta2_power, lr, one_minus_beta1, one_minus_beta2, epsilon)
+    if _fusable(xp, grad):
+        fused = _fused_amsgrad(xp)
+        return _locked_update(_AMSGRAD, (var, m, v, vhat), grad,
+                              lambda w, m_, v_, h: fused(grad, *scalars, w, m_, v_, h))
     return _locked_update(_AMSGRAD, (var, m, v, vhat), grad,
                           lambda w, m_, v_, h: _adam_math(xp, w, m_, v_, h, *scalars, grad))
 

@@ -80,6 +80,14 @@ def _host_scalar(value):
     return array
 
 
+def _checked_lr(value):
+    """A learning-rate tensor, checked from its type alone (a real scalar)."""
+    if value.shape.rank not in (0, None) or not (value.dtype.is_floating
+                                                 or value.dtype.is_integer):
+        raise ValueError(f"The learning rate must be a real scalar, got {value!r}.")
+    return value
+
+
 def _as_tensor(x):
     return x if isinstance(x, EagerTensor) else convert_to_tensor(x)
 
@@ -245,7 +253,8 @@ class Optimizer(Trackable):
     def _current_lr(self):
         """The learning rate for this step as a 0-d host array (read once per step); while
         tracing, a 0-d tensor read in the graph (see `_tracing`); when its variable lives on an
-        accelerator, that variable's value, left on the device (see `_on_accelerator`)."""
+        accelerator, or a schedule computed it there, a tensor left on the device (see
+        `_on_accelerator`)."""
         var = self._lr_variable
         if var is not None and FAST.on:
             return var._handle.device.resources.lookup(var._handle.uid).value
@@ -253,17 +262,16 @@ class Optimizer(Trackable):
             return self._traced_lr()
         if _on_accelerator(var):
             return var.value()
-        return _host_scalar(self.learning_rate)
+        value = self.learning_rate
+        if value.__class__ is EagerTensor and not value._meta.device.inline:
+            return _checked_lr(value)  # a schedule computed on an accelerator: it stays there
+        return _host_scalar(value)
 
     def _traced_lr(self):
         value = self.learning_rate
         if isinstance(value, Variable):
             value = value.value()
-        value = convert_to_tensor(value)
-        if value.shape.rank not in (0, None) or not (value.dtype.is_floating
-                                                     or value.dtype.is_integer):
-            raise ValueError(f"The learning rate must be a real scalar, got {value!r}.")
-        return value
+        return _checked_lr(convert_to_tensor(value))
 
     def _local_step(self):
         """iterations + 1: the step being applied (Adam's bias correction uses it); an int, or
