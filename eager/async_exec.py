@@ -40,6 +40,7 @@ __all__ = ["PendingTensor", "AsyncExecutor", "async_scope", "async_wait", "async
            "after_pending_work"]
 
 _per_thread = _context._per_thread
+_config = _context._config
 _place = _dispatch._place
 _new_pending = _new_node = object.__new__
 
@@ -184,8 +185,30 @@ class AsyncExecutor:
 
     # -- the caller's side (hot path: must cost little more than a synchronous op) ---------------
     def execute(self, op, inputs, attrs):
-        device = _place(op, inputs, _per_thread.state)  # eager placement, soft placement included
-        specs = _infer(op, inputs, attrs) if op.infer_from_types else op.infer(*inputs, **attrs)
+        st = _per_thread.state
+        if (len(inputs) == 2 and not attrs and op.infer_from_types and not st.device_stack
+                and not _config.log_placement):
+            # The hot case (a binary op on two eager tensors): placement and inference depend
+            # only on the op, the operands' types and shapes and the default device, so both
+            # come from one cache lookup.
+            a, b = inputs
+            if a.__class__ is EagerTensor and b.__class__ is EagerTensor:
+                key = (op, a._meta, a._value.shape, b._meta, b._value.shape,
+                       _devices._state.default)
+                placed = _PLACED.get(key)
+                if placed is None:
+                    placed = (_place(op, inputs, st), op.infer(a, b))
+                    if len(_PLACED) >= _INFER_CACHE_LIMIT:
+                        _PLACED.clear()
+                    _PLACED[key] = placed
+                device, specs = placed
+            else:
+                device = _place(op, inputs, st)
+                specs = _infer(op, inputs, attrs)
+        else:
+            device = _place(op, inputs, st)  # eager placement, soft placement included
+            specs = (_infer(op, inputs, attrs) if op.infer_from_types
+                     else op.infer(*inputs, **attrs))
         self._issued = seq = self._issued + 1
         node = _new_node(_Node)  # (no __init__ call: this is every async op's hot path)
         node.op = op
@@ -308,6 +331,7 @@ class AsyncExecutor:
 
 
 _INFER_CACHE = {}  # (op, input metas and shapes, attrs) -> output specs
+_PLACED = {}  # (op, two operands' metas and shapes, default device) -> (device, output specs)
 _INFER_CACHE_LIMIT = 4096
 
 

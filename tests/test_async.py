@@ -307,3 +307,30 @@ def test_generator_state_reads_wait_for_queued_ops():
     ref.uniform([1000, 100])
     np.testing.assert_array_equal(state.numpy(), ref.state.numpy())
     np.testing.assert_array_equal(copy.uniform([4]).numpy(), ref.uniform([4]).numpy())
+
+
+def test_async_placement_follows_scopes_and_logging_after_the_same_op_was_placed(logical_cpus,
+                                                                                 capfd):
+    # The executor remembers where a binary op on given operand types goes; a device scope,
+    # placement logging or another operand device must still decide for themselves.
+    logical_cpus(2)
+    x, y = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
+    with tf.experimental.async_scope():
+        first = tf.add(x, y)
+        assert first.device.endswith("CPU:0")
+        with tf.device("CPU:1"):
+            scoped = tf.add(x, y)
+        assert scoped.device.endswith("CPU:1")
+        moved = tf.add(scoped, scoped)  # operands on CPU:1, no scope: the default device
+        assert moved.device.endswith("CPU:0")
+        capfd.readouterr()
+        tf.debugging.set_log_device_placement(True)
+        try:
+            tf.add(x, y)
+            tf.add(x, y)
+        finally:
+            tf.debugging.set_log_device_placement(False)
+        assert capfd.readouterr().err.count("Executing op AddV2") == 2
+        np.testing.assert_array_equal(first.numpy(), [4.0, 6.0])
+        np.testing.assert_array_equal(scoped.numpy(), [4.0, 6.0])
+        np.testing.assert_array_equal(moved.numpy(), [8.0, 12.0])
