@@ -186,25 +186,27 @@ class AsyncExecutor:
     # -- the caller's side (hot path: must cost little more than a synchronous op) ---------------
     def execute(self, op, inputs, attrs):
         st = _per_thread.state
+        key = None
         if (len(inputs) == 2 and not attrs and op.infer_from_types and not st.device_stack
                 and not _config.log_placement):
-            # The hot case (a binary op on two eager tensors): placement and inference depend
-            # only on the op, the operands' types and shapes and the default device, so both
-            # come from one cache lookup.
+            # The hot case (a binary op on two tensors of known type): placement and inference
+            # depend only on the op, the operands' types and shapes and the default device, so
+            # both come from one cache lookup.
             a, b = inputs
-            if a.__class__ is EagerTensor and b.__class__ is EagerTensor:
-                key = (op, a._meta, a._value.shape, b._meta, b._value.shape,
+            ca, cb = a.__class__, b.__class__
+            if (ca is EagerTensor or ca is PendingTensor) and (cb is EagerTensor
+                                                               or cb is PendingTensor):
+                key = (op, a._meta, a._value.shape if ca is EagerTensor else a._shape,
+                       b._meta, b._value.shape if cb is EagerTensor else b._shape,
                        _devices._state.default)
-                placed = _PLACED.get(key)
-                if placed is None:
-                    placed = (_place(op, inputs, st), op.infer(a, b))
-                    if len(_PLACED) >= _INFER_CACHE_LIMIT:
-                        _PLACED.clear()
-                    _PLACED[key] = placed
-                device, specs = placed
-            else:
-                device = _place(op, inputs, st)
-                specs = _infer(op, inputs, attrs)
+        if key is not None:
+            placed = _PLACED.get(key)
+            if placed is None:
+                placed = (_place(op, inputs, st), op.infer(a, b))
+                if len(_PLACED) >= _INFER_CACHE_LIMIT:
+                    _PLACED.clear()
+                _PLACED[key] = placed
+            device, specs = placed
         else:
             device = _place(op, inputs, st)  # eager placement, soft placement included
             specs = (_infer(op, inputs, attrs) if op.infer_from_types
@@ -338,16 +340,8 @@ _INFER_CACHE_LIMIT = 4096
 def _infer(op, inputs, attrs):
     """`op.infer`, remembered for ops whose inference reads only types and shapes: the caller's
     side of an async op must cost about what a synchronous op costs, and inference is most of
-    it. Only successful inferences are kept (a failing one raises every time)."""
-    if len(inputs) == 2 and not attrs:  # binary elementwise ops: the hot case
-        a, b = inputs
-        if a.__class__ is EagerTensor and b.__class__ is EagerTensor:
-            key = (op, a._meta, a._value.shape, b._meta, b._value.shape)
-            specs = _INFER_CACHE.get(key)
-            if specs is None:
-                specs = op.infer(a, b)
-                _remember(key, specs)
-            return specs
+    it. Only successful inferences are kept (a failing one raises every time). (Binary ops
+    outside device scopes are placed and inferred together: `_PLACED` in `execute`.)"""
     key = [op]
     for t in inputs:
         cls = t.__class__

@@ -9,6 +9,8 @@ dL/d(real part) + i * dL/d(imaginary part).
 `check_second_order(fn, args)` does the same for the gradient itself: the tape's Hessian-vector
 product (nested tapes) against finite differences of the tape's gradient.
 
+`derivatives(fn, x, n)` takes the first n derivatives with nested tapes.
+
 Arguments that are not float/complex numpy arrays (int indices, Python values) are passed to
 `fn` unchanged and not differentiated.
 """
@@ -78,16 +80,19 @@ def numeric_gradients(fn, args, weights, delta=1e-6):
     return grads
 
 
-def tape_gradients(fn, args, weights):
+def tape_gradients(fn, args, weights, unconnected=eager.UnconnectedGradients.ZERO):
+    """Per argument, the tape's gradient of the weighted loss as a numpy array (None for an
+    argument that is not differentiated, or, with `unconnected` NONE, not connected)."""
     tensors = [eager.constant(a) if _differentiable(a) else a for a in args]
     watched = [t for t, a in zip(tensors, args) if _differentiable(a)]
     with eager.GradientTape() as tape:
         tape.watch(watched)
         loss = _loss_tensor(_outputs(fn(*tensors)), weights)
-    grads = tape.gradient(loss, watched, unconnected_gradients=eager.UnconnectedGradients.ZERO)
-    out, it = [], iter(grads)
+    grads = iter(tape.gradient(loss, watched, unconnected_gradients=unconnected))
+    out = []
     for a in args:
-        out.append(np.asarray(eager.convert_to_tensor(next(it))) if _differentiable(a) else None)
+        g = next(grads) if _differentiable(a) else None
+        out.append(None if g is None else np.asarray(eager.convert_to_tensor(g)))
     return out
 
 
@@ -147,3 +152,16 @@ def check_second_order(fn, args, rtol=1e-4, atol=1e-6, seed=1, delta=1e-5):
             flat[i] = (grad_dot_v(plus) - grad_dot_v(minus)) / (2 * delta)
         np.testing.assert_allclose(np.asarray(hvp[k]), numeric, rtol=rtol, atol=atol,
                                    err_msg=f"second derivative w.r.t. argument {k}")
+
+
+def derivatives(fn, x, order):
+    """[fn(x), d fn/dx, d2 fn/dx2, ...] up to `order`: each the gradient of the one before,
+    taken with nested tapes (the outermost opened first, each gradient taken inside the tapes
+    around it), as higher-order TensorFlow code writes them."""
+    if order == 0:
+        return [fn(x)]
+    with eager.GradientTape() as tape:
+        tape.watch(x)
+        lower = derivatives(fn, x, order - 1)
+    return lower + [tape.gradient(lower[-1], x)]
+

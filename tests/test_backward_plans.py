@@ -14,7 +14,7 @@ import eager
 from eager.ops import dispatch
 from eager.runtime import backward_plans
 
-from gradcheck import _differentiable, _loss_tensor, _outputs, _weights
+from gradcheck import _differentiable, _outputs, _weights, tape_gradients
 from test_gradients import CASES
 
 
@@ -28,13 +28,7 @@ def fresh_cache():
 
 
 def _gradients(fn, args, weights):
-    tensors = [eager.constant(a) if _differentiable(a) else a for a in args]
-    watched = [t for t, a in zip(tensors, args) if _differentiable(a)]
-    with eager.GradientTape() as tape:
-        tape.watch(watched)
-        loss = _loss_tensor(_outputs(fn(*tensors)), weights)
-    grads = tape.gradient(loss, watched)
-    return [None if g is None else np.asarray(eager.convert_to_tensor(g)) for g in grads]
+    return tape_gradients(fn, args, weights, eager.UnconnectedGradients.NONE)
 
 
 def _walked_and_planned(fn, args):

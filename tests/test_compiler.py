@@ -46,11 +46,14 @@ def _chain(ops, x, y):
     return acc
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # (cpu_only: set once)
-@given(ops=st.lists(st.sampled_from(range(len(_UNARY))), min_size=1, max_size=8),
-       shape=st.lists(st.integers(1, 4), min_size=0, max_size=3),
-       seed=st.integers(0, 2**16))
+#: Random `_chain`s: op indices, a shape, a seed for the inputs.
+_CHAINS = given(ops=st.lists(st.sampled_from(range(len(_UNARY))), min_size=1, max_size=8),
+                shape=st.lists(st.integers(1, 4), min_size=0, max_size=3),
+                seed=st.integers(0, 2**16))
+
+
+@settings(max_examples=25, deadline=None)
+@_CHAINS
 def test_compiled_matches_reference_runner_and_numpy(ops, shape, seed):
     def f(x, y):
         acc = _chain(ops, x, y)
@@ -323,9 +326,7 @@ def _count_array_runs(compiled):
 
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])  # (cpu_only: set once)
-@given(ops=st.lists(st.sampled_from(range(len(_UNARY))), min_size=1, max_size=8),
-       shape=st.lists(st.integers(1, 4), min_size=0, max_size=3),
-       seed=st.integers(0, 2**16))
+@_CHAINS
 def test_array_form_matches_tensor_form_and_reference_runner(cpu_only, ops, shape, seed):
     def f(x, y):
         acc = _chain(ops, x, y)

@@ -15,6 +15,7 @@ from hypothesis import given, strategies as st
 
 import eager
 from eager.control_flow import ops as cf_ops
+from gradcheck import derivatives
 from eager.control_flow.gradients import NotRecomputableError, recompute_issue
 from eager.ops import list_ops
 from eager.polymorphic_function.runner import replay_graph
@@ -340,14 +341,8 @@ def test_shape_invariant_violation_still_raises():
 # -- higher order ----------------------------------------------------------------------------------
 def _second(fn):
     def g(*args):
-        x = args[-1]
-        with eager.GradientTape() as t2:
-            t2.watch(x)
-            with eager.GradientTape() as t1:
-                t1.watch(x)
-                y = fn(*args)
-            d = t1.gradient(y, x)
-        return d, t2.gradient(d, x)
+        _, d, dd = derivatives(lambda x: fn(*args[:-1], x), args[-1], 2)
+        return d, dd
     return g
 
 
@@ -370,16 +365,7 @@ def test_second_order_cond():
 def test_third_order_cond():
     @eager.function
     def f(x):
-        with eager.GradientTape() as t3:
-            t3.watch(x)
-            with eager.GradientTape() as t2:
-                t2.watch(x)
-                with eager.GradientTape() as t1:
-                    t1.watch(x)
-                    y = eager.cond(x > 0, lambda: x ** 4, lambda: x)
-                g = t1.gradient(y, x)
-            h = t2.gradient(g, x)
-        return t3.gradient(h, x)
+        return derivatives(lambda x: eager.cond(x > 0, lambda: x ** 4, lambda: x), x, 3)[3]
 
     assert f(c(2.0)).numpy() == pytest.approx(24 * 2.0)
     assert f(c(-2.0)).numpy() == 0.0
@@ -408,17 +394,10 @@ def test_second_order_while():
 def test_third_order_while_is_refused_clearly():
     @eager.function
     def f(x):
-        with eager.GradientTape() as t3:
-            t3.watch(x)
-            with eager.GradientTape() as t2:
-                t2.watch(x)
-                with eager.GradientTape() as t1:
-                    t1.watch(x)
-                    y = eager.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x),
-                                         (0, x))[1]
-                g = t1.gradient(y, x)
-            h = t2.gradient(g, x)
-        return t3.gradient(h, x)
+        def loop(x):
+            return eager.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), (0, x))[1]
+
+        return derivatives(loop, x, 3)[3]
 
     with pytest.raises(NotRecomputableError, match="TensorList cannot hold"):
         f(c(2.0))

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import eager
 from eager.ops import dispatch
 from eager.polymorphic_function import backward as derived
+from gradcheck import derivatives
 
 c = eager.constant
 RNG = np.random.default_rng(7)
@@ -197,13 +198,8 @@ def test_second_order_through_a_function(body, second):
     f = eager.function(body)
     x = c(np.array([0.3, -0.8, 1.1], np.float32))
     for fn in (f, body):
-        with eager.GradientTape() as t2:
-            t2.watch(x)
-            with eager.GradientTape() as t1:
-                t1.watch(x)
-                y = fn(x)
-            g = t1.gradient(y, x)
-        np.testing.assert_allclose(t2.gradient(g, x).numpy(), second(x.numpy()), rtol=1e-5)
+        np.testing.assert_allclose(derivatives(fn, x, 2)[2].numpy(), second(x.numpy()),
+                                   rtol=1e-5)
 
 
 def test_the_backward_call_is_one_op_on_the_outer_tape():
@@ -224,17 +220,8 @@ def test_the_backward_call_is_one_op_on_the_outer_tape():
 
 def test_third_order():
     f = eager.function(lambda x: x * x * x * x)
-    x = c(2.0)
-    with eager.GradientTape() as t3:
-        t3.watch(x)
-        with eager.GradientTape() as t2:
-            t2.watch(x)
-            with eager.GradientTape() as t1:
-                t1.watch(x)
-                y = f(x)
-            g1 = t1.gradient(y, x)
-        g2 = t2.gradient(g1, x)
-    assert (g1.numpy(), g2.numpy(), t3.gradient(g2, x).numpy()) == (32.0, 48.0, 48.0)
+    _, g1, g2, g3 = derivatives(f, c(2.0), 3)
+    assert (g1.numpy(), g2.numpy(), g3.numpy()) == (32.0, 48.0, 48.0)
 
 
 def test_persistent_tape_gradient_twice_and_of_its_own_gradient():

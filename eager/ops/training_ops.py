@@ -252,8 +252,9 @@ def _fused_gradient_descent(xp):
 
 
 def _fusable(xp, grad) -> bool:
-    """Whether a dense update runs as one of the GPU kernels below: on CuPy, for float32 and
-    float64 (float16 keeps CuPy's own ufuncs, which compute each step in float32)."""
+    """Whether a momentum or Adam update runs as one of the GPU kernels below: on CuPy, for
+    float32 and float64 (float16 keeps CuPy's own ufuncs, which compute each step in float32).
+    Plain gradient descent, one multiply and one subtract, is fused for every dtype."""
     return xp is not np and grad.dtype.kind == "f" and grad.dtype.itemsize >= 4
 
 
