@@ -274,6 +274,53 @@ def test_a_value_read_before_a_step_never_changes(make, sparse, path):
     assert not np.array_equal(v.numpy(), snapshot)
 
 
+def _large_steps(name, kind, grad_layout="contiguous"):
+    """Three steps of optimizer `name` on a (301, 250) float32 variable (more elements than
+    `training_ops._in_blocks` updates in one call, and not a whole number of its blocks)."""
+    rng = np.random.default_rng(7)
+    v = tf.Variable(rng.standard_normal((301, 250)).astype(np.float32))
+    opt = MAKERS[name]()
+    for _ in range(3):
+        if kind == "sparse":
+            rows = rng.integers(0, 301, 200)
+            grad = tf.IndexedSlices(
+                tf.constant(rng.standard_normal((200, 250)).astype(np.float32)),
+                tf.constant(rows), tf.constant([301, 250]))
+        elif grad_layout == "transposed":  # not C-contiguous: updated in one call
+            grad = tf.constant(np.asfortranarray(
+                rng.standard_normal((301, 250)).astype(np.float32)))
+        else:
+            grad = tf.constant(rng.standard_normal((301, 250)).astype(np.float32))
+        opt.apply_gradients([(grad, v)])
+    return [v.numpy()] + [s.numpy() for s in opt.variables if s.shape == v.shape]
+
+
+@pytest.mark.parametrize("kind,layout", [("dense", "contiguous"), ("dense", "transposed"),
+                                         ("sparse", "contiguous")])
+@pytest.mark.parametrize("name", list(MAKERS))
+def test_large_updates_in_blocks_equal_whole_array_updates_exactly(name, kind, layout,
+                                                                   monkeypatch):
+    blocked = _large_steps(name, kind, layout)
+    monkeypatch.setattr(training_ops, "_BLOCK", 10 ** 9)  # one call over the whole arrays
+    whole = _large_steps(name, kind, layout)
+    assert len(blocked) == len(whole) > 0
+    for got, want in zip(blocked, whole):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_in_blocks_visits_every_element_once_in_order():
+    seen = []
+    a = np.arange(5 * training_ops._BLOCK + 7, dtype=np.float32).reshape(-1, 1)
+    b = np.zeros_like(a)
+    training_ops._in_blocks(np, lambda x, y: (seen.append(x.size), np.add(y, x, out=y)), (a, b))
+    assert len(seen) == 6 and seen[-1] == 7
+    np.testing.assert_array_equal(b, a)
+    seen.clear()
+    small = np.ones((3, 4), np.float32)
+    training_ops._in_blocks(np, lambda x: seen.append(x.shape), (small,))
+    assert seen == [(3, 4)]  # small arrays: one call, on the arrays themselves
+
+
 def test_a_gradient_aliasing_the_variable_is_read_before_it_is_overwritten():
     v = tf.Variable(np.full(8, 2.0, np.float32))
     optimizers.SGD(0.5).apply_gradients([(v.read_value(), v)])

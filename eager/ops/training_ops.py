@@ -124,6 +124,33 @@ def _locked_update(op_name, handles, grad, update, dense=True):
     return ()
 
 
+#: Dense CPU updates of more elements than this run block by block (`_in_blocks`).
+_BLOCK = 16384
+
+
+def _in_blocks(xp, update, arrays):
+    """Runs the elementwise `update(*arrays)` over consecutive blocks of `_BLOCK` elements when
+    the arrays are numpy's, large, and all C-contiguous (they have one shape); in one call
+    otherwise.
+
+    Why: numpy evaluates `var -= lr * grad` (or Adam's dozen operations) one pass at a time,
+    each producing a temporary as large as the variable. A large temporary is a fresh mapping
+    from the kernel (malloc hands out big blocks with mmap), so every step page-faults through
+    it, and every pass streams the whole variable through the cache again. Block by block the
+    temporaries are small heap blocks that are reused, and a block's passes run in cache;
+    the result is the same, element for element, because every operation is elementwise.
+    TensorFlow's C++ kernels get this from Eigen's fused expressions; CuPy gets it here from the
+    fused kernels."""
+    size = arrays[0].size
+    if xp is not np or size <= 4 * _BLOCK or not all(a.flags.c_contiguous for a in arrays):
+        update(*arrays)
+        return
+    flat = [a.reshape(-1) for a in arrays]  # views: every array is contiguous
+    for start in range(0, size, _BLOCK):
+        stop = start + _BLOCK
+        update(*[f[start:stop] for f in flat])
+
+
 def _densify(op_name, xp, var_shape, dtype, values, indices):
     """The dense gradient of IndexedSlices (duplicate rows summed), for the kernels whose
     Keras 3 arithmetic is dense. Checks shapes and index bounds."""
@@ -218,7 +245,11 @@ def _gd_kernel(xp, var, alpha, delta):
         if _getrefcount(current) > _UNSHARED:  # shared: copy-on-write
             current = storage.value = current.copy()
         if xp is np:
-            xp.subtract(current, xp.multiply(delta, alpha), out=current)
+            if current.size <= 4 * _BLOCK:
+                np.subtract(current, np.multiply(delta, alpha), out=current)
+            else:
+                _in_blocks(np, lambda c, d: np.subtract(c, np.multiply(d, alpha), out=c),
+                           (current, delta))
         else:
             _fused_gradient_descent(xp)(alpha, delta, current)
         storage.version += 1
@@ -310,15 +341,16 @@ def _momentum_kernel(xp, var, accum, lr, grad, momentum, use_nesterov=False):
         fused = _fused_momentum(xp, use_nesterov)
         return _locked_update(_MOMENTUM, (var, accum), grad,
                               lambda v, a: fused(grad, lr, momentum, v, a))
-    return _locked_update(_MOMENTUM, (var, accum), grad,
-                          lambda v, a: _momentum_math(xp, v, a, xp.multiply(grad, lr), momentum,
-                                                      use_nesterov))
+    return _locked_update(_MOMENTUM, (var, accum), grad, lambda v, a: _in_blocks(
+        xp, lambda v, a, g: _momentum_math(xp, v, a, xp.multiply(g, lr), momentum, use_nesterov),
+        (v, a, grad)))
 
 
 def _sparse_momentum_kernel(xp, var, accum, lr, grad, indices, momentum, use_nesterov=False):
     def update(v, a):
         scaled = _densify(_SPARSE_MOMENTUM, xp, v.shape, v.dtype, grad * lr, indices)
-        _momentum_math(xp, v, a, scaled, momentum, use_nesterov)
+        _in_blocks(xp, lambda v, a, s: _momentum_math(xp, v, a, s, momentum, use_nesterov),
+                   (v, a, scaled))
     return _locked_update(_SPARSE_MOMENTUM, (var, accum), grad, update, dense=False)
 
 
@@ -328,8 +360,8 @@ def _adam_kernel(xp, var, m, v, beta1_power, beta2_power, lr, one_minus_beta1,
     if _fusable(xp, grad):  # a GPU: one kernel launch per variable instead of about a dozen
         return _locked_update(_ADAM, (var, m, v), grad,
                               lambda w, m_, v_: _fused_adam(xp)(grad, *scalars, w, m_, v_))
-    return _locked_update(_ADAM, (var, m, v), grad,
-                          lambda w, m_, v_: _adam_math(xp, w, m_, v_, None, *scalars, grad))
+    return _locked_update(_ADAM, (var, m, v), grad, lambda w, m_, v_: _in_blocks(
+        xp, lambda w, m_, v_, g: _adam_math(xp, w, m_, v_, None, *scalars, g), (w, m_, v_, grad)))
 
 
 def _amsgrad_kernel(xp, var, m, v, vhat, beta1_power, beta2_power, lr, one_minus_beta1,
@@ -339,15 +371,22 @@ def _amsgrad_kernel(xp, var, m, v, vhat, beta1_power, beta2_power, lr, one_minus
         fused = _fused_amsgrad(xp)
         return _locked_update(_AMSGRAD, (var, m, v, vhat), grad,
                               lambda w, m_, v_, h: fused(grad, *scalars, w, m_, v_, h))
-    return _locked_update(_AMSGRAD, (var, m, v, vhat), grad,
-                          lambda w, m_, v_, h: _adam_math(xp, w, m_, v_, h, *scalars, grad))
+    return _locked_update(_AMSGRAD, (var, m, v, vhat), grad, lambda w, m_, v_, h: _in_blocks(
+        xp, lambda w, m_, v_, h, g: _adam_math(xp, w, m_, v_, h, *scalars, g),
+        (w, m_, v_, h, grad)))
 
 
 def _sparse_adam_update(op_name, xp, grad, indices, scalars):
     def update(w, m_, v_, h=None):
         dense = _densify(op_name, xp, w.shape, w.dtype, grad, indices)
         dense_sq = _densify(op_name, xp, w.shape, w.dtype, grad * grad, indices)
-        _adam_math(xp, w, m_, v_, h, *scalars, dense, dense_sq)
+        if h is None:
+            _in_blocks(xp, lambda w, m_, v_, g, g2: _adam_math(xp, w, m_, v_, None, *scalars,
+                                                               g, g2), (w, m_, v_, dense, dense_sq))
+        else:
+            _in_blocks(xp, lambda w, m_, v_, h, g, g2: _adam_math(xp, w, m_, v_, h, *scalars,
+                                                                  g, g2),
+                       (w, m_, v_, h, dense, dense_sq))
     return update
 
 
