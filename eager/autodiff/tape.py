@@ -92,8 +92,8 @@ class Entry:
 
 def _kept(tensors, keep):
     n = len(tensors)
-    if keep is True:
-        return tuple(tensors)
+    if keep is True or (n < 4 and keep == _ALL_KEPT[n]):
+        return tensors if tensors.__class__ is tuple else tuple(tensors)
     if not keep:
         return _NOTHING_KEPT[n] if n < 4 else (None,) * n
     kept = [None] * n
@@ -104,11 +104,38 @@ def _kept(tensors, keep):
 
 
 _NOTHING_KEPT = ((), (None,), (None, None), (None, None, None))
+_ALL_KEPT = ((), (0,), (0, 1), (0, 1, 2))
 
 
 def op_backward(entry, *grads):
     """The backward of an entry recorded for a registered op: its gradient rule."""
     return entry.op.gradient(entry, *grads)
+
+
+def _describe(tensors, follow=None):
+    """(tape ids, shapes, dtypes) of `tensors`, as tuples. With `follow` (a tape's id set), the
+    tensors are an op's outputs: each differentiable one gets an id and is followed; the others
+    get id 0."""
+    tids, shapes, dtypes = [], [], []
+    for t in tensors:
+        if t.__class__ is EagerTensor:
+            shapes.append(t._value.shape)
+            dtype = t._meta.dtype
+        else:
+            shapes.append(t.shape)
+            dtype = t.dtype
+        dtypes.append(dtype)
+        if follow is None:
+            tids.append(t._tape_id)
+        elif dtype._inexact or dtype is variant:  # TensorLists carry gradients too
+            tid = t._tape_id
+            if not tid:
+                tid = t._tape_id = _next_id()
+            follow.add(tid)
+            tids.append(tid)
+        else:
+            tids.append(0)
+    return tuple(tids), tuple(shapes), tuple(dtypes)
 
 
 class Tape:
@@ -150,8 +177,9 @@ class Tape:
     def record(self, op, inputs, attrs, outputs, backward, keep_inputs, keep_outputs):
         """Adds an entry if any input is followed by this tape; returns whether it did.
 
-        Hot path while recording: one pass over inputs and one over outputs; shapes are stored
-        as the arrays' own tuples.
+        Hot path while recording (every op under a tape): one pass over inputs and one over
+        outputs, shapes stored as the arrays' own tuples; ops with one or two eager inputs and
+        one output (most of them) build their tuples without intermediate lists.
         """
         ids = self.ids
         for t in inputs:
@@ -159,36 +187,38 @@ class Tape:
                 break
         else:
             return False
-        input_ids, input_shapes, input_dtypes = [], [], []
-        for t in inputs:
-            input_ids.append(t._tape_id)
-            if t.__class__ is EagerTensor:
-                input_shapes.append(t._value.shape)
-                input_dtypes.append(t._meta.dtype)
-            else:
-                input_shapes.append(t.shape)
-                input_dtypes.append(t.dtype)
-        output_ids, output_shapes, output_dtypes = [], [], []
-        for t in outputs:
-            if t.__class__ is EagerTensor:
-                output_shapes.append(t._value.shape)
-                dtype = t._meta.dtype
-            else:
-                output_shapes.append(t.shape)
-                dtype = t.dtype
-            output_dtypes.append(dtype)
+        n = len(inputs)
+        if n == 2 and inputs[0].__class__ is EagerTensor and inputs[1].__class__ is EagerTensor:
+            a, b = inputs
+            input_ids = (a._tape_id, b._tape_id)
+            input_shapes = (a._value.shape, b._value.shape)
+            input_dtypes = (a._meta.dtype, b._meta.dtype)
+        elif n == 1 and inputs[0].__class__ is EagerTensor:
+            a = inputs[0]
+            input_ids = (a._tape_id,)
+            input_shapes = (a._value.shape,)
+            input_dtypes = (a._meta.dtype,)
+        else:
+            input_ids, input_shapes, input_dtypes = _describe(inputs)
+        if len(outputs) == 1 and outputs[0].__class__ is EagerTensor:
+            out = outputs[0]
+            dtype = out._meta.dtype
+            output_shapes = (out._value.shape,)
+            output_dtypes = (dtype,)
             if dtype._inexact or dtype is variant:  # TensorLists carry gradients too
-                tid = t._tape_id
+                tid = out._tape_id
                 if not tid:
-                    tid = t._tape_id = _next_id()
+                    tid = out._tape_id = _next_id()
                 ids.add(tid)
-                output_ids.append(tid)
+                output_ids = (tid,)
             else:
-                output_ids.append(0)
+                output_ids = (0,)
+        else:
+            output_ids, output_shapes, output_dtypes = _describe(outputs, ids)
         self.entries.append(Entry(
-            op, attrs, tuple(input_ids), tuple(output_ids), _kept(inputs, keep_inputs),
-            _kept(outputs, keep_outputs), tuple(input_shapes), tuple(input_dtypes),
-            tuple(output_shapes), tuple(output_dtypes), backward))
+            op, attrs, input_ids, output_ids, _kept(inputs, keep_inputs),
+            _kept(outputs, keep_outputs), input_shapes, input_dtypes, output_shapes,
+            output_dtypes, backward))
         return True
 
     def release(self):
