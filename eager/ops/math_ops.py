@@ -484,9 +484,11 @@ def _squeeze_kept(xp, out, x, axes, keepdims):
 
 
 def _sum_kernel(xp, x, axes=None, keepdims=False):
+    # Reductions call the array's own methods: numpy's module-level `sum`/`max` are Python
+    # wrappers around them that cost more than a small reduction itself.
     if not keepdims and (axes is None or len(axes) == x.ndim):
         return x.sum(dtype=x.dtype)  # a full reduction: numpy's quickest form
-    return xp.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+    return x.sum(axis=axes, keepdims=keepdims, dtype=x.dtype)
 
 
 def _prod_kernel(xp, x, axes=None, keepdims=False):
@@ -508,7 +510,7 @@ def _mean_kernel(xp, x, axes=None, keepdims=False):
             q = q + ((q * n != total) & (total < 0))
         return q.astype(x.dtype)
     # sum / count as numpy's mean, but an empty mean is a silent 0 / 0 = nan (as in TF).
-    total = xp.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+    total = x.sum(axis=axes, keepdims=keepdims, dtype=x.dtype)
     return (total / n).astype(x.dtype, copy=False)
 
 
@@ -516,14 +518,14 @@ def _max_kernel(xp, x, axes=None, keepdims=False):
     empty = _empty_initial(xp, x, axes, xp.max, True)
     if empty is not None:
         return _squeeze_kept(xp, empty, x, axes, keepdims)
-    return xp.max(x, axis=axes, keepdims=keepdims)
+    return x.max(axis=axes, keepdims=keepdims)
 
 
 def _min_kernel(xp, x, axes=None, keepdims=False):
     empty = _empty_initial(xp, x, axes, xp.min, False)
     if empty is not None:
         return _squeeze_kept(xp, empty, x, axes, keepdims)
-    return xp.min(x, axis=axes, keepdims=keepdims)
+    return x.min(axis=axes, keepdims=keepdims)
 
 
 def _any_kernel(xp, x, axes=None, keepdims=False):

@@ -188,13 +188,13 @@ def _softmax_kernel(xp, x, axis=-1):
     if x.size == 0:
         return xp.asarray(x).copy()
     xf = _upcast(xp, x)
-    e = xp.exp(xf - xp.max(xf, axis=axis, keepdims=True))
-    return (e / xp.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+    e = xp.exp(xf - xf.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(x.dtype, copy=False)
 
 
 def _log_softmax(xp, xf, axis):
-    shifted = xf - xp.max(xf, axis=axis, keepdims=True)
-    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+    shifted = xf - xf.max(axis=axis, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
 
 
 def _log_softmax_kernel(xp, x, axis=-1):
@@ -309,16 +309,24 @@ def _softmax_xent_infer(logits, labels, axis=-1):
 
 
 def _softmax_xent_kernel(xp, logits, labels, axis=-1):
+    """TensorFlow's XentFunctor, operation for operation: shifted = x - max(x),
+    s = sum(exp(shifted)), loss = sum(labels * (log(s) - shifted)),
+    backprop = exp(shifted) / s - labels. Reductions are the arrays' own methods (numpy's
+    module-level `sum`/`max` add a Python wrapper that costs more than a small reduction)."""
     x = _upcast(xp, logits)
-    z = xp.broadcast_to(labels.astype(x.dtype, copy=False), x.shape)
+    z = labels if labels.dtype == x.dtype else labels.astype(x.dtype)
+    if z.shape != x.shape:
+        z = xp.broadcast_to(z, x.shape)
     if x.shape[axis] == 0:  # no classes: zero loss
         axis %= x.ndim
         loss_shape = tuple(d for i, d in enumerate(x.shape) if i != axis)
         return (xp.zeros(loss_shape, dtype=logits.dtype),
                 xp.zeros(x.shape, dtype=logits.dtype))
-    log_p = _log_softmax(xp, x, axis)
-    loss = -xp.sum(z * log_p, axis=axis)
-    backprop = xp.exp(log_p) - z
+    shifted = x - x.max(axis=axis, keepdims=True)
+    e = xp.exp(shifted)
+    total = e.sum(axis=axis, keepdims=True)
+    loss = (z * (xp.log(total) - shifted)).sum(axis=axis)
+    backprop = e / total - z
     return loss.astype(logits.dtype, copy=False), backprop.astype(logits.dtype, copy=False)
 
 
