@@ -71,6 +71,21 @@ def test_nested_structures_of_sources_and_targets():
     assert float(ga) == 4.0
 
 
+def test_flat_and_nested_sequences_of_sources_keep_their_type_and_order():
+    a, b = T(2.0), T(3.0)
+    v = tf.Variable(5.0, dtype=a.dtype)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([a, b])
+        y = a * b * v
+    as_list = tape.gradient(y, [v, b, a])
+    as_tuple = tape.gradient(y, (a, v))
+    nested = tape.gradient(y, [a, (b, [v])])
+    assert type(as_list) is list and [float(g) for g in as_list] == [6.0, 10.0, 15.0]
+    assert type(as_tuple) is tuple and [float(g) for g in as_tuple] == [15.0, 6.0]
+    assert type(nested) is list and type(nested[1]) is tuple and type(nested[1][1]) is list
+    assert [float(nested[0]), float(nested[1][0]), float(nested[1][1][0])] == [15.0, 10.0, 6.0]
+
+
 def test_output_gradients_weight_the_targets():
     x = T([1.0, 2.0])
     with tf.GradientTape() as tape:

@@ -41,16 +41,35 @@ def _unconnected(value):
     return UnconnectedGradients(value)
 
 
+_NESTED = (list, tuple, dict)
+
+
+def _flat_sequence(structure) -> bool:
+    """Whether `structure` is a plain list or tuple of leaves: the usual `sources` (a model's
+    variables), which needs none of `nest`'s recursion."""
+    cls = structure.__class__
+    if cls is not list and cls is not tuple:
+        return False
+    for item in structure:
+        if isinstance(item, _NESTED):
+            return False
+    return True
+
+
 def _flatten(structure):
-    """nest.flatten with a shortcut for the common single tensor."""
+    """nest.flatten with shortcuts for a single tensor and a flat list or tuple."""
     if isinstance(structure, Tensor):
         return [structure]
+    if _flat_sequence(structure):
+        return list(structure)
     return nest.flatten(structure)
 
 
 def _pack(structure, flat):
     if isinstance(structure, Tensor):
         return flat[0]
+    if _flat_sequence(structure) and len(flat) == len(structure):
+        return structure.__class__(flat)
     return nest.pack_sequence_as(structure, flat)
 
 

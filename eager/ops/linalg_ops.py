@@ -48,12 +48,14 @@ def _matmul_kernel(xp, a, b, transpose_a=False, transpose_b=False, adjoint_a=Fal
                    adjoint_b=False):
     if a.ndim < 2 or b.ndim < 2:
         _matmul_infer(a, b)  # raises the rank error
+    # The arrays' own swapaxes: numpy's module-level one is a Python wrapper around it, and the
+    # gradients of every MatMul transpose an operand.
     if transpose_a or adjoint_a:
-        a = xp.swapaxes(a, -1, -2)
+        a = a.swapaxes(-1, -2)
         if adjoint_a:
             a = xp.conj(a)
     if transpose_b or adjoint_b:
-        b = xp.swapaxes(b, -1, -2)
+        b = b.swapaxes(-1, -2)
         if adjoint_b:
             b = xp.conj(b)
     # The operator, not `xp.matmul`: the same product, but CuPy's `matmul` is a Python-level
