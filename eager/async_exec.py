@@ -202,15 +202,18 @@ class AsyncExecutor:
         if key is not None:
             placed = _PLACED.get(key)
             if placed is None:
-                placed = (_place(op, inputs, st), op.infer(a, b))
+                device = _place(op, inputs, st)
+                specs = op.infer(a, b)
+                placed = (device, specs, _output_meta(specs, device))
                 if len(_PLACED) >= _INFER_CACHE_LIMIT:
                     _PLACED.clear()
                 _PLACED[key] = placed
-            device, specs = placed
+            device, specs, meta = placed
         else:
             device = _place(op, inputs, st)  # eager placement, soft placement included
             specs = (_infer(op, inputs, attrs) if op.infer_from_types
                      else op.infer(*inputs, **attrs))
+            meta = None
         self._issued = seq = self._issued + 1
         node = _new_node(_Node)  # (no __init__ call: this is every async op's hot path)
         node.op = op
@@ -224,8 +227,7 @@ class AsyncExecutor:
         if specs.__class__ is TensorSpec:
             result = t = _new_pending(PendingTensor)
             t._shape = specs.shape
-            dtype = specs.dtype
-            t._meta = _METAS[device][dtype.dtype if dtype.is_numpy_compatible else dtype]
+            t._meta = meta if meta is not None else _output_meta(specs, device)
             t._node = node
             t._resolved = None
             t._tape_id = 0
@@ -333,8 +335,18 @@ class AsyncExecutor:
 
 
 _INFER_CACHE = {}  # (op, input metas and shapes, attrs) -> output specs
-_PLACED = {}  # (op, two operands' metas and shapes, default device) -> (device, output specs)
+#: (op, two operands' metas and shapes, default device) -> (device, output specs, the output's
+#: TensorMeta when there is one output, else None)
+_PLACED = {}
 _INFER_CACHE_LIMIT = 4096
+
+
+def _output_meta(specs, device):
+    """The TensorMeta of a single-output op's pending result (None for several outputs)."""
+    if specs.__class__ is not TensorSpec:
+        return None
+    dtype = specs.dtype
+    return _METAS[device][dtype.dtype if dtype.is_numpy_compatible else dtype]
 
 
 def _infer(op, inputs, attrs):
