@@ -254,7 +254,7 @@ class GradientTape:
         self._check_usable()
         unconnected = _unconnected(unconnected_gradients)
         target = _as_target(target)
-        flat_sources = nest.flatten(sources)
+        flat_sources = _flatten(sources)
         n = _static_size(target, "jacobian")
         columns = None
         if experimental_use_pfor and n > 1:
@@ -284,7 +284,7 @@ class GradientTape:
                 continue
             results.append(reshape(stacked, shape))
         self._finish()
-        return nest.pack_sequence_as(sources, results)
+        return _pack(sources, results)
 
     def _vectorised_rows(self, target, n, sources, parallel_iterations):
         """Per source, the n Jacobian rows stacked ([n, *source shape]; None where unconnected),

@@ -98,10 +98,12 @@ def _check_grad(op_name, var_name, current, grad, dense=True):
                                 f"{_shape(current)} vs. {_shape(grad)}")
 
 
-def _locked_update(op_name, handles, grad, update, dense=True):
+def _locked_update(op_name, handles, grad, update, dense=True, xp=None):
     """Runs `update(*writable_arrays)` with every storage of `handles` locked (in uid order),
     after checking the gradient's dtype (and, when `dense`, shape) and the slots' against the
-    variable. Bumps every storage's version."""
+    variable. Bumps every storage's version. With `xp` (a dense elementwise update), `update`
+    also receives the gradient, `update(*writable_arrays, grad)`, and runs over blocks of all of
+    them (`_in_blocks`)."""
     storages = _storages(op_name, handles)
     locks = [storages[i].lock for i in sorted(range(len(handles)), key=lambda i: handles[i].uid)]
     for lock in locks:
@@ -115,7 +117,11 @@ def _locked_update(op_name, handles, grad, update, dense=True):
                                         f"{_shape(s.value)}) does not match the variable "
                                         f"{handles[0].name} ({storages[0].value.dtype.name}"
                                         f"{list(shape)})")
-        update(*[_writable(s) for s in storages])
+        arrays = [_writable(s) for s in storages]
+        if xp is None:
+            update(*arrays)
+        else:
+            _in_blocks(xp, update, (*arrays, grad))
         for s in storages:
             s.version += 1
     finally:
@@ -124,8 +130,10 @@ def _locked_update(op_name, handles, grad, update, dense=True):
     return ()
 
 
-#: Dense CPU updates of more elements than this run block by block (`_in_blocks`).
+#: Dense CPU updates of more than `_BLOCKED_ABOVE` elements run `_BLOCK` at a time
+#: (`_in_blocks`).
 _BLOCK = 16384
+_BLOCKED_ABOVE = 4 * _BLOCK
 
 
 def _in_blocks(xp, update, arrays):
@@ -142,7 +150,7 @@ def _in_blocks(xp, update, arrays):
     TensorFlow's C++ kernels get this from Eigen's fused expressions; CuPy gets it here from the
     fused kernels."""
     size = arrays[0].size
-    if xp is not np or size <= 4 * _BLOCK or not all(a.flags.c_contiguous for a in arrays):
+    if xp is not np or size <= _BLOCKED_ABOVE or not all(a.flags.c_contiguous for a in arrays):
         update(*arrays)
         return
     flat = [a.reshape(-1) for a in arrays]  # views: every array is contiguous
@@ -245,7 +253,7 @@ def _gd_kernel(xp, var, alpha, delta):
         if _getrefcount(current) > _UNSHARED:  # shared: copy-on-write
             current = storage.value = current.copy()
         if xp is np:
-            if current.size <= 4 * _BLOCK:
+            if current.size <= _BLOCKED_ABOVE:  # (no closure for the common small case)
                 np.subtract(current, np.multiply(delta, alpha), out=current)
             else:
                 _in_blocks(np, lambda c, d: np.subtract(c, np.multiply(d, alpha), out=c),
@@ -341,9 +349,10 @@ def _momentum_kernel(xp, var, accum, lr, grad, momentum, use_nesterov=False):
         fused = _fused_momentum(xp, use_nesterov)
         return _locked_update(_MOMENTUM, (var, accum), grad,
                               lambda v, a: fused(grad, lr, momentum, v, a))
-    return _locked_update(_MOMENTUM, (var, accum), grad, lambda v, a: _in_blocks(
-        xp, lambda v, a, g: _momentum_math(xp, v, a, xp.multiply(g, lr), momentum, use_nesterov),
-        (v, a, grad)))
+    return _locked_update(
+        _MOMENTUM, (var, accum), grad,
+        lambda v, a, g: _momentum_math(xp, v, a, xp.multiply(g, lr), momentum, use_nesterov),
+        xp=xp)
 
 
 def _sparse_momentum_kernel(xp, var, accum, lr, grad, indices, momentum, use_nesterov=False):
@@ -360,8 +369,9 @@ def _adam_kernel(xp, var, m, v, beta1_power, beta2_power, lr, one_minus_beta1,
     if _fusable(xp, grad):  # a GPU: one kernel launch per variable instead of about a dozen
         return _locked_update(_ADAM, (var, m, v), grad,
                               lambda w, m_, v_: _fused_adam(xp)(grad, *scalars, w, m_, v_))
-    return _locked_update(_ADAM, (var, m, v), grad, lambda w, m_, v_: _in_blocks(
-        xp, lambda w, m_, v_, g: _adam_math(xp, w, m_, v_, None, *scalars, g), (w, m_, v_, grad)))
+    return _locked_update(_ADAM, (var, m, v), grad,
+                          lambda w, m_, v_, g: _adam_math(xp, w, m_, v_, None, *scalars, g),
+                          xp=xp)
 
 
 def _amsgrad_kernel(xp, var, m, v, vhat, beta1_power, beta2_power, lr, one_minus_beta1,
@@ -371,22 +381,18 @@ def _amsgrad_kernel(xp, var, m, v, vhat, beta1_power, beta2_power, lr, one_minus
         fused = _fused_amsgrad(xp)
         return _locked_update(_AMSGRAD, (var, m, v, vhat), grad,
                               lambda w, m_, v_, h: fused(grad, *scalars, w, m_, v_, h))
-    return _locked_update(_AMSGRAD, (var, m, v, vhat), grad, lambda w, m_, v_, h: _in_blocks(
-        xp, lambda w, m_, v_, h, g: _adam_math(xp, w, m_, v_, h, *scalars, g),
-        (w, m_, v_, h, grad)))
+    return _locked_update(_AMSGRAD, (var, m, v, vhat), grad,
+                          lambda w, m_, v_, h, g: _adam_math(xp, w, m_, v_, h, *scalars, g),
+                          xp=xp)
 
 
 def _sparse_adam_update(op_name, xp, grad, indices, scalars):
     def update(w, m_, v_, h=None):
         dense = _densify(op_name, xp, w.shape, w.dtype, grad, indices)
         dense_sq = _densify(op_name, xp, w.shape, w.dtype, grad * grad, indices)
-        if h is None:
-            _in_blocks(xp, lambda w, m_, v_, g, g2: _adam_math(xp, w, m_, v_, None, *scalars,
-                                                               g, g2), (w, m_, v_, dense, dense_sq))
-        else:
-            _in_blocks(xp, lambda w, m_, v_, h, g, g2: _adam_math(xp, w, m_, v_, h, *scalars,
-                                                                  g, g2),
-                       (w, m_, v_, h, dense, dense_sq))
+        _in_blocks(xp, lambda g, g2, w, m_, v_, h=None: _adam_math(xp, w, m_, v_, h, *scalars,
+                                                                   g, g2),
+                   (dense, dense_sq, w, m_, v_) + (() if h is None else (h,)))
     return update
 
 

@@ -298,16 +298,12 @@ def _trace(needed, grads, source_ids, source_set, need, batch=0):
 # -- batched walks: Jacobians ------------------------------------------------------------------
 
 
-class _BatchedPlan:
+class _BatchedPlan(_Plan):
     """A compiled walk vectorised over its seeds' leading axis (`vectorize`): one run gives the
-    gradients for every row of the seeds."""
+    gradients for every row of the seeds. Its `structure` has, per source, None or (fetch
+    index, whether it is batched). (A class of its own: `plan_count` counts unbatched plans.)"""
 
-    __slots__ = ("run", "kept_slots", "structure")
-
-    def __init__(self, run, kept_slots, structure):
-        self.run = run
-        self.kept_slots = kept_slots
-        self.structure = structure  # per source: None or (fetch index, whether it is batched)
+    __slots__ = ()
 
 
 def _plan_batched(needed, grads, source_ids, source_set, need, batch):
