@@ -28,17 +28,21 @@ __all__ = ["FAST", "thread_state", "slow_path_reason", "device", "current_device
 
 class _FastPath:
     """`on` is True when EagerTensor operators may skip dispatch; `device` is the one device.
+    `taped` is True when the only slow-path reasons are gradient tapes: dispatch may then run
+    kernels on `device` without placement, and need only tell this thread's tapes.
 
     Entering and leaving a slow-path reason (every GradientTape does) must be cheap: the device
     check is redone only when the device set changes, and listeners run only when `on` flips.
     """
 
-    __slots__ = ("on", "device", "reasons", "lock", "listeners")
+    __slots__ = ("on", "taped", "device", "reasons", "tapes", "lock", "listeners")
 
     def __init__(self):
         self.on = False
+        self.taped = False
         self.device = None
         self.reasons = 0
+        self.tapes = 0  # of `reasons`, how many are recording gradient tapes (any thread)
         self.lock = threading.RLock()  # re-entrant: finalizers (thread-state teardown) take it
         self.listeners = []  # called after every change of `on` (eager.tensor caches flags)
 
@@ -51,7 +55,9 @@ class _FastPath:
         self._update(force=True)
 
     def _update(self, force=False):
-        on = self.device is not None and self.reasons == 0
+        single = self.device is not None
+        self.taped = single and self.reasons == self.tapes
+        on = single and self.reasons == 0
         if on != self.on or force:
             self.on = on
             for listener in self.listeners:
@@ -79,7 +85,7 @@ def enter_slow_path():
     fast = FAST
     with fast.lock:
         fast.reasons += 1
-        if fast.on:
+        if fast.taped:
             fast._update()
 
 
@@ -87,7 +93,27 @@ def leave_slow_path():
     fast = FAST
     with fast.lock:
         fast.reasons -= 1
-        if not fast.reasons:
+        if fast.reasons == fast.tapes:
+            fast._update()
+
+
+def enter_tape():
+    """A gradient tape starts recording (in any thread): a slow-path reason that still lets
+    dispatch take its taped path (`FAST.taped`)."""
+    fast = FAST
+    with fast.lock:
+        fast.reasons += 1
+        fast.tapes += 1
+        if fast.on:
+            fast._update()
+
+
+def leave_tape():
+    fast = FAST
+    with fast.lock:
+        fast.reasons -= 1
+        fast.tapes -= 1
+        if fast.reasons == fast.tapes:
             fast._update()
 
 

@@ -113,6 +113,58 @@ def test_plan_made_on_second_sight_and_reused():
     assert backward_plans.plan_count() == 1
 
 
+def test_tape_with_unconnected_entries_plans_and_matches_the_walk(plan_form):
+    """The plan is keyed on the whole tape (so a hit skips pruning): entries off the path from
+    the sources to the target (a metric, a product of constants, a second loss) must neither
+    change the gradients nor be fed to the plan; a source the target does not reach gets
+    None."""
+    rng = np.random.default_rng(3)
+    xv, wv = rng.standard_normal((4, 3)), rng.standard_normal((3, 2))
+    x, w, unused = eager.constant(xv), eager.constant(wv), eager.constant(np.ones(2))
+
+    def grads(planned):
+        backward_plans.set_enabled(planned)
+        with eager.GradientTape() as tape:
+            tape.watch([x, w, unused])
+            metric = eager.reduce_mean(eager.exp(x))  # recorded, off the path to loss
+            h = eager.tanh(eager.matmul(x, w))
+            other = eager.reduce_sum(unused * 2.0)  # recorded, reaches no target
+            loss = eager.reduce_sum(h * h)
+            del metric, other
+        return [None if g is None else g.numpy() for g in tape.gradient(loss, [x, w, unused])]
+
+    walked = grads(False)
+    runs = [grads(True) for _ in range(3)]
+    assert walked[2] is None
+    t = np.tanh(xv @ wv)
+    dh = 2 * t * (1 - t * t)
+    np.testing.assert_allclose(walked[0], dh @ wv.T, rtol=1e-12)
+    np.testing.assert_allclose(walked[1], xv.T @ dh, rtol=1e-12)
+    for run in runs:
+        assert run[2] is None
+        np.testing.assert_allclose(run[0], walked[0], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(run[1], walked[1], rtol=1e-12, atol=1e-14)
+    assert backward_plans.plan_count() == 1
+
+
+def test_custom_gradient_off_the_path_still_plans():
+    """A custom gradient cannot be keyed, so a tape holding one is pruned first and keyed over
+    the walk alone: when the custom gradient is off the path, the walk is still planned."""
+    @eager.custom_gradient
+    def doubled(v):
+        return v * 2.0, lambda dy: dy * 2.0
+
+    x = eager.constant(np.array([1.0, -2.0, 3.0]))
+    for _ in range(3):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            side = doubled(x)  # recorded as a custom-gradient entry, not on loss's path
+            loss = eager.reduce_sum(eager.exp(x))
+        np.testing.assert_allclose(tape.gradient(loss, x).numpy(), np.exp([1.0, -2.0, 3.0]))
+        del side
+    assert backward_plans.plan_count() == 1
+
+
 def test_structure_key_separates_aliasing_shapes_and_attributes():
     """x*x and x*y have the same ops and shapes but not the same structure; so do reductions
     over different axes, and the same ops on other shapes."""

@@ -182,6 +182,39 @@ def test_tapes_are_per_thread():
     assert tape.gradient(result["y"], x) is None
 
 
+def test_taped_dispatch_records_on_this_threads_tapes_only(cpu_only, no_inference_check):
+    """With one device and nothing but tapes open, dispatch skips placement and tells only the
+    calling thread's tapes (`FAST.taped`): another thread's ops are computed, not recorded;
+    a device scope inside the tape turns that path off (full placement) and back on; leaving
+    the tape restores the operators' fast path."""
+    fast = tf.context.FAST
+    assert fast.on
+    x = T([2.0, 3.0])
+    result = {}
+    with tf.GradientTape() as tape:
+        assert fast.taped and not fast.on
+        tape.watch(x)
+
+        def other_thread():
+            result["y"] = tf.multiply(x, x)  # taped path, but this thread has no tape
+
+        worker = threading.Thread(target=other_thread)
+        worker.start()
+        worker.join()
+        with tf.device("CPU:0"):
+            assert not fast.taped
+            z = tf.multiply(x, 3.0)
+        assert fast.taped
+        w = tf.reduce_sum(tf.multiply(x, x)) + tf.reduce_sum(z)
+    assert fast.on and fast.taped
+    np.testing.assert_array_equal(result["y"].numpy(), [4.0, 9.0])
+    assert tape.gradient(result["y"], x) is None
+    with tf.GradientTape() as tape2:
+        tape2.watch(x)
+        w = tf.reduce_sum(tf.multiply(x, x)) + tf.reduce_sum(tf.multiply(x, 3.0))
+    np.testing.assert_array_equal(tape2.gradient(w, x).numpy(), [7.0, 9.0])
+
+
 def test_operators_on_watched_tensors_are_recorded():
     x = T([1.0, 2.0])
     with tf.GradientTape() as tape:

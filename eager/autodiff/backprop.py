@@ -65,10 +65,11 @@ def _no_gradient_error(entry):
 
 
 def set_planner(planner, batch_planner=None) -> None:
-    """Installs `planner(needed, grads, source_ids, source_set, need)`, asked before every
-    backward walk whether it can produce the gradients faster (a compiled plan of the same
-    walk; `eager.runtime.backward_plans` installs one), and `batch_planner(..., batch)`, asked
-    by `backward_batched`. Either returns None to decline; the walk then runs op by op (once
+    """Installs `planner(entries, grads, source_ids, source_set)`, asked before every
+    backward walk (with the whole tape's entries, unpruned: a plan may know the pruning
+    already) whether it can produce the gradients faster (a compiled plan of the same walk;
+    `eager.runtime.backward_plans` installs one), and `batch_planner(needed, grads,
+    source_ids, source_set, need, batch)`, asked by `backward_batched`. Either returns None to decline; the walk then runs op by op (once
     per row for a batch). `set_planner(None)` uninstalls both. Autodiff never imports the
     runtime."""
     global _planner, _batch_planner
@@ -101,11 +102,11 @@ def backward(tape, targets, target_grads, source_ids):
             grads[tid] = [g]
     if not source_set or not grads:
         return [None] * len(source_ids)
-    needed, need = prune(tape.entries, source_set, grads)
     if _planner is not None:
-        planned = _planner(needed, grads, source_ids, source_set, need)
+        planned = _planner(tape.entries, grads, source_ids, source_set)
         if planned is not None:
             return planned
+    needed, need = prune(tape.entries, source_set, grads)
     return walk(needed, grads, source_ids, source_set, need)
 
 

@@ -106,7 +106,7 @@ class GradientTape:
                              "an already-active tape.")
         self._stack = _context.thread_state().tapes
         self._stack.append(self._tape)
-        _context.enter_slow_path()
+        _context.enter_tape()
         self._recording = True
 
     def _pop(self):
@@ -115,7 +115,7 @@ class GradientTape:
             if stack[i] is self._tape:
                 del stack[i]
                 break
-        _context.leave_slow_path()
+        _context.leave_tape()
         self._recording = False
 
     @contextlib.contextmanager
@@ -227,13 +227,10 @@ class GradientTape:
         it unless it is persistent (TensorFlow records it then, which is what higher order on
         one tape needs). Returns what `_resume` needs: (stack, index), or None."""
         tape = self._tape
-        if tape.persistent:
+        if tape.persistent or not self._recording:  # not on the stack: nothing to take off
             return None
-        tapes = self._stack if self._stack is not None else _context.thread_state().tapes
-        try:
-            index = tapes.index(tape)
-        except ValueError:  # not recording
-            return None
+        tapes = self._stack
+        index = tapes.index(tape)
         del tapes[index]
         return tapes, index
 

@@ -91,6 +91,14 @@ def execute(op, inputs, attrs=NO_ATTRS):
         # No thread has a tape, scope or interpreter, and there is one device: nothing to do
         # but run the kernel there.
         return _run_sync(op, inputs, attrs, _FAST.device)
+    if _FAST.taped:
+        # Only gradient tapes (in some thread) keep the fast path off: run as above, then tell
+        # this thread's tapes, if it has any.
+        outputs = _run_sync(op, inputs, attrs, _FAST.device)
+        tapes = _per_thread.state.tapes
+        if tapes:
+            _hooks.record(tapes, op, inputs, attrs, outputs)
+        return outputs
     if _PROFILE.active:
         return _execute_profiled(op, inputs, attrs)
     return _execute_slow(op, inputs, attrs)

@@ -121,12 +121,25 @@ class _Plan:
         self.structure = structure  # per source: None, (False, i) or (True, i, has_shape)
 
 
-def _plan_or_walk(needed, grads, source_ids, source_set, need):
+def _plan_or_walk(entries, grads, source_ids, source_set):
     """The planner `backprop.backward` asks (see `backprop.set_planner`): gradients from a
-    compiled plan, or None to walk."""
-    found = _lookup(needed, grads, source_ids, batched=False)
+    compiled plan, or None to walk.
+
+    The key is first taken over the whole tape (`entries`, in execution order): pruning is a
+    function of the tape's structure, the targets and the sources, which the key holds, so a
+    plan found this way skips pruning too. A tape with an entry that cannot be keyed (a custom
+    gradient, say) is pruned first and keyed over the walk's entries only, as that entry may
+    be off the path."""
+    found = _lookup(entries, grads, source_ids, "tape")
     if found is None:
-        return None
+        needed, need = _backprop.prune(entries, source_set, grads)
+        found = _lookup(needed, grads, source_ids, "walk")
+        if found is None:
+            return None
+        fed_from = needed
+    else:
+        needed = need = None
+        fed_from = entries
     key, seeds, plan, st = found
     if plan is None:
         _remember(key, _SEEN_ONCE)
@@ -136,12 +149,16 @@ def _plan_or_walk(needed, grads, source_ids, source_set, need):
         if state.compiled >= COMPILE_GUARD and \
                 state.runs < MIN_RUNS_PER_PLAN * state.compiled:
             return None  # plans are not being reused enough to pay for another compilation
-        plan = _make_plan(needed, grads, source_ids, source_set, need)
+        if needed is None:
+            needed, need = _backprop.prune(entries, source_set, grads)
+            plan = _make_plan(needed, grads, source_ids, source_set, need, entries)
+        else:
+            plan = _make_plan(needed, grads, source_ids, source_set, need)
         state.compiled += 1
         _remember(key, plan)
     if plan is _UNPLANNABLE:
         return None
-    values = _run(plan, needed, seeds, st)
+    values = _run(plan, fed_from, seeds, st)
     results = []
     for form in plan.structure:
         if form is None:
@@ -155,31 +172,31 @@ def _plan_or_walk(needed, grads, source_ids, source_set, need):
     return results
 
 
-def _lookup(needed, grads, source_ids, batched):
+def _lookup(entries, grads, source_ids, kind):
     """(key, seeds, cached entry or None, thread state) for a walk that may be planned, or
-    None when it must walk (module doc)."""
+    None when it must walk (module doc). `kind` says what `entries` are ("tape": all of a
+    tape's, in execution order; "walk" or "batched": a pruned walk's) and is part of the key,
+    as the plan's feeds are found by position in them."""
     if not _state.enabled:
         return None
     st = _context.thread_state()
     if st.tapes or st.interpreter is not None or _dispatch._PROFILE.active:
         return None
-    key, seeds = _key(needed, grads, source_ids)
+    key, seeds = _key(entries, grads, source_ids, kind)
     if key is None:
         return None
-    if batched:
-        key = ("batched", key)
     try:
         return key, seeds, _state.cache.get(key), st
     except TypeError:  # an unhashable attribute value
         return None
 
 
-def _run(plan, needed, seeds, st):
+def _run(plan, entries, seeds, st):
     """The plan's fetched values, fed the entries' kept tensors and the seeds."""
     _state.runs += 1
     feeds = []
     for index, is_output, position in plan.kept_slots:
-        entry = needed[index]
+        entry = entries[index]
         feeds.append((entry.outputs if is_output else entry.inputs)[position])
     feeds.extend(seeds)
     return plan.run(feeds, st)
@@ -193,12 +210,12 @@ def _remember(key, value):
             del cache[next(iter(cache))]
 
 
-def _key(needed, grads, source_ids):
+def _key(entries, grads, source_ids, kind):
     """(structure key, seeds in key order), or (None, None) when the walk is not plannable.
     Hot: once per gradient call, a tuple per entry."""
     idmap = {0: 0}
-    parts = []
-    for entry in needed:
+    parts = [kind]
+    for entry in entries:
         op = entry.op
         if entry.backward is not op_backward or op.gradient is None or op.replay is not None:
             return None, None
@@ -232,16 +249,21 @@ def _key(needed, grads, source_ids):
     return tuple(parts), seeds
 
 
-def _make_plan(needed, grads, source_ids, source_set, need):
+def _make_plan(needed, grads, source_ids, source_set, need, entries=None):
     """Traces the walk over `needed` into a graph with the kept tensors and the seeds as
     placeholders, and compiles it (module doc, step 2); `_UNPLANNABLE` if a rule cannot be
-    traced."""
+    traced. With `entries` (the whole tape `needed` was pruned from), the plan's feeds are
+    found by position in `entries` rather than in `needed`."""
     try:
         program, kept_slots, _, structure = _trace(needed, grads, source_ids, source_set,
                                                    need)
         run = compile_program(optimize(program))
     except Exception:  # noqa: BLE001 - a rule that needs values, not shapes: always walk
         return _UNPLANNABLE
+    if entries is not None:
+        position = {id(entry): index for index, entry in enumerate(entries)}
+        kept_slots = tuple((position[id(needed[index])], is_output, slot)
+                           for index, is_output, slot in kept_slots)
     return _Plan(run, kept_slots, structure)
 
 
@@ -311,7 +333,7 @@ def _plan_batched(needed, grads, source_ids, source_set, need, batch):
     `batch` rows of the seeds as one tensor [batch, *source shape] (None where unconnected), or
     None to run the rows one by one. Compiled at first sight: a batched walk replaces `batch`
     walks."""
-    found = _lookup(needed, grads, source_ids, batched=True)
+    found = _lookup(needed, grads, source_ids, "batched")
     if found is None:
         return None
     key, seeds, plan, st = found
