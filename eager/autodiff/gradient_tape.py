@@ -14,7 +14,7 @@ from ..ops.array_ops import concat, reshape, stack, transpose
 from .. import dtypes as _dt
 from ..ops.creation_ops import zeros, zeros_like
 from ..resources import handle_data
-from ..tensor import IndexedSlices, Tensor, convert_to_tensor
+from ..tensor import EagerTensor, IndexedSlices, Tensor, convert_to_tensor
 from . import tape as _tape
 from .backprop import backward, backward_batched
 
@@ -174,35 +174,36 @@ class GradientTape:
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
-        """d(sum of targets)/d(source) for each source in the (nested) `sources`."""
-        self._check_usable()
-        unconnected = _unconnected(unconnected_gradients)
-        if output_gradients is None and isinstance(target, Tensor):  # the common case
+        """d(sum of targets)/d(source) for each source in the (nested) `sources`.
+
+        Hot path of every training step, and most of a tiny gradient's cost: the usual call
+        (one eager target, a tensor or a flat list of sources, NONE for unconnected ones)
+        takes no detours through the general structure handling."""
+        if self._used or self._persistent:
+            self._check_usable()
+        unconnected = (unconnected_gradients if unconnected_gradients is UnconnectedGradients.NONE
+                       else _unconnected(unconnected_gradients))
+        if output_gradients is None and target.__class__ is EagerTensor:  # the common case
             flat_targets, flat_out = [target], [None]
+            if not target._meta.dtype._inexact:
+                _warn_integer_target(target._meta.dtype)
         else:
-            flat_targets = [_as_target(t) for t in _flatten(target)]
-            if output_gradients is None:
-                flat_out = [None] * len(flat_targets)
-            else:
-                flat_out = [None if g is None else convert_to_tensor(g)
-                            for g in nest.flatten(output_gradients)]
-                if len(flat_out) != len(flat_targets):
-                    raise ValueError(f"output_gradients has {len(flat_out)} entries for "
-                                     f"{len(flat_targets)} targets.")
-        for t in flat_targets:
-            if not t.dtype._inexact:
-                _log.warning("The dtype of the target tensor must be floating (e.g. "
-                             "eager.float32) when calling GradientTape.gradient, got %r",
-                             t.dtype)
-        flat_sources = _flatten(sources)
-        results = self._gradients(flat_targets, flat_out, flat_sources, unconnected)
+            flat_targets, flat_out = _targets_and_seeds(target, output_gradients)
+        if sources.__class__ is EagerTensor:  # one tensor: no structure to flatten or pack
+            if not sources._meta.dtype._inexact:
+                _warn_integer_source(sources._meta.dtype)
+            (result,) = self._gradients(flat_targets, flat_out, [sources], unconnected)
+            self._finish()
+            return result
+        results = self._gradients(flat_targets, flat_out, _source_tensors(_flatten(sources)),
+                                  unconnected)
         self._finish()
         return _pack(sources, results)
 
-    def _gradients(self, targets, target_grads, sources, unconnected):
-        source_tensors = _source_tensors(sources)
+    def _gradients(self, targets, target_grads, source_tensors, unconnected):
+        """The gradients for `source_tensors` (from `_source_tensors`)."""
         ids = [s._tape_id for s in source_tensors]
-        paused = self._pause()
+        paused = self._pause() if self._recording else None
         try:
             grads = backward(self._tape, targets, target_grads, ids)
         finally:
@@ -258,9 +259,10 @@ class GradientTape:
             columns = self._vectorised_rows(target, n, flat_sources, parallel_iterations)
         if columns is None:
             rows = []
+            source_tensors = _source_tensors(flat_sources)
             for i in range(n):  # seeds shaped like the target: nothing new to record on the tape
                 seed = _one_hot_seed(i, target)
-                rows.append(self._gradients([target], [seed], flat_sources,
+                rows.append(self._gradients([target], [seed], source_tensors,
                                             UnconnectedGradients.NONE))
             columns = []
             for k in range(len(flat_sources)):
@@ -341,9 +343,10 @@ class GradientTape:
                 g = transpose(reshape(g, [per_example, batch, -1]), [1, 0, 2])
                 return reshape(g, tshape + sshape[1:])
         columns = []
+        source_tensors = _source_tensors([source])
         for j in range(per_example):
             seed = _column_seed(j, target)
-            (g,) = self._gradients([target], [seed], [source], unconnected)
+            (g,) = self._gradients([target], [seed], source_tensors, unconnected)
             if g is None:
                 self._finish()
                 return None
@@ -374,10 +377,37 @@ def _source_tensors(sources, warn=True) -> list:
                                  "or a Variable.")
             s = handle()  # a variable: differentiate with respect to its handle
         if warn and not dtype._inexact:
-            _log.warning("The dtype of the source tensor must be floating (e.g. "
-                         "eager.float32) when calling GradientTape.gradient, got %r", dtype)
+            _warn_integer_source(dtype)
         tensors.append(s)
     return tensors
+
+
+def _targets_and_seeds(target, output_gradients):
+    """The flat targets of `gradient` and their seeds (None: ones), checked and warned about as
+    TensorFlow does."""
+    flat_targets = [_as_target(t) for t in _flatten(target)]
+    if output_gradients is None:
+        flat_out = [None] * len(flat_targets)
+    else:
+        flat_out = [None if g is None else convert_to_tensor(g)
+                    for g in nest.flatten(output_gradients)]
+        if len(flat_out) != len(flat_targets):
+            raise ValueError(f"output_gradients has {len(flat_out)} entries for "
+                             f"{len(flat_targets)} targets.")
+    for t in flat_targets:
+        if not t.dtype._inexact:
+            _warn_integer_target(t.dtype)
+    return flat_targets, flat_out
+
+
+def _warn_integer_target(dtype):
+    _log.warning("The dtype of the target tensor must be floating (e.g. eager.float32) when "
+                 "calling GradientTape.gradient, got %r", dtype)
+
+
+def _warn_integer_source(dtype):
+    _log.warning("The dtype of the source tensor must be floating (e.g. eager.float32) when "
+                 "calling GradientTape.gradient, got %r", dtype)
 
 
 def _zeros_for(source):

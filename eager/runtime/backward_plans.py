@@ -130,34 +130,21 @@ def _plan_or_walk(entries, grads, source_ids, source_set):
     plan found this way skips pruning too. A tape with an entry that cannot be keyed (a custom
     gradient, say) is pruned first and keyed over the walk's entries only, as that entry may
     be off the path."""
-    found = _lookup(entries, grads, source_ids, "tape")
-    if found is None:
-        needed, need = _backprop.prune(entries, source_set, grads)
-        found = _lookup(needed, grads, source_ids, "walk")
-        if found is None:
+    st = _plannable_state()
+    if st is None:
+        return None
+    key, seeds = _key(entries, grads, source_ids, "tape")
+    fed_from, need = entries, None
+    if key is None:
+        fed_from, need = _backprop.prune(entries, source_set, grads)
+        key, seeds = _key(fed_from, grads, source_ids, "walk")
+        if key is None:
             return None
-        fed_from = needed
-    else:
-        needed = need = None
-        fed_from = entries
-    key, seeds, plan, st = found
-    if plan is None:
-        _remember(key, _SEEN_ONCE)
-        return None
-    if plan is _SEEN_ONCE:
-        state = _state
-        if state.compiled >= COMPILE_GUARD and \
-                state.runs < MIN_RUNS_PER_PLAN * state.compiled:
-            return None  # plans are not being reused enough to pay for another compilation
-        if needed is None:
-            needed, need = _backprop.prune(entries, source_set, grads)
-            plan = _make_plan(needed, grads, source_ids, source_set, need, entries)
-        else:
-            plan = _make_plan(needed, grads, source_ids, source_set, need)
-        state.compiled += 1
-        _remember(key, plan)
-    if plan is _UNPLANNABLE:
-        return None
+    plan = _cached(key)
+    if plan.__class__ is not _Plan:
+        plan = _sighted(plan, key, entries, fed_from, need, grads, source_ids, source_set)
+        if plan is None:
+            return None
     values = _run(plan, fed_from, seeds, st)
     results = []
     for form in plan.structure:
@@ -172,23 +159,45 @@ def _plan_or_walk(entries, grads, source_ids, source_set):
     return results
 
 
-def _lookup(entries, grads, source_ids, kind):
-    """(key, seeds, cached entry or None, thread state) for a walk that may be planned, or
-    None when it must walk (module doc). `kind` says what `entries` are ("tape": all of a
-    tape's, in execution order; "walk" or "batched": a pruned walk's) and is part of the key,
-    as the plan's feeds are found by position in them."""
+def _sighted(cached, key, entries, fed_from, need, grads, source_ids, source_set):
+    """What a structure that has no plan yet gets: remembered at first sight, compiled at the
+    second (unless the compile guard says plans are not being reused); None to walk."""
+    if cached is None:
+        _remember(key, _SEEN_ONCE)
+        return None
+    if cached is _UNPLANNABLE:
+        return None
+    state = _state
+    if state.compiled >= COMPILE_GUARD and state.runs < MIN_RUNS_PER_PLAN * state.compiled:
+        return None  # plans are not being reused enough to pay for another compilation
+    if need is None:  # keyed over the whole tape: prune for the trace
+        needed, need = _backprop.prune(entries, source_set, grads)
+        plan = _make_plan(needed, grads, source_ids, source_set, need, entries)
+    else:  # keyed over the pruned walk, `fed_from`
+        plan = _make_plan(fed_from, grads, source_ids, source_set, need)
+    state.compiled += 1
+    _remember(key, plan)
+    return None if plan is _UNPLANNABLE else plan
+
+
+def _plannable_state():
+    """This thread's state when a backward pass may use a plan now, else None (module doc:
+    another tape recording, a graph being traced, async execution, the profiler)."""
     if not _state.enabled:
         return None
     st = _context.thread_state()
     if st.tapes or st.interpreter is not None or _dispatch._PROFILE.active:
         return None
-    key, seeds = _key(entries, grads, source_ids, kind)
-    if key is None:
-        return None
+    return st
+
+
+def _cached(key):
+    """The cache's entry for `key` (a plan or a mark), or None if it has none; the
+    unplannable mark for an unhashable key (an attribute value that cannot be hashed)."""
     try:
-        return key, seeds, _state.cache.get(key), st
-    except TypeError:  # an unhashable attribute value
-        return None
+        return _state.cache.get(key)
+    except TypeError:
+        return _UNPLANNABLE
 
 
 def _run(plan, entries, seeds, st):
@@ -212,7 +221,9 @@ def _remember(key, value):
 
 def _key(entries, grads, source_ids, kind):
     """(structure key, seeds in key order), or (None, None) when the walk is not plannable.
-    Hot: once per gradient call, a tuple per entry."""
+    `kind` says what `entries` are ("tape": all of a tape's, in execution order; "walk" or
+    "batched": a pruned walk's) and starts the key, as a plan finds its feeds by position in
+    them. Hot: once per gradient call, a tuple per entry."""
     idmap = {0: 0}
     parts = [kind]
     for entry in entries:
@@ -333,10 +344,13 @@ def _plan_batched(needed, grads, source_ids, source_set, need, batch):
     `batch` rows of the seeds as one tensor [batch, *source shape] (None where unconnected), or
     None to run the rows one by one. Compiled at first sight: a batched walk replaces `batch`
     walks."""
-    found = _lookup(needed, grads, source_ids, "batched")
-    if found is None:
+    st = _plannable_state()
+    if st is None:
         return None
-    key, seeds, plan, st = found
+    key, seeds = _key(needed, grads, source_ids, "batched")
+    if key is None:
+        return None
+    plan = _cached(key)
     if plan is None:
         plan = _make_batched_plan(needed, grads, source_ids, source_set, need, batch)
         _remember(key, plan)
