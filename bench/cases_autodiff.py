@@ -23,7 +23,8 @@ def tiny_gradient(others) -> Case:
             y = eager.reduce_sum(x * x)
         return tape.gradient(y, x)
 
-    impls = {"numpy": numpy_grad, "eager": eager_grad}
+    impls = {"numpy": numpy_grad, "eager": eager_grad,
+             "minimal Python tape": _minimal_tape_gradient(xn)}
     if "torch" in others:
         torch = others["torch"]
 
@@ -52,6 +53,74 @@ def tiny_gradient(others) -> Case:
         g = jax.grad(lambda v: jax.numpy.sum(v * v))
         impls["jax"] = lambda: g(jx).block_until_ready()
     return Case("(d) gradient of sum(x*x), float32 (4,)", 4.0, impls, inner=300)
+
+
+def _minimal_tape_gradient(xn):
+    """A reference point, not a framework: the least a tape written in Python must do for
+    (d). A thread-local tape stack, two recorded ops (one small object each, with the ids and
+    kept arrays a backward needs) and a backward pass that looks its rule up and runs it, with
+    no dtype, device or structure checks, no placement, no error handling and no caching
+    decisions. Whatever eager costs beyond this is framework overhead; this much is the price of
+    running the tape in Python at all."""
+    import itertools
+    import threading
+
+    new_id = itertools.count(2).__next__  # 1 is x's
+    state = threading.local()
+    state.tapes = []
+
+    class Tape:
+        __slots__ = ("ids", "entries")
+
+        def __init__(self):
+            self.ids, self.entries = set(), []
+
+        def __enter__(self):
+            state.tapes.append(self)
+            return self
+
+        def __exit__(self, *exc):
+            state.tapes.pop()
+
+    def record(op, inputs, out, out_id):
+        for tape in state.tapes:
+            if any(i in tape.ids for i, _ in inputs):
+                tape.ids.add(out_id)
+                tape.entries.append((op, inputs, out_id))
+
+    def mul(a, b):  # (id, array) pairs stand for tensors
+        out = (new_id(), a[1] * b[1])
+        if state.tapes:
+            record("mul", (a, b), out[1], out[0])
+        return out
+
+    def reduce_sum(a):
+        out = (new_id(), a[1].sum())
+        if state.tapes:
+            record("sum", (a,), out[1], out[0])
+        return out
+
+    rules = {"mul": lambda g, a, b: (g * b[1], g * a[1]),
+             "sum": lambda g, a: (np.broadcast_to(g, a[1].shape),)}
+
+    def gradient(tape, y, x):
+        grads = {y[0]: np.ones_like(y[1])}
+        for op, inputs, out_id in reversed(tape.entries):
+            g = grads.pop(out_id, None)
+            if g is not None:
+                for (i, _), gi in zip(inputs, rules[op](g, *inputs)):
+                    grads[i] = grads[i] + gi if i in grads else gi
+        return grads.get(x[0])
+
+    x = (1, xn)
+
+    def run():
+        with Tape() as tape:
+            tape.ids.add(x[0])
+            y = reduce_sum(mul(x, x))
+        return gradient(tape, y, x)
+
+    return run
 
 
 SIZES = (784, 256, 256, 10)
