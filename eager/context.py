@@ -82,39 +82,29 @@ def slow_path_reason():
 
 
 def enter_slow_path():
-    fast = FAST
-    with fast.lock:
-        fast.reasons += 1
-        if fast.taped:
-            fast._update()
+    _count(1, 0)
 
 
 def leave_slow_path():
-    fast = FAST
-    with fast.lock:
-        fast.reasons -= 1
-        if fast.reasons == fast.tapes:
-            fast._update()
+    _count(-1, 0)
 
 
 def enter_tape():
     """A gradient tape starts recording (in any thread): a slow-path reason that still lets
     dispatch take its taped path (`FAST.taped`)."""
-    fast = FAST
-    with fast.lock:
-        fast.reasons += 1
-        fast.tapes += 1
-        if fast.on:
-            fast._update()
+    _count(1, 1)
 
 
 def leave_tape():
+    _count(-1, -1)
+
+
+def _count(reasons, tapes):
     fast = FAST
     with fast.lock:
-        fast.reasons -= 1
-        fast.tapes -= 1
-        if fast.reasons == fast.tapes:
-            fast._update()
+        fast.reasons += reasons
+        fast.tapes += tapes
+        fast._update()
 
 
 class ThreadState:
