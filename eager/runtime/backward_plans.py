@@ -6,10 +6,11 @@ same ops, step after step: tens of microseconds of Python per op that decide not
 module removes that cost the way a traced function's compiled plan does, without asking the
 user to trace anything:
 
-1. **Key.** For a pruned walk, the *structure* of the tape: for each entry, its op (and
-   gradient function), attributes, input and output shapes and dtypes, and how entries
-   connect (tape ids renumbered in order of first appearance), plus the seeds' shapes and
-   dtypes and which sources are asked for. Values never enter the key.
+1. **Key.** The *structure* of the tape (of its pruned walk, where the whole tape cannot be
+   keyed): for each entry, its op (and gradient function), attributes, input and output
+   shapes and dtypes, and how entries connect (tape ids renumbered in order of first
+   appearance), plus the seeds' shapes and dtypes and which sources are asked for. Values
+   never enter the key.
 2. **Plan.** The second time a structure is seen (a single gradient call never pays for
    compilation), the walk is traced into a graph: every tensor the entries kept, and every
    seed, becomes a placeholder; proxy entries carry them, so the same gradient rules run
