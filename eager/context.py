@@ -101,10 +101,14 @@ def leave_tape():
 
 def _count(reasons, tapes):
     fast = FAST
-    with fast.lock:
+    lock = fast.lock
+    lock.acquire()  # not `with`: every GradientTape comes here twice, and `with` costs more
+    try:
         fast.reasons += reasons
         fast.tapes += tapes
         fast._update()
+    finally:
+        lock.release()
 
 
 class ThreadState:

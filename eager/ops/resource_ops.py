@@ -130,10 +130,14 @@ def _no_outputs(*inputs, **attrs):
 
 def _read_kernel(xp, handle):
     storage = handle.storage_or_uninitialized("ReadVariableOp")
-    with storage.lock:
+    lock = storage.lock
+    lock.acquire()  # not `with`: its __enter__/__exit__ calls cost more than a small read
+    try:
         value = storage.value
         if storage.copy_on_read:
             value = value.copy()
+    finally:
+        lock.release()
     return value
 
 
@@ -184,8 +188,11 @@ ASSIGN = register_op("AssignVariableOp", _assign_kernel, _assign_infer, resource
 def apply_update(storage, xp, ufunc, delta, op_name):
     """`storage.value = ufunc(storage.value, delta)` atomically: in place when unshared, else
     copy-on-write. Shared by the kernel and by Variable's fast path (which already holds the
-    storage and passes numpy's ufunc). Hot path."""
-    with storage.lock:
+    storage and passes numpy's ufunc). Hot path: the lock is taken without `with`, whose
+    __enter__/__exit__ calls cost as much as a small update's arithmetic."""
+    lock = storage.lock
+    lock.acquire()
+    try:
         current = storage.value
         if current.shape != delta.shape and np.broadcast_shapes(current.shape,
                                                                delta.shape) != current.shape:
@@ -197,6 +204,8 @@ def apply_update(storage, xp, ufunc, delta, op_name):
         else:  # asarray: numpy returns scalars for 0-d results; storage keeps arrays
             storage.value = xp.asarray(ufunc(current, delta))
         storage.version += 1
+    finally:
+        lock.release()
 
 
 def _update_kernel(op_name, ufunc_name):

@@ -246,7 +246,9 @@ def _gd_kernel(xp, var, alpha, delta):
     storage = var.device.resources.lookup(var.uid)
     if storage is None or storage.value is None:
         storage = var.storage_or_uninitialized(_GD)  # raises TensorFlow's error
-    with storage.lock:
+    lock = storage.lock
+    lock.acquire()  # not `with` (see resource_ops.apply_update)
+    try:
         current = storage.value  # the one local reference `unshared` is calibrated for
         if current.shape != delta.shape or current.dtype != delta.dtype:
             _check_grad(_GD, var.name, current, delta)
@@ -261,6 +263,8 @@ def _gd_kernel(xp, var, alpha, delta):
         else:
             _fused_gradient_descent(xp)(alpha, delta, current)
         storage.version += 1
+    finally:
+        lock.release()
     return ()
 
 
