@@ -369,6 +369,11 @@ def _source_tensors(sources, warn=True) -> list:
     """The tensors gradients are taken with respect to: a variable's handle for a variable."""
     tensors = []
     for s in sources:
+        if s.__class__ is EagerTensor:  # the usual source: no lookups
+            if warn and not s._meta.dtype._inexact:
+                _warn_integer_source(s._meta.dtype)
+            tensors.append(s)
+            continue
         dtype = getattr(s, "dtype", None)
         if not isinstance(s, Tensor):
             handle = getattr(s, "_tape_source", None)
