@@ -199,7 +199,7 @@ def _run_sync(op, inputs, attrs, device):
             t._meta = _special_meta(out, device, op)
         outputs = t
     else:
-        outputs = tuple(_wrap(o, device, op) for o in out)
+        outputs = tuple([_wrap(o, device, op) for o in out])
     if _hooks.check_inference:
         _check_inference(op, inputs, attrs, outputs)
     return outputs
