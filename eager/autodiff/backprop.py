@@ -69,9 +69,9 @@ def set_planner(planner, batch_planner=None) -> None:
     backward walk (with the whole tape's entries, unpruned: a plan may know the pruning
     already) whether it can produce the gradients faster (a compiled plan of the same walk;
     `eager.runtime.backward_plans` installs one), and `batch_planner(needed, grads,
-    source_ids, source_set, need, batch)`, asked by `backward_batched`. Either returns None to decline; the walk then runs op by op (once
-    per row for a batch). `set_planner(None)` uninstalls both. Autodiff never imports the
-    runtime."""
+    source_ids, source_set, need, batch)`, asked by `backward_batched`. Either returns None
+    to decline; the walk then runs op by op (once per row for a batch). `set_planner(None)`
+    uninstalls both. Autodiff never imports the runtime."""
     global _planner, _batch_planner
     _planner = planner
     _batch_planner = batch_planner

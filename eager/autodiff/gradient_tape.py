@@ -203,7 +203,7 @@ class GradientTape:
     def _gradients(self, targets, target_grads, source_tensors, unconnected):
         """The gradients for `source_tensors` (from `_source_tensors`)."""
         ids = [s._tape_id for s in source_tensors]
-        paused = self._pause() if self._recording else None
+        paused = self._pause()
         try:
             grads = backward(self._tape, targets, target_grads, ids)
         finally:

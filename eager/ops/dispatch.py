@@ -91,14 +91,6 @@ def execute(op, inputs, attrs=NO_ATTRS):
         # No thread has a tape, scope or interpreter, and there is one device: nothing to do
         # but run the kernel there.
         return _run_sync(op, inputs, attrs, _FAST.device)
-    if _FAST.taped:
-        # Only gradient tapes (in some thread) keep the fast path off: run as above, then tell
-        # this thread's tapes, if it has any.
-        outputs = _run_sync(op, inputs, attrs, _FAST.device)
-        tapes = _per_thread.state.tapes
-        if tapes:
-            _hooks.record(tapes, op, inputs, attrs, outputs)
-        return outputs
     if _PROFILE.active:
         return _execute_profiled(op, inputs, attrs)
     return _execute_slow(op, inputs, attrs)
@@ -144,7 +136,11 @@ def _execute_profiled(op, inputs, attrs):
 
 def _place(op, inputs, st):
     """TensorFlow's eager placement: a resource input's device, else the scope's, else the
-    default device; soft placement moves ops without a kernel on the chosen device to the CPU."""
+    default device; soft placement moves ops without a kernel on the chosen device to the CPU.
+    With one device and nothing but gradient tapes open anywhere (`FAST.taped`), every rule
+    gives that device: the common case under a tape, answered at once."""
+    if _FAST.taped:
+        return _FAST.device
     if op.resource_reads or op.resource_writes:
         index = (op.resource_reads or op.resource_writes)[0]
         device = inputs[index]._meta.device

@@ -171,7 +171,7 @@ def _sighted(cached, key, entries, fed_from, need, grads, source_ids, source_set
     state = _state
     if state.compiled >= COMPILE_GUARD and state.runs < MIN_RUNS_PER_PLAN * state.compiled:
         return None  # plans are not being reused enough to pay for another compilation
-    if need is None:  # keyed over the whole tape: prune for the trace
+    if fed_from is entries:  # keyed over the whole tape: prune for the trace
         needed, need = _backprop.prune(entries, source_set, grads)
         plan = _make_plan(needed, grads, source_ids, source_set, need, entries)
     else:  # keyed over the pruned walk, `fed_from`
