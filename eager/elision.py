@@ -36,17 +36,19 @@ def _owned_and_unobserved(tensor, value, expected_tensor, expected_array):
 
 
 def writable_operand(a, a_value, b, b_value):
-    """The array of operand `a` or `b` (b may be None: a Python scalar operand) that the result
-    of an elementwise op on them can be written into, or None.
+    """The array of operand `a` or `b` that the result of an elementwise op on them can be
+    written into, or None. `b` may be a Python scalar (then `b_value` is `b` itself), or None
+    when the reflected operator asks about `a` alone.
 
     Call it directly from the operator method, with that method's own `self`/`other` and their
-    arrays (the reference counts it checks include exactly those references).
+    arrays, and with no other local of that method referring to them: the reference counts it
+    checks are those of `_Probe`'s frame, which has exactly those references.
     """
     calibrated = _TEMPORARY
     if calibrated is None:
         return None
     tensor_count, array_count = calibrated
-    if b is None:
+    if b is None or b is b_value:
         if _owned_and_unobserved(a, a_value, tensor_count, array_count):
             return a_value
         return None

@@ -547,20 +547,20 @@ def _fast_operators(name, compute, ufunc, inexact_only):
 
     def forward(self, other):
         meta = self._meta
+        # No other local may refer to `other`: elision counts the references to it (see
+        # `eager.elision`, whose calibration probe has this frame's shape).
         if other.__class__ is EagerTensor:
             ok = meta is other._meta and (meta.fast_inexact if inexact_only else meta.fast_arith)
             other_value = other._value
-            other_tensor = other
         else:
             oc = other.__class__
             ok = (oc is float or oc is int) and meta.fast_inexact
             other_value = other
-            other_tensor = None
         if ok:
             self_value = self._value
             try:
                 if self_value.size >= _MIN_ELISION:
-                    out = writable_operand(self, self_value, other_tensor, other_value)
+                    out = writable_operand(self, self_value, other, other_value)
                     value = (compute(self_value, other_value) if out is None
                              else ufunc(self_value, other_value, out=out))
                 else:

@@ -30,14 +30,27 @@ def test_calibration_finds_temporaries_on_this_interpreter():
         assert elision.enabled()
 
 
-def test_a_temporary_buffer_is_reused():
+@pytest.mark.parametrize("form", ["temporary - named", "named - temporary",
+                                  "python scalar * temporary", "temporary * python scalar"])
+def test_a_temporary_buffer_is_reused(form):
+    """Each position a temporary can take (`p - lr * g` is the optimizer update written by
+    hand): the result goes into the temporary's buffer, so one 8 MB buffer is allocated."""
     x = tf.constant(np.ones(1_000_000))
     y = tf.constant(np.full(1_000_000, 3.0))
     tracemalloc.start()
-    result = (x * 2.0) - y  # the product is a temporary: the difference goes into its buffer
+    if form == "temporary - named":
+        result, expected = (x * 2.0) - y, -1.0
+    elif form == "named - temporary":
+        result, expected = y - (x * 2.0), 1.0
+    elif form == "python scalar * temporary":
+        result, expected = 3.0 * (x * 2.0), 6.0
+    else:
+        result, expected = (x * 2.0) * 3.0, 6.0
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    np.testing.assert_array_equal(result.numpy()[:3], [-1.0, -1.0, -1.0])
+    np.testing.assert_array_equal(result.numpy()[:3], [expected] * 3)
+    np.testing.assert_array_equal(x.numpy()[:3], [1.0] * 3)
+    np.testing.assert_array_equal(y.numpy()[:3], [3.0] * 3)
     if elision.enabled():
         assert peak < 12e6, f"expected one 8 MB buffer, peak was {peak / 1e6:.1f} MB"
 
