@@ -525,6 +525,16 @@ class ResourceVariable(Variable):
         return copy
 
 
+def _update_is_queued(handle) -> bool:
+    """Whether an update just dispatched on `handle`'s variable may not have run yet: this
+    thread dispatches asynchronously, or the variable's device runs kernels later
+    (`Device.defers_kernels`). Tracing queues nothing: a traced read is ordered in the graph."""
+    interpreter = _context.thread_state().interpreter
+    if interpreter is not None:
+        return not getattr(interpreter, "is_graph", False)
+    return handle.device.defers_kernels
+
+
 class _UnreadVariable(ResourceVariable):
     """What `assign*` returns: the variable's handle plus, without reading anything, a
     reference to the buffer as it was right after that update. Reading it gives that value (a
@@ -541,8 +551,15 @@ class _UnreadVariable(ResourceVariable):
     def after_update(cls, variable, storage=None):
         unread = _new_object(cls)
         unread._parent = variable
+        handle = variable._handle
+        if _update_is_queued(handle):
+            # The update is queued, not done, so the storage still holds what came before it.
+            # A read queued right behind it sees the value right after it: that read is the
+            # snapshot (a pending tensor; `_version` None says so).
+            unread._snapshot = execute(_res.READ, (variable.handle,))
+            unread._version = None
+            return unread
         if storage is None:
-            handle = variable._handle
             storage = handle.device.resources.lookup(handle.uid)
         unread._snapshot = storage.value
         unread._version = storage.version
@@ -565,6 +582,8 @@ class _UnreadVariable(ResourceVariable):
         return "UnreadVariable"
 
     def read_value(self):
+        if self._version is None:  # a read queued right behind the update (after_update)
+            return self._snapshot
         storage = self._handle.device.resources.lookup(self._handle.uid)
         if storage is not None and storage.version == self._version:
             return ResourceVariable.read_value(self)  # still current: a real (recorded) read

@@ -139,6 +139,59 @@ def test_an_unread_variable_sees_the_value_right_after_its_update():
     assert float(second) == 6.0
 
 
+@pytest.fixture(params=["async dispatch", "simulated GPU"])
+def queued_updates(request):
+    """Where an update returns before it has run: asynchronous dispatch (the executor's
+    thread runs it), and a device whose kernels run on its stream's worker."""
+    if request.param == "async dispatch":
+        with tf.experimental.async_scope():
+            yield
+    else:
+        request.getfixturevalue("simulated_gpu")
+        yield
+
+
+def test_an_unread_variable_sees_the_value_right_after_a_queued_update(queued_updates):
+    v = tf.Variable(0.0)
+    m = tf.Variable(np.zeros((3, 2), np.float32))
+    first = v.assign(1.0)
+    v.assign(5.0)
+    second = v.assign_add(1.0)
+    third = v.assign_sub(2.0)
+    chained = v.assign(10.0).assign_add(2.0)
+    v.assign(-1.0)
+    rows = m.scatter_update(tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1])))
+    m.assign(np.full((3, 2), 7.0, np.float32))
+    assert [float(first), float(second), float(third), float(chained)] == [1.0, 6.0, 4.0, 12.0]
+    assert float(v) == -1.0
+    np.testing.assert_array_equal(rows.numpy(), [[0, 0], [1, 2], [0, 0]])
+    np.testing.assert_array_equal(m.numpy(), np.full((3, 2), 7.0))
+
+
+def test_a_mismatched_update_fails_at_the_call_even_when_queued(queued_updates):
+    """The shapes are known before the kernel runs, so the error does not wait for it (nor
+    poison the queue for later, unrelated work)."""
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="AssignAddVariableOp.*shape"):
+        v.assign_add([1.0, 2.0, 3.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="AssignSubVariableOp.*shape"):
+        v.assign_sub(tf.ones([2, 2]))
+    v.assign_add(1.0)  # a scalar broadcasts, as the kernel allows
+    np.testing.assert_array_equal(v.numpy(), [2.0, 3.0])
+
+
+def test_a_mismatched_update_fails_when_traced():
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def bad():
+        v.assign_add(tf.ones([3]))
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot update variable"):
+        bad()
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+
+
 def test_bad_updates_are_clear_errors():
     v = tf.Variable([1.0, 2.0])
     with pytest.raises(tf.errors.InvalidArgumentError, match="Shape mismatch"):

@@ -143,9 +143,15 @@ class Device:
     `name` is the short form ("CPU:0", "GPU:1"); `full_name` TensorFlow's long form. `xp` is the
     array module kernels receive. `compute_stream` runs kernels, `copy_stream` runs copies in and
     out of the device. `inline` is True when kernels run synchronously on the caller's thread,
-    which lets the dispatcher call them directly. `resources` holds the device's live resources
-    (ops on a resource always run on the resource's device).
+    which lets the dispatcher call them directly. `defers_kernels` is True when `run` returns
+    before the kernel's Python body has run (the simulated GPU runs bodies on its stream
+    workers); CuPy runs a kernel's body on the caller's thread and queues only the device work,
+    so what a body does on the host, like a variable's bookkeeping, is done when `run` returns.
+    `resources` holds the device's live resources (ops on a resource always run on the
+    resource's device).
     """
+
+    defers_kernels = False
 
     __slots__ = ("name", "full_name", "device_type", "index", "xp", "physical_name",
                  "compute_stream", "copy_stream", "inline", "resources", "__weakref__")

@@ -294,6 +294,8 @@ class VirtualDevice(Device):
 
     __slots__ = ("pool", "_copy_holds")
 
+    defers_kernels = True  # kernels run on the stream workers
+
     def __init__(self, index: int, physical_name: str):
         name = f"GPU:{index}"
         super().__init__("GPU", index, np, physical_name, VirtualStream(name + "/compute"),

@@ -219,7 +219,19 @@ def _update_kernel(op_name, ufunc_name):
 
 def _update_infer(op_name):
     def infer(handle, delta):
-        _check_value(op_name, handle, delta, exact_shape=False)
+        _, shape = _check_value(op_name, handle, delta, exact_shape=False)
+        # The kernel's own shape rule, decided before it runs where the shapes are known, so
+        # that the error is immediate where kernels run later (asynchronous dispatch, the
+        # simulated GPU) and at trace time.
+        if shape.is_fully_defined() and delta.shape.is_fully_defined():
+            var_shape, delta_shape = tuple(shape), tuple(delta.shape)
+            try:
+                broadcast = np.broadcast_shapes(var_shape, delta_shape)
+            except ValueError:
+                broadcast = None
+            if broadcast != var_shape:
+                raise op_error(op_name, f"Cannot update variable with shape {shape} using a "
+                                        f"value of shape {delta.shape}")
         return ()
     return infer
 
