@@ -384,7 +384,17 @@ class ResourceVariable(Variable):
         if trainable is None:
             trainable = synchronization is not VariableSynchronization.ON_READ
         self._trainable = bool(trainable)
-        execute(_res.ASSIGN, (self.handle, value), {"validate_shape": bool(validate_shape)})
+        attrs = {"validate_shape": bool(validate_shape)}
+        interpreter = _context.thread_state().interpreter
+        if interpreter is not None and not getattr(interpreter, "is_graph", False):
+            # Asynchronous dispatch: initialize now (the value is concrete already), not behind
+            # this thread's queue. Another thread may use the variable as soon as it has the
+            # object, and its ops do not wait for this thread's queue: a queued initial value
+            # would land on top of their updates, or they would find the variable
+            # uninitialized.
+            _run_sync(_res.ASSIGN, (self.handle, value), attrs, device)
+        else:
+            execute(_res.ASSIGN, (self.handle, value), attrs)
 
     # -- identity -----------------------------------------------------------------------------
     @property

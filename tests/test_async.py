@@ -334,3 +334,34 @@ def test_async_placement_follows_scopes_and_logging_after_the_same_op_was_placed
         np.testing.assert_array_equal(first.numpy(), [4.0, 6.0])
         np.testing.assert_array_equal(scoped.numpy(), [4.0, 6.0])
         np.testing.assert_array_equal(moved.numpy(), [8.0, 12.0])
+
+
+def test_a_variable_made_under_async_dispatch_is_initialized_for_other_threads():
+    """Another thread's ops do not queue behind this thread's, so a variable's initial value
+    is assigned when the constructor returns, even with slow work queued ahead: workers that
+    update (or read) it at once find it initialized, and their updates are not overwritten by
+    an initial value landing late."""
+    seen, errors = [], []
+    with tf.experimental.async_scope():
+        _slow()  # keeps this thread's executor busy while the workers run
+        v = tf.Variable(np.zeros(8, np.float32))
+        opt = tf.optimizers.SGD(1.0)
+        minus_one = tf.constant(np.full(8, -1.0, np.float32))
+
+        def worker():
+            try:
+                seen.append(v.numpy().copy())
+                for _ in range(100):
+                    opt.apply_gradients([(minus_one, v)])
+            except Exception as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=worker) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors, errors
+    assert all(s.shape == (8,) for s in seen)
+    np.testing.assert_array_equal(v.numpy(), np.full(8, 200.0))
+    assert int(opt.iterations) == 200
