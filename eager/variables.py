@@ -385,8 +385,7 @@ class ResourceVariable(Variable):
             trainable = synchronization is not VariableSynchronization.ON_READ
         self._trainable = bool(trainable)
         attrs = {"validate_shape": bool(validate_shape)}
-        interpreter = _context.thread_state().interpreter
-        if interpreter is not None and not getattr(interpreter, "is_graph", False):
+        if _dispatching_asynchronously():
             # Asynchronous dispatch: initialize now (the value is concrete already), not behind
             # this thread's queue. Another thread may use the variable as soon as it has the
             # object, and its ops do not wait for this thread's queue: a queued initial value
@@ -535,13 +534,18 @@ class ResourceVariable(Variable):
         return copy
 
 
+def _dispatching_asynchronously() -> bool:
+    """Whether this thread's ops are queued on an executor (not run, not traced)."""
+    interpreter = _context.thread_state().interpreter
+    return interpreter is not None and not getattr(interpreter, "is_graph", False)
+
+
 def _update_is_queued(handle) -> bool:
     """Whether an update just dispatched on `handle`'s variable may not have run yet: this
     thread dispatches asynchronously, or the variable's device runs kernels later
     (`Device.defers_kernels`). Tracing queues nothing: a traced read is ordered in the graph."""
-    interpreter = _context.thread_state().interpreter
-    if interpreter is not None:
-        return not getattr(interpreter, "is_graph", False)
+    if _context.thread_state().interpreter is not None:
+        return _dispatching_asynchronously()
     return handle.device.defers_kernels
 
 
