@@ -365,3 +365,23 @@ def test_a_variable_made_under_async_dispatch_is_initialized_for_other_threads()
     assert all(s.shape == (8,) for s in seen)
     np.testing.assert_array_equal(v.numpy(), np.full(8, 200.0))
     assert int(opt.iterations) == 200
+
+
+def test_gradients_through_shapes_known_only_from_data():
+    """Under async dispatch a data-dependent op's output shape is unknown until it has run;
+    the tape records the pending tensor and gradient rules that need the shape wait for it."""
+    x = tf.constant(np.arange(6.0).reshape(2, 3))
+
+    def gradient():
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            kept = tf.gather_nd(x, tf.where(x > 1.5))  # how many: the data says
+            loss = tf.reduce_sum(kept * kept) + tf.reduce_mean(kept)
+        return tape.gradient(loss, x)
+
+    expected = gradient().numpy()
+    with async_scope():
+        result = gradient()
+    np.testing.assert_allclose(result.numpy(), expected)
+    np.testing.assert_allclose(expected, np.where(np.arange(6.0).reshape(2, 3) > 1.5,
+                                                  2 * np.arange(6.0).reshape(2, 3) + 0.25, 0))

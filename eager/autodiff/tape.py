@@ -76,11 +76,21 @@ class Entry:
     def input_shapes(self):
         """Each input's static shape: a plain tuple for eager inputs (compare, index, zip, len),
         a TensorShape (possibly with None dims) for symbolic ones."""
-        return self._input_shapes
+        shapes = self._input_shapes
+        for shape in shapes:
+            if hasattr(shape, "_resolve"):  # pending (see `_describe`): settle them all once
+                shapes = self._input_shapes = _settled(shapes)
+                break
+        return shapes
 
     @property
     def output_shapes(self):
-        return self._output_shapes
+        shapes = self._output_shapes
+        for shape in shapes:
+            if hasattr(shape, "_resolve"):
+                shapes = self._output_shapes = _settled(shapes)
+                break
+        return shapes
 
     @property
     def name(self):
@@ -115,14 +125,22 @@ def op_backward(entry, *grads):
 def _describe(tensors, follow=None):
     """(tape ids, shapes, dtypes) of `tensors`, as tuples. With `follow` (a tape's id set), the
     tensors are an op's outputs: each differentiable one gets an id and is followed; the others
-    get id 0."""
+    get id 0.
+
+    A pending tensor (asynchronous dispatch) whose shape inference could not fully determine
+    is recorded as itself in place of its shape, which is known once it has run: the entry's
+    `input_shapes`/`output_shapes` settle it when a gradient rule asks (`_settled`). That
+    keeps its value alive as long as the tape: the price of a shape known only from data."""
     tids, shapes, dtypes = [], [], []
     for t in tensors:
         if t.__class__ is EagerTensor:
             shapes.append(t._value.shape)
             dtype = t._meta.dtype
         else:
-            shapes.append(t.shape)
+            shape = t.shape
+            if not shape.is_fully_defined() and hasattr(t, "_resolve"):
+                shape = t
+            shapes.append(shape)
             dtype = t.dtype
         dtypes.append(dtype)
         if follow is None:
@@ -136,6 +154,12 @@ def _describe(tensors, follow=None):
         else:
             tids.append(0)
     return tuple(tids), tuple(shapes), tuple(dtypes)
+
+
+def _settled(shapes):
+    """`shapes` with each pending tensor recorded in place of its shape (`_describe`) replaced
+    by its array's shape, waiting for it to run."""
+    return tuple(s._resolve()._value.shape if hasattr(s, "_resolve") else s for s in shapes)
 
 
 class Tape:

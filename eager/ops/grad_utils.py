@@ -65,8 +65,14 @@ def _sum(t, axes):
 
 
 def _shape_of(t):
-    """The shape as a plain tuple (an eager tensor's array shape costs nothing to read)."""
-    return t._value.shape if t.__class__ is EagerTensor else tuple(t.shape)
+    """The shape as a plain tuple (an eager tensor's array shape costs nothing to read). A
+    pending tensor whose shape inference left unknown is waited for: only its data says."""
+    if t.__class__ is EagerTensor:
+        return t._value.shape
+    shape = t.shape
+    if not shape.is_fully_defined() and hasattr(t, "_resolve"):
+        return t._resolve()._value.shape
+    return tuple(shape)
 
 
 def unbroadcast(grad, shape):
