@@ -99,6 +99,10 @@ class PendingTensor(Tensor):
             resolved = self._resolved
             if resolved is None:
                 raise node.error
+        if self._tape_id and not resolved._tape_id:
+            # One tensor, two objects: code that carries on with the computed tensor in place
+            # of the pending one (a kernel's own calls to ops) must stay connected on tapes.
+            resolved._tape_id = self._tape_id
         return resolved
 
     # Everything that needs the value waits for it.

@@ -385,3 +385,15 @@ def test_gradients_through_shapes_known_only_from_data():
     np.testing.assert_allclose(result.numpy(), expected)
     np.testing.assert_allclose(expected, np.where(np.arange(6.0).reshape(2, 3) > 1.5,
                                                   2 * np.arange(6.0).reshape(2, 3) + 0.25, 0))
+
+
+def test_a_computed_tensor_keeps_its_pending_tensors_identity_on_tapes():
+    """Kernels that call ops (control flow) carry on with the computed tensor in place of the
+    pending one: a tape must see one tensor, not an unconnected copy."""
+    with async_scope():
+        x = tf.constant(3.0)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+            z = y._resolve() * 2.0
+        assert float(tape.gradient(z, x)) == 12.0

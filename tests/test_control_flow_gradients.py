@@ -466,7 +466,12 @@ def test_while_emitted_without_accumulators_is_recomputed():
     assert [op.attrs["body"].accumulate is not None for op in loops] == [False, True, False]
 
 
-def test_gradient_ops_run_eagerly_when_the_op_is_recorded_eagerly():
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_gradient_ops_run_eagerly_when_the_op_is_recorded_eagerly(asynchronous):
+    if asynchronous:  # the kernels resolve pending inputs; the tapes must stay connected
+        with eager.experimental.async_scope():
+            test_gradient_ops_run_eagerly_when_the_op_is_recorded_eagerly(False)
+        return
     fn = eager.function(lambda x: eager.while_loop(lambda i, a: i < 3,
                                                    lambda i, a: (i + 1, a * x), (0, x))[1])
     graph = fn.get_concrete_function(c(2.0)).graph
