@@ -397,3 +397,25 @@ def test_a_computed_tensor_keeps_its_pending_tensors_identity_on_tapes():
             y = x * x
             z = y._resolve() * 2.0
         assert float(tape.gradient(z, x)) == 12.0
+
+
+def test_jacobians_of_targets_whose_shape_only_the_data_says():
+    x_np = np.arange(6.0).reshape(2, 3)
+    x = tf.constant(x_np)
+
+    def jacobians():
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            kept = tf.gather_nd(x, tf.where(x > 1.5))  # 4 of the 6, which the data decides
+            y = kept * kept
+            pairs = tf.reshape(kept, [2, 2])
+            rows = pairs * pairs
+        return tape.jacobian(y, x), tape.batch_jacobian(rows, pairs)
+
+    expected = [j.numpy() for j in jacobians()]
+    with async_scope():
+        result = jacobians()
+    for got, want in zip(result, expected):
+        np.testing.assert_allclose(got.numpy(), want)
+    assert expected[0].shape == (4, 2, 3) and expected[1].shape == (2, 2, 2)
+    np.testing.assert_allclose(expected[0][0, 0, 2], 4.0)  # d(x02**2)/dx02 at x02 = 2
