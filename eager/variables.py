@@ -25,6 +25,7 @@ import numpy as np
 from . import context as _context
 from . import dtypes as _dt
 from .async_exec import after_pending_work as _after_pending_work
+from .async_exec import get_synchronous_execution as _synchronous
 from .autodiff import tape as _tape
 from .context import FAST
 from .ops import resource_ops as _res
@@ -385,7 +386,7 @@ class ResourceVariable(Variable):
             trainable = synchronization is not VariableSynchronization.ON_READ
         self._trainable = bool(trainable)
         attrs = {"validate_shape": bool(validate_shape)}
-        if _dispatching_asynchronously():
+        if not _synchronous():
             # Asynchronous dispatch: initialize now (the value is concrete already), not behind
             # this thread's queue. Another thread may use the variable as soon as it has the
             # object, and its ops do not wait for this thread's queue: a queued initial value
@@ -534,19 +535,13 @@ class ResourceVariable(Variable):
         return copy
 
 
-def _dispatching_asynchronously() -> bool:
-    """Whether this thread's ops are queued on an executor (not run, not traced)."""
-    interpreter = _context.thread_state().interpreter
-    return interpreter is not None and not getattr(interpreter, "is_graph", False)
-
-
 def _update_is_queued(handle) -> bool:
     """Whether an update just dispatched on `handle`'s variable may not have run yet: this
     thread dispatches asynchronously, or the variable's device runs kernels later
     (`Device.defers_kernels`). Tracing queues nothing: a traced read is ordered in the graph."""
-    if _context.thread_state().interpreter is not None:
-        return _dispatching_asynchronously()
-    return handle.device.defers_kernels
+    if _context.thread_state().interpreter is None:
+        return handle.device.defers_kernels
+    return not _synchronous()
 
 
 class _UnreadVariable(ResourceVariable):
