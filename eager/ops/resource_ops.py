@@ -185,6 +185,19 @@ ASSIGN = register_op("AssignVariableOp", _assign_kernel, _assign_infer, resource
                      num_outputs=0, differentiable=False)
 
 
+def _check_update_shape(op_name, var_shape, delta_shape):
+    """The update ops' shape rule (tuples of ints): the value broadcasts to the variable's
+    shape, as an in-place ufunc needs. Checked by the kernel, and by inference wherever the
+    shapes are known before the kernel runs."""
+    try:
+        fits = np.broadcast_shapes(var_shape, delta_shape) == var_shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise op_error(op_name, f"Cannot update variable with shape {TensorShape(var_shape)} "
+                                f"using a value of shape {TensorShape(delta_shape)}")
+
+
 def apply_update(storage, xp, ufunc, delta, op_name):
     """`storage.value = ufunc(storage.value, delta)` atomically: in place when unshared, else
     copy-on-write. Shared by the kernel and by Variable's fast path (which already holds the
@@ -194,11 +207,8 @@ def apply_update(storage, xp, ufunc, delta, op_name):
     lock.acquire()
     try:
         current = storage.value
-        if current.shape != delta.shape and np.broadcast_shapes(current.shape,
-                                                               delta.shape) != current.shape:
-            raise op_error(op_name, f"Cannot update variable with shape "
-                                    f"{TensorShape(current.shape)} using a value of shape "
-                                    f"{TensorShape(delta.shape)}")
+        if current.shape != delta.shape:
+            _check_update_shape(op_name, current.shape, delta.shape)
         if _getrefcount(storage.value) <= _UNSHARED:  # unshared(storage), inlined
             ufunc(current, delta, current)  # positional out: cheaper than the keyword
         else:  # asarray: numpy returns scalars for 0-d results; storage keeps arrays
@@ -220,18 +230,11 @@ def _update_kernel(op_name, ufunc_name):
 def _update_infer(op_name):
     def infer(handle, delta):
         _, shape = _check_value(op_name, handle, delta, exact_shape=False)
-        # The kernel's own shape rule, decided before it runs where the shapes are known, so
-        # that the error is immediate where kernels run later (asynchronous dispatch, the
-        # simulated GPU) and at trace time.
+        # The kernel's shape rule, decided before it runs where the shapes are known: the error
+        # is then immediate where kernels run later (asynchronous dispatch, the simulated GPU)
+        # and at trace time.
         if shape.is_fully_defined() and delta.shape.is_fully_defined():
-            var_shape, delta_shape = tuple(shape), tuple(delta.shape)
-            try:
-                broadcast = np.broadcast_shapes(var_shape, delta_shape)
-            except ValueError:
-                broadcast = None
-            if broadcast != var_shape:
-                raise op_error(op_name, f"Cannot update variable with shape {shape} using a "
-                                        f"value of shape {delta.shape}")
+            _check_update_shape(op_name, tuple(shape), tuple(delta.shape))
         return ()
     return infer
 
