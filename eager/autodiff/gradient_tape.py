@@ -14,7 +14,8 @@ from ..ops.array_ops import concat, reshape, stack, transpose
 from .. import dtypes as _dt
 from ..ops.creation_ops import zeros, zeros_like
 from ..resources import handle_data
-from ..tensor import EagerTensor, IndexedSlices, Tensor, convert_to_tensor
+from ..tensor import (EagerTensor, IndexedSlices, Tensor, convert_to_tensor,
+                      with_known_shape)
 from . import tape as _tape
 from .backprop import backward, backward_batched
 
@@ -251,7 +252,7 @@ class GradientTape:
         """
         self._check_usable()
         unconnected = _unconnected(unconnected_gradients)
-        target = _with_known_shape(_as_target(target))
+        target = with_known_shape(_as_target(target))
         flat_sources = _flatten(sources)
         n = _static_size(target, "jacobian")
         columns = None
@@ -321,7 +322,7 @@ class GradientTape:
         """
         self._check_usable()
         unconnected = _unconnected(unconnected_gradients)
-        target = _with_known_shape(_as_target(target))
+        target = with_known_shape(_as_target(target))
         tshape, sshape = list(target.shape), list(_shape_of(source))
         if not tshape or not sshape or tshape[0] != sshape[0]:
             raise ValueError(f"batch_jacobian needs target and source with the same first "
@@ -432,16 +433,8 @@ def _as_target(t):
     return convert_to_tensor(t)
 
 
-def _with_known_shape(t):
-    """`t`, or, for a pending tensor whose shape only its data decides (asynchronous dispatch),
-    its computed tensor (the same tensor to tapes): a Jacobian's layout needs the shape."""
-    if not t.shape.is_fully_defined() and hasattr(t, "_resolve"):
-        return t._resolve()
-    return t
-
-
 def _shape_of(s):
-    return _with_known_shape(s).shape if hasattr(s, "_resolve") else s.shape
+    return with_known_shape(s).shape  # a Jacobian's layout needs the whole shape
 
 
 def _static_size(t, what):

@@ -19,7 +19,7 @@ import itertools
 from .. import context as _context
 from ..dtypes import variant
 from ..ops import dispatch as _dispatch
-from ..tensor import EagerTensor
+from ..tensor import EagerTensor, with_known_shape
 
 __all__ = ["Tape", "Entry", "new_id", "tensor_id", "record_op", "record_custom", "active_tapes",
            "variable_accessed", "op_backward"]
@@ -76,20 +76,12 @@ class Entry:
     def input_shapes(self):
         """Each input's static shape: a plain tuple for eager inputs (compare, index, zip, len),
         a TensorShape (possibly with None dims) for symbolic ones."""
-        shapes = self._input_shapes
-        for shape in shapes:
-            if hasattr(shape, "_resolve"):  # pending (see `_describe`): settle them all once
-                shapes = self._input_shapes = _settled(shapes)
-                break
+        shapes = self._input_shapes = _settled(self._input_shapes)
         return shapes
 
     @property
     def output_shapes(self):
-        shapes = self._output_shapes
-        for shape in shapes:
-            if hasattr(shape, "_resolve"):
-                shapes = self._output_shapes = _settled(shapes)
-                break
+        shapes = self._output_shapes = _settled(self._output_shapes)
         return shapes
 
     @property
@@ -157,9 +149,13 @@ def _describe(tensors, follow=None):
 
 
 def _settled(shapes):
-    """`shapes` with each pending tensor recorded in place of its shape (`_describe`) replaced
-    by its array's shape, waiting for it to run."""
-    return tuple(s._resolve()._value.shape if hasattr(s, "_resolve") else s for s in shapes)
+    """`shapes` itself, or, when it holds pending tensors recorded in place of their shapes
+    (`_describe`), a copy with their computed shapes (waiting for them)."""
+    for shape in shapes:
+        if hasattr(shape, "_resolve"):
+            return tuple(with_known_shape(s)._value.shape if hasattr(s, "_resolve") else s
+                         for s in shapes)
+    return shapes
 
 
 class Tape:

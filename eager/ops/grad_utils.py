@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..devices import registry as _devices
-from ..tensor import EagerTensor, wrap_array
+from ..tensor import EagerTensor, with_known_shape, wrap_array
 from ..tensor_shape import TensorShape
 from .array_ops import BROADCAST_TO, RESHAPE, broadcast_to, reshape
 from .dispatch import execute
@@ -69,10 +69,7 @@ def _shape_of(t):
     pending tensor whose shape inference left unknown is waited for: only its data says."""
     if t.__class__ is EagerTensor:
         return t._value.shape
-    shape = t.shape
-    if not shape.is_fully_defined() and hasattr(t, "_resolve"):
-        return t._resolve()._value.shape
-    return tuple(shape)
+    return tuple(with_known_shape(t).shape)
 
 
 def unbroadcast(grad, shape):
