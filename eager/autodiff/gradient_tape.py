@@ -182,8 +182,7 @@ class GradientTape:
         takes no detours through the general structure handling."""
         if self._used or self._persistent:
             self._check_usable()
-        unconnected = (unconnected_gradients if unconnected_gradients is UnconnectedGradients.NONE
-                       else _unconnected(unconnected_gradients))
+        unconnected = _unconnected(unconnected_gradients)
         if output_gradients is None and target.__class__ is EagerTensor:  # the common case
             flat_targets, flat_out = [target], [None]
             if not target._meta.dtype._inexact:
@@ -191,9 +190,8 @@ class GradientTape:
         else:
             flat_targets, flat_out = _targets_and_seeds(target, output_gradients)
         if sources.__class__ is EagerTensor:  # one tensor: no structure to flatten or pack
-            if not sources._meta.dtype._inexact:
-                _warn_integer_source(sources._meta.dtype)
-            (result,) = self._gradients(flat_targets, flat_out, [sources], unconnected)
+            (result,) = self._gradients(flat_targets, flat_out, _source_tensors([sources]),
+                                        unconnected)
             self._finish()
             return result
         results = self._gradients(flat_targets, flat_out, _source_tensors(_flatten(sources)),
