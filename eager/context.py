@@ -5,12 +5,15 @@ interpreter that receives ops (None means "run eagerly and synchronously"; traci
 execution install their own), and the variable-creator stack.
 
 The fast path: `EagerTensor` operators may compute `a + b` directly on their arrays, skipping
-dispatch, but only when nothing could make dispatch do more than run the kernel: no tape is
-recording, no device scope or interpreter is active in *any* thread, no placement logging, and
-there is a single device. Every such state change goes through `slow_path_reason()`, which keeps
-one counter; `FAST.on` is the cheap test operators read. Disabling the fast path for every thread
-when one thread opens a scope is deliberate: the slow path is always correct, and the common case
-(a notebook computing with tensors) never opens one.
+dispatch, but only when nothing could make dispatch do more than run the kernel and tell the
+thread's gradient tapes: no device scope or interpreter is active in *any* thread, no placement
+logging, and there is a single device. Every such state change goes through
+`slow_path_reason()`, which keeps one counter; gradient tapes are counted apart
+(`enter_tape`), because a tape only needs to hear of ops whose inputs it follows. `FAST.on`
+(nothing at all open) and `FAST.taped` (nothing but tapes open) are the cheap tests dispatch
+and the operators read. Disabling the fast path for every thread when one thread opens a scope
+is deliberate: the slow path is always correct, and the common case (a notebook computing with
+tensors, a training loop under a tape) never opens one.
 """
 
 from __future__ import annotations
@@ -27,12 +30,15 @@ __all__ = ["FAST", "thread_state", "slow_path_reason", "device", "current_device
 
 
 class _FastPath:
-    """`on` is True when EagerTensor operators may skip dispatch; `device` is the one device.
-    `taped` is True when the only slow-path reasons are gradient tapes: dispatch may then run
-    kernels on `device` without placement, and need only tell this thread's tapes.
+    """`on` is True when ops may skip dispatch entirely; `device` is the one device. `taped` is
+    True when the only slow-path reasons (if any) are gradient tapes: kernels may then run on
+    `device` without placement, and the op need only be told to this thread's tapes (which
+    only matters when an input is followed by some tape: it has a tape id). `on` implies
+    `taped`.
 
     Entering and leaving a slow-path reason (every GradientTape does) must be cheap: the device
-    check is redone only when the device set changes, and listeners run only when `on` flips.
+    check is redone only when the device set changes, and listeners run only when `taped`
+    flips, which a gradient tape never makes it do.
     """
 
     __slots__ = ("on", "taped", "device", "reasons", "tapes", "lock", "listeners")
@@ -44,7 +50,7 @@ class _FastPath:
         self.reasons = 0
         self.tapes = 0  # of `reasons`, how many are recording gradient tapes (any thread)
         self.lock = threading.RLock()  # re-entrant: finalizers (thread-state teardown) take it
-        self.listeners = []  # called after every change of `on` (eager.tensor caches flags)
+        self.listeners = []  # called after every change of `taped` (eager.tensor caches flags)
 
     def devices_changed(self):
         if registry.is_initialized():
@@ -56,10 +62,10 @@ class _FastPath:
 
     def _update(self, force=False):
         single = self.device is not None
-        self.taped = single and self.reasons == self.tapes
-        on = single and self.reasons == 0
-        if on != self.on or force:
-            self.on = on
+        self.on = single and self.reasons == 0
+        taped = single and self.reasons == self.tapes
+        if taped != self.taped or force:
+            self.taped = taped
             for listener in self.listeners:
                 listener()
 
@@ -90,13 +96,30 @@ def leave_slow_path():
 
 
 def enter_tape():
-    """A gradient tape starts recording (in any thread): a slow-path reason that still lets
-    dispatch take its taped path (`FAST.taped`)."""
-    _count(1, 1)
+    """A gradient tape starts recording (in any thread): a slow-path reason that leaves
+    `FAST.taped` as it is, so no listener runs. Inlined (no `_count`): every GradientTape
+    comes here and to `leave_tape`."""
+    fast = FAST
+    lock = fast.lock
+    lock.acquire()
+    try:
+        fast.reasons += 1
+        fast.tapes += 1
+        fast.on = False
+    finally:
+        lock.release()
 
 
 def leave_tape():
-    _count(-1, -1)
+    fast = FAST
+    lock = fast.lock
+    lock.acquire()
+    try:
+        fast.reasons -= 1
+        fast.tapes -= 1
+        fast.on = fast.reasons == 0 and fast.device is not None
+    finally:
+        lock.release()
 
 
 def _count(reasons, tapes):

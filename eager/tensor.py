@@ -4,9 +4,12 @@
 `Tensor` defines every operator once, by handing the call to the op library through a table the
 ops package fills in at import (`register_operators`); this module sits below the op library and
 never imports it. `EagerTensor` overrides the hottest operators with a fast path that computes
-directly on the arrays when `context.FAST.on` says that dispatch would do nothing more (no tape,
-no scope, one device) and both operands already have the same dtype. Everything else, including
-every error, goes through dispatch, so the fast path never changes what an op means.
+directly on the arrays when `context.FAST.taped` says that dispatch would do nothing more than
+run the kernel and tell gradient tapes (no scope, no interpreter, one device) and both operands
+already have the same dtype; when an operand is followed by a tape (it has a tape id), the
+result is then recorded on the thread's tapes as the op dispatch would have run
+(`_OPS.record`). Everything else, including every error, goes through dispatch, so the fast
+path never changes what an op means.
 """
 
 from __future__ import annotations
@@ -32,11 +35,13 @@ __all__ = ["Tensor", "EagerTensor", "TensorSpec", "IndexedSlices", "convert_to_t
 
 
 class _Operators:
-    """Implementations of the Python operators, filled in by `eager.ops` (see module doc)."""
+    """Implementations of the Python operators, filled in by `eager.ops` (see module doc), and
+    `record(name, x, y, out)`: tells the thread's gradient tapes that the fast path computed
+    `out` from `x` and `y` with the operator `name` ("add", "sub", "mul", "truediv")."""
 
     __slots__ = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "neg",
                  "abs", "invert", "and_", "or_", "xor", "lt", "le", "gt", "ge", "eq", "ne",
-                 "getitem")
+                 "getitem", "record")
 
 
 _OPS = _Operators()
@@ -270,8 +275,9 @@ class TensorMeta:
 
     One shared object instead of two fields makes tensors cheaper to create, and lets the fast
     path compare dtype and device of two operands with one `is`. `fast_arith` / `fast_inexact`
-    cache "the fast path is on, this is the fast-path device, and the dtype is numeric /
-    floating-or-complex"; they are refreshed whenever `context.FAST` changes.
+    cache "the fast path is open (`FAST.taped`: nothing but gradient tapes anywhere), this is
+    the fast-path device, and the dtype is numeric / floating-or-complex"; they are refreshed
+    whenever `FAST.taped` changes, which a gradient tape's entry and exit never make it do.
     """
 
     __slots__ = ("dtype", "device", "fast_arith", "fast_inexact")
@@ -283,7 +289,7 @@ class TensorMeta:
         _ALL_METAS.append(self)
 
     def _refresh(self):
-        fast = FAST.on and self.device is FAST.device
+        fast = FAST.taped and self.device is FAST.device
         self.fast_arith = fast and self.dtype._arith
         self.fast_inexact = fast and self.dtype._inexact
 
@@ -331,9 +337,9 @@ _ALL_METAS: list = []
 
 
 def _refresh_metas():
-    """Every meta's flags for the new `FAST` state. Runs twice per GradientTape (entry and
-    exit), so it is a flat loop with no calls."""
-    if not FAST.on:  # switching off (every GradientTape entry): no per-meta decisions needed
+    """Every meta's flags for the new `FAST.taped` state (a device scope, an interpreter or the
+    profiler opened or closed somewhere; not a gradient tape). A flat loop with no calls."""
+    if not FAST.taped:  # switching off: no per-meta decisions needed
         for meta in _ALL_METAS:
             meta.fast_arith = meta.fast_inexact = False
         return
@@ -542,6 +548,12 @@ def _fast_operators(name, compute, ufunc, inexact_only):
     For large arrays, the result is written into the buffer of an operand that is an unobserved
     temporary (`eager.elision`), so `p - lr * g` allocates once, not twice.
 
+    Under a gradient tape (`FAST.taped`) the same path runs, and a result computed from an
+    operand some tape follows (a nonzero tape id) is recorded (`_OPS.record`) exactly as
+    dispatch would record it. Such an operand never has its buffer reused (the tape may keep
+    it for the gradient), and with a Python number it goes the slow way, which converts the
+    number into the constant tensor the tape records.
+
     Hot path: every small-tensor operator runs these.
     """
 
@@ -552,19 +564,21 @@ def _fast_operators(name, compute, ufunc, inexact_only):
         if other.__class__ is EagerTensor:
             ok = meta is other._meta and (meta.fast_inexact if inexact_only else meta.fast_arith)
             other_value = other._value
+            followed = self._tape_id or other._tape_id
         else:
             oc = other.__class__
-            ok = (oc is float or oc is int) and meta.fast_inexact
+            ok = (oc is float or oc is int) and meta.fast_inexact and not self._tape_id
             other_value = other
+            followed = 0
         if ok:
             self_value = self._value
             try:
-                if self_value.size >= _MIN_ELISION:
+                if followed or self_value.size < _MIN_ELISION:
+                    value = compute(self_value, other_value)
+                else:
                     out = writable_operand(self, self_value, other, other_value)
                     value = (compute(self_value, other_value) if out is None
                              else ufunc(self_value, other_value, out=out))
-                else:
-                    value = compute(self_value, other_value)
             except Exception:  # noqa: BLE001 - the slow path raises the op's own error
                 pass
             else:
@@ -572,6 +586,8 @@ def _fast_operators(name, compute, ufunc, inexact_only):
                 t._value = value
                 t._meta = meta
                 t._tape_id = 0
+                if followed:
+                    _OPS.record(name, self, other, t)
                 return t
         return getattr(_OPS, name)(self, other)
 
@@ -579,7 +595,7 @@ def _fast_operators(name, compute, ufunc, inexact_only):
         # Only non-EagerTensor operands get here (Python tries other.__op__ first).
         meta = self._meta
         oc = other.__class__
-        if (oc is float or oc is int) and meta.fast_inexact:
+        if (oc is float or oc is int) and meta.fast_inexact and not self._tape_id:
             self_value = self._value
             try:
                 if self_value.size >= _MIN_ELISION:

@@ -2,14 +2,20 @@
 
 import gc
 import logging
+import operator
 import threading
 import weakref
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import eager as tf
+from eager import elision
+from eager.ops import dispatch
 from gradcheck import check_second_order
+from strategies import broadcastable_pair
 
 
 def T(x, dtype=np.float64):
@@ -213,6 +219,120 @@ def test_taped_dispatch_records_on_this_threads_tapes_only(cpu_only, no_inferenc
         tape2.watch(x)
         w = tf.reduce_sum(tf.multiply(x, x)) + tf.reduce_sum(tf.multiply(x, 3.0))
     np.testing.assert_array_equal(tape2.gradient(w, x).numpy(), [7.0, 9.0])
+
+
+# -- the operators' fast path under a tape (`FAST.taped`) ---------------------------------------
+
+_FAST_OPERATORS = {"+": (operator.add, "AddV2"), "-": (operator.sub, "Sub"),
+                   "*": (operator.mul, "Mul"), "/": (operator.truediv, "RealDiv")}
+
+
+def _taped_program(x, y, ops):
+    """A chain of operators on x and y (both watched) and a loss; the tape and the loss."""
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        z = x
+        for symbol in ops:
+            z = _FAST_OPERATORS[symbol][0](z, y)
+            z = _FAST_OPERATORS[symbol][0](x, z)
+        loss = tf.reduce_sum(z * z)
+    return tape, loss
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), dtype=st.sampled_from([np.float32, np.float64, np.complex128]),
+       ops=st.lists(st.sampled_from(sorted(_FAST_OPERATORS)), min_size=1, max_size=4))
+def test_operators_under_a_tape_record_what_dispatch_records(cpu_only, no_inference_check,
+                                                              data, dtype, ops):
+    """Under a tape the operators compute on the arrays and record the op dispatch would have
+    run (`FAST.taped`); the suite's inference check forces dispatch. Both record the same ops
+    on the same shapes, with the same values kept, so the gradients are equal exactly."""
+    x_np, y_np = data.draw(broadcastable_pair(dtype, max_dims=3, elements=st.floats(0.5, 2.0)))
+    results = []
+    for fast in (True, False):
+        dispatch.check_inference(not fast)
+        try:
+            x, y = tf.constant(x_np), tf.constant(y_np)
+            assert tf.context.FAST.taped is fast
+            tape, loss = _taped_program(x, y, ops)
+            gx, gy = tape.gradient(loss, [x, y])
+            results.append(([(e.op.name, e.input_shapes) for e in tape._tape.entries],
+                            loss.numpy(), gx.numpy(), gy.numpy()))
+        finally:
+            dispatch.check_inference(False)  # as `no_inference_check` left it
+    (fast_ops, *fast_values), (slow_ops, *slow_values) = results
+    assert fast_ops == slow_ops
+    assert [name for name, _ in fast_ops[:2]] == [_FAST_OPERATORS[ops[0]][1]] * 2
+    for a, b in zip(fast_values, slow_values):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.fixture
+def _taped_fast_path(cpu_only, no_inference_check):
+    tf.constant(0.0)
+    assert tf.context.FAST.on
+    yield
+
+
+def test_a_tape_leaves_the_operators_fast_path_open(_taped_fast_path):
+    """Entering and leaving a tape neither closes the operators' fast path nor refreshes every
+    TensorMeta; the tape is told of the ops on the tensors it follows, and only of those."""
+    x, c = T([1.0, 2.0]), T([3.0, 4.0])
+    meta = x._meta
+    with tf.GradientTape() as tape:
+        assert meta.fast_arith and not tf.context.FAST.on and tf.context.FAST.taped
+        tape.watch(x)
+        unfollowed = c * c
+        y = tf.reduce_sum(x * c + unfollowed)
+    assert [e.op.name for e in tape._tape.entries] == ["Mul", "AddV2", "Sum"]
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.0, 4.0])
+    assert tf.context.FAST.on and meta.fast_arith
+
+
+def test_a_followed_tensor_with_a_python_number_records_the_converted_constant(_taped_fast_path):
+    x = T([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(3.0 * x - 1.0 + x / 2.0)
+    assert [e.op.name for e in tape._tape.entries] == ["Mul", "Sub", "RealDiv", "AddV2", "Sum"]
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.5, 3.5])
+
+
+def test_a_kept_temporary_is_never_written_into_under_a_tape(_taped_fast_path):
+    """Mul's gradient keeps both inputs: a temporary operand must keep its value even though
+    nothing but the tape refers to it (no buffer reuse for followed operands or their ops)."""
+    n = elision.MIN_ELEMENTS * 4
+    x_np = np.linspace(0.5, 1.5, n)
+    x, c = tf.constant(x_np), tf.constant(np.full(n, 2.0))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum((c + c) * x * (x + c))  # each product has a temporary operand
+    expected = 4.0 * (2 * x_np + 2.0)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected, rtol=1e-12)
+
+
+def test_nested_tapes_on_the_fast_path_give_second_derivatives(_taped_fast_path):
+    x = T([1.5, -2.0])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = x * x * x - x / 2.0
+        dy = inner.gradient(y, x)
+    np.testing.assert_allclose(dy.numpy(), 3 * x.numpy() ** 2 - 0.5)
+    np.testing.assert_allclose(outer.gradient(dy, x).numpy(), 6 * x.numpy())
+
+
+def test_a_followed_tensor_on_a_thread_without_a_tape_records_nothing(_taped_fast_path):
+    x = T([2.0, 3.0])
+    result = {}
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        worker = threading.Thread(target=lambda: result.update(y=x * x))
+        worker.start()
+        worker.join()
+    assert tape._tape.entries == []
+    np.testing.assert_array_equal(result["y"].numpy(), [4.0, 9.0])
 
 
 def test_operators_on_watched_tensors_are_recorded():

@@ -24,7 +24,7 @@ from ..errors import (InternalError, InvalidArgumentError, NotFoundError, OpErro
 from ..tensor import _METAS, EagerTensor, Tensor, meta_for
 from .registry import NO_ATTRS, describe_inputs
 
-__all__ = ["execute", "set_recorder", "eager_values", "check_inference"]
+__all__ = ["execute", "set_recorder", "record_on_tapes", "eager_values", "check_inference"]
 
 _per_thread = _context._per_thread
 _FAST = _context.FAST
@@ -91,9 +91,26 @@ def execute(op, inputs, attrs=NO_ATTRS):
         # No thread has a tape, scope or interpreter, and there is one device: nothing to do
         # but run the kernel there.
         return _run_sync(op, inputs, attrs, _FAST.device)
+    if _FAST.taped:
+        # Tapes, but nothing else, are open (in some thread): run the kernel there and tell
+        # this thread's tapes, if any of them could follow an input.
+        outputs = _run_sync(op, inputs, attrs, _FAST.device)
+        tapes = _per_thread.state.tapes
+        if tapes:
+            _hooks.record(tapes, op, inputs, attrs, outputs)
+        return outputs
     if _PROFILE.active:
         return _execute_profiled(op, inputs, attrs)
     return _execute_slow(op, inputs, attrs)
+
+
+def record_on_tapes(op, inputs, outputs) -> None:
+    """Tells this thread's gradient tapes that `op` (no attributes) made `outputs` from `inputs`,
+    as `execute` would have: for the tensor operators' fast path, which computes without
+    dispatch under a tape (`eager.tensor`, `_OPS.record`)."""
+    tapes = _per_thread.state.tapes
+    if tapes:
+        _hooks.record(tapes, op, inputs, NO_ATTRS, outputs)
 
 
 def named(result, name):
