@@ -138,13 +138,15 @@ class ThreadState:
     """One per thread: what dispatch reads on every slow-path op (slots: cheap to read)."""
 
     __slots__ = ("device_stack", "tapes", "interpreter", "variable_creators", "name_scope",
-                 "__weakref__")
+                 "variable_watchers", "__weakref__")
 
     def __init__(self):
         self.device_stack = []  # list[_ScopeEntry]; empty means "default device"
         self.tapes = []  # active gradient tapes, innermost last (managed by eager.autodiff)
         self.interpreter = None  # None: eager synchronous; else a graph builder or async executor
         self.variable_creators = []  # (managed by eager.variables)
+        # Told of every trainable variable read, as tapes are (eager.autodiff.custom_gradient).
+        self.variable_watchers = []
         self.name_scope = ""
 
 

@@ -453,7 +453,7 @@ class ResourceVariable(Variable):
         """A tensor holding the current value (a snapshot: later writes never change it)."""
         if FAST.on:  # nothing to record or place: the kernel directly. Hot path.
             return wrap_array(_res.READ.kernel(None, self._handle), self._handle.device)
-        if self._trainable and _context.thread_state().tapes:
+        if self._trainable and _tape.watches_variables(_context.thread_state()):
             _tape.variable_accessed(self)
         return execute(_res.READ, (self.handle,))
 
@@ -463,7 +463,7 @@ class ResourceVariable(Variable):
         """Rows `indices` of the variable (a gather that reads only those rows; its gradient
         is IndexedSlices). Switches the variable to copy-on-read (docs/semantics.md)."""
         indices = convert_to_tensor(indices)
-        if self._trainable and _context.thread_state().tapes:
+        if self._trainable and _tape.watches_variables(_context.thread_state()):
             _tape.variable_accessed(self)
         return execute(_res.GATHER, (self.handle, indices))
 

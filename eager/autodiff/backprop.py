@@ -16,13 +16,23 @@ other code: an outer tape records it, which is how higher-order derivatives work
 from __future__ import annotations
 
 from ..dtypes import int64, variant
+from ..errors import UnimplementedError
 from ..ops.math_ops import cast
 from ..ops.array_ops import concat
 from ..ops.creation_ops import ones_like, zeros
 from ..ops.list_grad import add_list_gradients
 from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor, wrap_array
 
-__all__ = ["backward", "backward_batched", "prune", "walk", "aggregate", "set_planner"]
+__all__ = ["backward", "backward_batched", "prune", "walk", "aggregate", "set_planner",
+           "NotRecomputableError"]
+
+
+class NotRecomputableError(UnimplementedError, LookupError):
+    """An op has no gradient made of ops here: its gradient would have to run a stateful
+    computation again (a control-flow branch, a traced custom-gradient function), or accumulate
+    what a TensorList cannot hold. Also a LookupError, like the backward pass's error for an op
+    with no gradient function, so that callers which fall back to replaying the ops actually
+    run (a function's derived gradient) do so."""
 
 
 def aggregate(grads):

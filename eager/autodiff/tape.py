@@ -22,7 +22,7 @@ from ..ops import dispatch as _dispatch
 from ..tensor import EagerTensor
 
 __all__ = ["Tape", "Entry", "new_id", "tensor_id", "record_op", "record_custom", "active_tapes",
-           "variable_accessed", "op_backward"]
+           "variable_accessed", "watches_variables", "op_backward"]
 
 _next_id = itertools.count(1).__next__
 
@@ -267,12 +267,21 @@ def record_op(tapes, op, inputs, attrs, outputs):
 
 
 def variable_accessed(variable):
-    """Called by eager.variables whenever a trainable variable is read: every active tape of this
-    thread that watches accessed variables (the default) starts following it. This is the hook
-    the variables layer plugs into; autodiff never imports variables."""
-    for tape in _context.thread_state().tapes:
+    """Called by eager.variables whenever a trainable variable is read while this thread has
+    tapes or variable watchers (`watches_variables`): every active tape of this thread that
+    watches accessed variables (the default) starts following it, and every watcher hears of
+    it. This is the hook the variables layer plugs into; autodiff never imports variables."""
+    st = _context.thread_state()
+    for tape in st.tapes:
         if tape.watch_accessed_variables:
             variable._watch_on_tape(tape)
+    for watcher in st.variable_watchers:
+        watcher.saw(variable)
+
+
+def watches_variables(st) -> bool:
+    """Whether a trainable variable read on the thread of `st` must call `variable_accessed`."""
+    return bool(st.tapes or st.variable_watchers)
 
 
 def record_custom(inputs, outputs, backward, keep_inputs=True, keep_outputs=True):

@@ -70,10 +70,9 @@ import contextlib
 import weakref
 
 from .. import context as _context
-from ..autodiff.backprop import aggregate, backward
+from ..autodiff.backprop import NotRecomputableError, aggregate, backward
 from ..autodiff.tape import Tape
 from ..dtypes import int32, resource, variant
-from ..errors import UnimplementedError
 from ..graph import building, get_default_graph
 from ..graph.placeholder import PLACEHOLDER
 from ..ops import dispatch
@@ -87,13 +86,6 @@ from . import ops as _cf
 
 __all__ = ["gradient_function", "recompute_issue", "NotRecomputableError",
            "TENSOR_LIST_ZEROS_LIKE"]
-
-
-class NotRecomputableError(UnimplementedError, LookupError):
-    """This control-flow op has no gradient made of ops here (its gradient would have to run a
-    stateful op again, or accumulate what a TensorList cannot hold). Also a LookupError, like
-    the backward pass's error for an op with no gradient function, so that callers which fall
-    back to replaying the ops actually run (a function's derived gradient) do so."""
 
 
 # -- small helpers -----------------------------------------------------------------------------

@@ -266,6 +266,8 @@ class ConcreteFunction:
             else:  # an async executor: ops go to it one by one, tapes record each
                 outputs = self._plan.run(tensors, self._capture_values)
         else:
+            if st.variable_watchers:  # a custom-gradient function calling this one
+                self._watch_variables(tensors)
             outputs = self._run_graph(tensors, st)
         single = self._single_output
         if single is not None:
