@@ -88,3 +88,74 @@ def test_functions_that_need_no_static_dims_keep_one_relaxed_trace():
         for n in (1, 4, 9):
             np.testing.assert_allclose(f(eager.ones([n, 3])).numpy(), np.full(n, 6.0))
     assert f.experimental_get_tracing_count() == 1
+
+
+# -- sizes computed at trace time (`graph.constant_value`) ----------------------------------------
+
+def _sized_by_shapes(x):
+    """Ops whose sizes are static attributes, given sizes computed from x's shape and from
+    constants: the trace must find their values, as TensorFlow's constant_value does."""
+    n = eager.shape(x)[0]
+    return (eager.reshape(x, [n, -1]),
+            eager.zeros(eager.stack([n, 2])),
+            eager.range(eager.size(x)),
+            eager.tile(x[:1], [eager.rank(x) - 1, 1, 1]),
+            eager.one_hot(eager.constant([0, 1]), depth=n + 1),
+            eager.pad(x, [[0, n - 1], [0, 0], [0, 0]]),
+            eager.fill(eager.shape(x)[1:] * 2, 7.0),
+            eager.ones(eager.constant([2, 3]) // 2 + eager.cast(eager.size(x) > 0, eager.int32)))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (1, 2, 5), (4, 1, 1)])
+def test_sizes_computed_from_static_shapes_and_constants_trace_as_eager_runs(shape):
+    x = eager.constant(np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
+    traced = eager.function(_sized_by_shapes)
+    for got, expected in zip(traced(x), _sized_by_shapes(x)):
+        assert got.shape == expected.shape
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    assert traced.experimental_get_tracing_count() == 1
+
+
+def test_a_size_from_a_none_dimension_traces_per_call_shape():
+    traced = eager.function(lambda x: eager.reshape(x, [eager.shape(x)[0] * 3]),
+                            input_signature=[eager.TensorSpec([None, 3])])
+    with pytest.warns(UserWarning, match="tracing with unknown dimensions failed"):
+        assert traced(eager.ones([2, 3])).shape == (6,)
+    assert traced(eager.ones([5, 3])).shape == (15,)
+
+
+@pytest.mark.parametrize("size", ["argument", "random", "variable"])
+def test_a_size_known_only_at_run_time_is_an_error_saying_so(size):
+    v = eager.Variable(3)
+
+    def body(n):
+        k = {"argument": n, "random": eager.random.uniform([], 1, 4, dtype=eager.int32),
+             "variable": v.read_value()}[size]
+        return eager.zeros([k, 2])
+
+    with pytest.raises(UnknownDimensionError, match="depends on a value known only when it "
+                                                    "runs"):
+        eager.function(body)(eager.constant(3))
+
+
+def test_trace_time_values_are_bounded_and_skip_effects():
+    from eager.graph import constant_value as cv
+
+    seen = {}
+
+    def body(x):
+        chain = eager.constant(1)
+        for _ in range(cv.MAX_OPS + 5):
+            chain = chain + 0
+        seen["long"] = cv.constant_value(chain)
+        seen["short"] = cv.constant_value(eager.constant(2) * 3 + eager.size(x))
+        seen["partial"] = cv.constant_value(eager.shape(x))
+        seen["rank"] = cv.constant_value(eager.rank(x))
+        seen["identity"] = cv.constant_value(eager.identity(eager.constant(5)))
+        return x
+
+    eager.function(body, input_signature=[eager.TensorSpec([None, 4])])(eager.ones([2, 4]))
+    assert seen["long"] is None  # more ops than MAX_OPS: not evaluated
+    assert seen["short"] is None  # size of a partially known shape
+    assert seen["partial"] is None
+    assert int(seen["rank"]) == 2 and int(seen["identity"]) == 5

@@ -65,6 +65,7 @@ class Graph:
         # edges the builder adds exist, and nothing is must-run.
         self._auto_deps = AutoControlDeps() if auto_control_deps else None
         self._captures = {}  # id(eager tensor) -> (eager tensor, placeholder)
+        self._captured_by = {}  # id(placeholder) -> the eager tensor it stands for
         self._control_stack = []  # lists of Operations from control_dependencies scopes
 
     # -- reading -----------------------------------------------------------------------------
@@ -238,7 +239,13 @@ class Graph:
             placeholder = self.placeholder(tensor.dtype, tensor.shape, name="capture")
         # The eager tensor is kept alive with its placeholder, so its id is never reused.
         self._captures[key] = (tensor, placeholder)
+        self._captured_by[id(placeholder)] = tensor
         return placeholder
+
+    def captured_value(self, placeholder):
+        """The eager tensor a capture placeholder of this graph stands for; None for any other
+        tensor (an argument's placeholder, an op's output)."""
+        return self._captured_by.get(id(placeholder))
 
     def _checked_input(self, t, op_def):
         """`t` as this graph can use it: a symbolic tensor of this graph, or an EagerTensor (to

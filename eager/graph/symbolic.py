@@ -74,6 +74,13 @@ class SymbolicTensor(Tensor):
                              f"shape {shape}.")
         self._shape = self._shape.merge_with(shape)
 
+    def _constant_value(self):
+        """This tensor's value if the trace determines it (`graph.constant_value`), else None:
+        what ops that take a size as an attribute ask of a symbolic size."""
+        from .constant_value import constant_value  # noqa: PLC0415 - it imports the op library
+
+        return constant_value(self)
+
     # -- what needs a value --------------------------------------------------------------------
     def numpy(self):
         # TensorFlow's message for graph tensors; the value only exists when the graph runs.

@@ -17,7 +17,7 @@ from ..tensor_shape import UNKNOWN_SHAPE
 from .convert import as_tensor, check_dtype
 from .dispatch import execute
 from .registry import op_error, register_op
-from .shapes import static_int, static_ints
+from .shapes import static_array, static_int, static_ints
 from .slicing_ops import check_non_negative, fmt_dims as _fmt
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "range", "eye", "one_hot"]
@@ -156,7 +156,7 @@ def _range_scalar(value, dtype, what):
         value = as_tensor(value, dtype)
     if value.shape.rank != 0:
         raise op_error("Range", f"{what} must be a scalar, not shape {_fmt(value.shape)}")
-    return value.numpy(), value.dtype
+    return static_array("Range", value, what), value.dtype
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001

@@ -49,6 +49,7 @@ from ..tensor_shape import TensorShape, as_shape
 from .convert import as_tensor
 from .dispatch import execute
 from .registry import NO_ATTRS, op_error, register_op
+from .shapes import static_array
 
 __all__ = ["TensorList", "empty_tensor_list", "tensor_list_reserve", "tensor_list_from_tensor",
            "tensor_list_push_back", "tensor_list_pop_back", "tensor_list_get_item",
@@ -557,10 +558,7 @@ def _element_shape_attr(op_name, shape):
     if isinstance(shape, TensorShape):
         return None if shape.rank is None else tuple(shape)
     if isinstance(shape, Tensor):
-        if shape.is_symbolic:
-            raise TypeError(f"{op_name}: element_shape must be known when the function is "
-                            "traced; got a symbolic tensor.")
-        shape = shape.numpy()
+        shape = static_array(op_name, shape, "element_shape")
     if isinstance(shape, (np.ndarray, np.generic)):
         if shape.dtype.kind not in "iu":
             raise TypeError(f"{op_name}: element_shape must hold integers, got {shape!r}.")

@@ -9,6 +9,7 @@ from ..tensor import TensorSpec
 from .convert import as_tensor, check_dtype, same_type
 from .dispatch import execute
 from .registry import op_error, register_op
+from .shapes import static_array
 from .slicing_ops import fmt_dims as _fmt
 
 __all__ = ["pad"]
@@ -23,10 +24,10 @@ def _spec(array) -> TensorSpec:
 def _paddings(value):
     """`paddings` as a tuple of (before, after) pairs."""
     if hasattr(value, "numpy") and not isinstance(value, (list, tuple)):
-        if getattr(value, "is_symbolic", False):
-            raise TypeError("Pad: paddings must be known when the function is traced; got a "
-                            "symbolic tensor.")
-        value = value.numpy()
+        value = static_array("Pad", value, "paddings")
+    elif isinstance(value, (list, tuple)):  # rows may hold (symbolic) scalar tensors
+        value = [[static_array("Pad", v, "paddings") if hasattr(v, "numpy") else v
+                  for v in row] if isinstance(row, (list, tuple)) else row for row in value]
     arr = np.asarray(value)
     if arr.size == 0 and arr.ndim == 2:
         arr = arr.reshape(0, 2) if arr.shape[-1] == 2 else arr

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from ..tensor import TensorSpec
 from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
 from .registry import op_error
 
 __all__ = ["broadcast_shapes", "normalize_axis", "normalize_axes", "reduced_shape", "spec",
-           "static_int", "static_ints", "UnknownDimensionError"]
+           "static_array", "static_int", "static_ints", "UnknownDimensionError"]
 
 
 class UnknownDimensionError(TypeError):
@@ -57,26 +59,56 @@ def broadcast_shapes(op_name, *shapes) -> TensorShape:
     return TensorShape(out)
 
 
+def _trace_time_value(value):
+    """The value of a symbolic tensor when the trace determines it (a size computed from static
+    shapes and constants: `graph.constant_value`), else None."""
+    evaluate = getattr(value, "_constant_value", None)
+    return None if evaluate is None else evaluate()
+
+
+def _unknown_error(op_name, what, value):
+    return UnknownDimensionError(
+        f"{op_name}: {what} must be known when the function is traced, but {value!r} depends on "
+        "a value known only when it runs (an argument's value, a dimension the input signature "
+        "leaves as None, a variable or a random draw). Pass it as a Python int, or compute it "
+        "from static shapes (`x.shape`) and constants.")
+
+
+def static_array(op_name, value, what):
+    """The numpy value of tensor `value`, an argument the op needs when it is created: an eager
+    tensor's value, or a symbolic tensor's when the trace determines it (else an
+    UnknownDimensionError saying why not)."""
+    if getattr(value, "is_symbolic", False):
+        known = _trace_time_value(value)
+        if known is None:
+            raise _unknown_error(op_name, what, value)
+        return known
+    return np.asarray(value.numpy())
+
+
 def static_int(op_name, value, what):
-    """A Python int from an int, numpy integer or integer scalar EagerTensor."""
+    """A Python int from an int, numpy integer or integer scalar tensor (a symbolic one if the
+    trace determines its value)."""
     try:
         return operator.index(value)
     except TypeError:
-        cls = UnknownDimensionError if value is None or getattr(value, "is_symbolic", False) \
-            else TypeError
+        if getattr(value, "is_symbolic", False):
+            known = _trace_time_value(value)
+            if known is None or known.ndim != 0 or known.dtype.kind not in "iu":
+                raise _unknown_error(op_name, what, value) from None
+            return int(known)
+        cls = UnknownDimensionError if value is None else TypeError
         raise cls(f"{op_name}: {what} must be an integer known when the op is created, "
                   f"got {value!r}.") from None
 
 
 def static_ints(op_name, value, what) -> tuple:
-    """A tuple of Python ints from an int, a sequence, a numpy array or an eager tensor."""
+    """A tuple of Python ints from an int, a sequence, a numpy array or a tensor (a symbolic
+    one, or symbolic elements, if the trace determines their values)."""
     if value is None:
         return None
     if hasattr(value, "numpy") and not isinstance(value, (list, tuple)):
-        if getattr(value, "is_symbolic", False):
-            raise UnknownDimensionError(f"{op_name}: {what} must be known when the function is "
-                                        "traced; got a symbolic tensor.")
-        value = value.numpy()
+        value = static_array(op_name, value, what)
         if value.dtype.kind not in "iu":  # TensorFlow: the op's integer attr rejects it
             raise op_error(op_name, f"{what} must be an integer tensor, got dtype {value.dtype}")
     if hasattr(value, "tolist"):

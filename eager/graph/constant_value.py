@@ -1,0 +1,100 @@
+"""Trace-time values: what a symbolic tensor holds when no function input's value decides it.
+
+Ops here take their sizes as static attributes (a shape, a tile count, a one-hot depth), known
+when the op is created. A traced function often computes such a size from what *is* known at
+trace time: `tf.reshape(x, [tf.shape(x)[0], -1])` with x's shape fully known, or
+`tf.zeros(tf.stack([n, 2]))` with `n` a captured constant. TensorFlow's `constant_value`
+(`tensor_util`) answers those by partial evaluation; `constant_value` here does the same:
+
+* a captured eager tensor is its value;
+* `Shape`, `Size` and `Rank` of a tensor whose static shape answers them are that answer;
+* any other op with no effects (not stateful, touching no resource, not control flow) is run
+  on the CPU when every input has a trace-time value (recursively).
+
+Anything else (an argument's value, a random draw, a variable's value, a shape the trace left
+partial) has none: None. Work is bounded (`MAX_OPS` ops evaluated, results of at most
+`MAX_ELEMENTS` elements), since the answer is only ever a size; a kernel that fails here also
+means None, and the op that needed the value reports that it is unknown.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..devices import registry as _devices
+from ..ops import dispatch as _dispatch
+from ..ops.array_ops import RANK, SHAPE, SIZE
+from ..tensor import EagerTensor
+from .placeholder import PLACEHOLDER
+
+__all__ = ["constant_value", "MAX_OPS", "MAX_ELEMENTS"]
+
+#: Ops evaluated for one question, at most.
+MAX_OPS = 64
+#: Largest value (in elements) evaluated or returned.
+MAX_ELEMENTS = 4096
+
+_SHAPE_OPS = (SHAPE, SIZE, RANK)
+
+
+def constant_value(t):
+    """The numpy value of symbolic tensor `t` if the trace determines it (module doc), else
+    None. An EagerTensor is its own value."""
+    return _value(t, {}, [MAX_OPS])
+
+
+def _value(t, memo, budget):
+    if t.__class__ is EagerTensor:
+        if not t.dtype.is_numpy_compatible:  # a resource handle, a TensorList
+            return None
+        return _small(np.asarray(t.numpy()))
+    op = getattr(t, "op", None)
+    if op is None:
+        return None
+    key = id(t)
+    if key in memo:
+        return memo[key]
+    memo[key] = None  # (a cycle cannot occur in a graph; this also bounds repeated work)
+    value = _evaluate(t, op, memo, budget)
+    memo[key] = value
+    return value
+
+
+def _evaluate(t, op, memo, budget):
+    d = op.op_def
+    if d is PLACEHOLDER:
+        captured = op.graph.captured_value(t)
+        return None if captured is None else _value(captured, memo, budget)
+    if d.stateful or d.resource_reads or d.replay is not None or budget[0] <= 0:
+        return None
+    budget[0] -= 1
+    if d in _SHAPE_OPS:
+        (x,) = op.inputs
+        shape = x.shape
+        if shape.rank is None or (d is not RANK and not shape.is_fully_defined()):
+            return None
+        # A zero-stride stand-in has the shape and no memory: these kernels read only that.
+        inputs = (np.broadcast_to(np.zeros((), np.float32), tuple(shape) if d is not RANK
+                                  else (1,) * shape.rank),)
+    else:
+        inputs = []
+        for i in op.inputs:
+            v = _value(i, memo, budget)
+            if v is None:
+                return None
+            inputs.append(v)
+    cpu = _devices.lookup("CPU:0")
+    try:
+        wrapped = tuple(_dispatch._wrap(v, cpu, d) for v in inputs)
+        out = _dispatch._run_sync(d, wrapped, op.attrs, cpu)
+    except Exception:  # noqa: BLE001 - the op that needed the value says it is unknown
+        return None
+    if out.__class__ is tuple:
+        out = out[t.value_index]
+    return _small(np.asarray(out._value))
+
+
+def _small(value):
+    if value.dtype == object or value.size > MAX_ELEMENTS:
+        return None
+    return value
