@@ -9,6 +9,8 @@ gradients must add up), pads of both mirror modes up to their largest width.
 import numpy as np
 
 import eager as tf
+from eager.ops import dispatch
+from eager.ops.slicing_ops import INDEX_AXIS
 from gradcase import GradCase, crand, rand
 
 C = GradCase
@@ -16,6 +18,11 @@ C = GradCase
 
 def ints(*values):
     return np.array(values, dtype=np.int32)
+
+
+def _index_axis(x, index, axis):
+    return dispatch.execute(INDEX_AXIS, (tf.convert_to_tensor(x), tf.constant(index)),
+                            {"axis": axis})
 
 
 def _first_of_each(fn):
@@ -111,6 +118,11 @@ CASES = {
         C(lambda x: x[1, :, [0, 1]], lambda: [rand(2, 3, 4)]),
         C(lambda x: x[::-1, [-1, 0]], lambda: [rand(3, 2)]),
     ],
+    # A scalar index known only at run time (a loop counter inside a traced function); run
+    # here directly, as eagerly a scalar tensor index is a static StridedSlice.
+    "IndexAxis": [C(lambda x: _index_axis(x, 1, 0), lambda: [rand(3, 4)]),
+                  C(lambda x: _index_axis(x, -1, 1), lambda: [rand(2, 3, 2)]),
+                  C(lambda x: _index_axis(x, 0, 0), lambda: [crand(2)])],
     "Slice": [C(lambda x: tf.slice(x, [1, 0], [2, -1]), lambda: [rand(4, 3)]),
               C(lambda x: tf.slice(x, [0, 1, 1], [2, 1, 2]), lambda: [rand(2, 3, 4)]),
               C(lambda x: tf.slice(x, [0, 0], [2, 3]), lambda: [rand(2, 3)]),

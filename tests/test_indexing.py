@@ -556,3 +556,83 @@ def test_indexed_slices_conversion_errors():
         eager.convert_to_tensor(s, dtype=eager.int32)
     with pytest.raises(InvalidArgumentError, match="does not index into shape"):
         eager.convert_to_tensor(eager.IndexedSlices(eager.constant([[1.0]]), [3], [2, 1]))
+
+
+# -----------------------------------------------------------------------------------------------
+# Scalar indices known only when a traced function runs (IndexAxis)
+# -----------------------------------------------------------------------------------------------
+
+def _run_time_indices(key):
+    """`key` with every int replaced by a slot for a tensor argument of a traced function,
+    and those ints as the arguments."""
+    template, values = [], []
+    for k in key:
+        if isinstance(k, int):
+            template.append(len(values))
+            values.append(eager.constant(k))
+        else:
+            template.append(k)
+    return template, values
+
+
+def _traced_getitem(template):
+    def index(x, *values):
+        key = tuple(values[k] if isinstance(k, int) else k for k in template)
+        return x[key]
+    return eager.function(index)
+
+
+@settings(max_examples=60)
+@given(array_and_basic_key())
+def test_run_time_scalar_indices_in_a_traced_function_match_numpy(case):
+    x_np, key = case
+    template, values = _run_time_indices(key)
+    traced = _traced_getitem(template)
+    _same(traced(eager.constant(x_np), *values), x_np[key])
+    if values:  # the indices really were unknown to the trace
+        graph = traced.get_concrete_function(eager.constant(x_np), *values).graph
+        assert sum(op.type == "IndexAxis" for op in graph.get_operations()) == len(values)
+
+
+def test_a_loop_counter_indexes_a_tensor_and_its_gradient_is_dense():
+    """The RNN shape of code: x[:, t] read with the loop counter, inside eager.function; the
+    gradient (dense, as StridedSlice's) matches the same loop run eagerly."""
+    def unrolled(x, w):
+        def body(t, h):
+            return t + 1, eager.tanh(h * w + x[:, t])
+        return eager.while_loop(lambda t, h: t < x.shape[1], body,
+                                (eager.constant(0), eager.zeros([x.shape[0]], x.dtype)))[1]
+
+    x = eager.constant(np.random.default_rng(3).normal(size=(2, 5)))
+    w = eager.constant(0.7, eager.float64)
+    results = []
+    for fn in (unrolled, eager.function(unrolled)):
+        with eager.GradientTape() as tape:
+            tape.watch([x, w])
+            y = eager.reduce_sum(fn(x, w))
+        results.append([y, *tape.gradient(y, [x, w])])
+    for traced, eager_value in zip(results[1], results[0]):
+        assert isinstance(traced, eager.Tensor)
+        np.testing.assert_allclose(traced.numpy(), eager_value.numpy(), rtol=1e-12)
+
+
+def test_a_run_time_index_out_of_range_is_an_error_when_it_runs():
+    traced = eager.function(lambda x, i: x[:, i])
+    x = eager.constant(np.ones((2, 3)))
+    assert traced(x, eager.constant(-3)).shape == (2,)
+    with pytest.raises(InvalidArgumentError, match="slice index 3 of dimension 1 out of bounds"):
+        traced(x, eager.constant(3))
+
+
+def test_a_run_time_index_and_an_integer_array_in_one_key_is_a_type_error():
+    traced = eager.function(lambda x, i: x[i, [0, 1]])
+    with pytest.raises(TypeError, match="cannot be combined"):
+        traced(eager.constant(np.ones((2, 3))), eager.constant(1))
+
+
+def test_a_trace_time_known_index_stays_a_static_slice():
+    traced = eager.function(lambda x: x[eager.shape(x)[0] - 1])
+    x = eager.constant(np.arange(6.0).reshape(3, 2))
+    _same(traced(x), x.numpy()[2])
+    graph = traced.get_concrete_function(x).graph
+    assert [op.type for op in graph.get_operations()].count("IndexAxis") == 0

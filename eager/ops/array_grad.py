@@ -29,8 +29,9 @@ from ..tensor import IndexedSlices, Tensor, convert_to_tensor
 from . import math_ops as m
 from .array_ops import (BROADCAST_TO, CONCAT, CONJUGATE_TRANSPOSE, PACK, RESHAPE, SPLIT_V,
                         TRANSPOSE, UNPACK)
+from .array_ops import expand_dims
+from .creation_ops import one_hot, zeros
 from .creation_ops import range as _range
-from .creation_ops import zeros
 from .dispatch import execute
 from .grad_utils import dense_shape_tensor, unbroadcast
 from .padding_ops import PAD
@@ -312,6 +313,20 @@ def _along(g, axis, piece):
 def _at(rank, axis, pair):
     """Paddings that pad only `axis`, by `pair`."""
     return tuple(pair if i == axis else (0, 0) for i in builtins.range(rank))
+
+
+@get_op("IndexAxis").def_gradient(keep_inputs=(1,))
+def _index_axis_grad(call, dy):
+    """Dense, as StridedSlice's: dy placed at the index along `axis`, zeros elsewhere (dy times
+    a one-hot mask, so that the rule is made of differentiable ops)."""
+    dims = tuple(call.input_shapes[0])
+    axis = call.attrs["axis"]
+    n = dims[axis]
+    index = call.inputs[1]
+    index = m.where(m.less(index, 0), m.add(index, m.cast(n, index.dtype)), index)
+    mask = one_hot(index, n, dtype=dy.dtype)
+    mask = _reshape(mask, tuple(n if k == axis else 1 for k in builtins.range(len(dims))))
+    return m.multiply(expand_dims(_dense(dy), axis), mask), None
 
 
 # -- gathers and scatters --------------------------------------------------------------------

@@ -11,7 +11,8 @@ from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
 from .registry import op_error
 
 __all__ = ["broadcast_shapes", "normalize_axis", "normalize_axes", "reduced_shape", "spec",
-           "static_array", "static_int", "static_ints", "UnknownDimensionError"]
+           "static_array", "static_int", "static_ints", "trace_time_value",
+           "UnknownDimensionError"]
 
 
 class UnknownDimensionError(TypeError):
@@ -59,7 +60,7 @@ def broadcast_shapes(op_name, *shapes) -> TensorShape:
     return TensorShape(out)
 
 
-def _trace_time_value(value):
+def trace_time_value(value):
     """The value of a symbolic tensor when the trace determines it (a size computed from static
     shapes and constants: `graph.constant_value`), else None."""
     evaluate = getattr(value, "_constant_value", None)
@@ -79,7 +80,7 @@ def static_array(op_name, value, what):
     tensor's value, or a symbolic tensor's when the trace determines it (else an
     UnknownDimensionError saying why not)."""
     if getattr(value, "is_symbolic", False):
-        known = _trace_time_value(value)
+        known = trace_time_value(value)
         if known is None:
             raise _unknown_error(op_name, what, value)
         return known
@@ -93,7 +94,7 @@ def static_int(op_name, value, what):
         return operator.index(value)
     except TypeError:
         if getattr(value, "is_symbolic", False):
-            known = _trace_time_value(value)
+            known = trace_time_value(value)
             if known is None or known.ndim != 0 or known.dtype.kind not in "iu":
                 raise _unknown_error(op_name, what, value) from None
             return int(known)

@@ -3,8 +3,12 @@
 
 `getitem` follows TensorFlow's `_slice_helper`: a key of ints, slices, `...` and `None` becomes
 one `StridedSlice` op whose begin/end/strides and masks are static attributes, so the output
-shape is always inferred exactly. Beyond TensorFlow (which raises TypeError), one non-scalar
-integer index (tensor, numpy array or list) per key gathers along its axis with numpy's rules.
+shape is always inferred exactly. A scalar index tensor counts as an int when its value is
+known (eagerly, or at trace time: `graph.constant_value`); one known only when a traced function
+runs (a loop counter, an argument) takes its axis out with an `IndexAxis` op after the slice,
+which is TensorFlow's StridedSlice with a tensor `begin`. Slice *bounds* must still be known at
+trace time. Beyond TensorFlow (which raises TypeError), one non-scalar integer index (tensor,
+numpy array or list) per key gathers along its axis with numpy's rules.
 
 This module sits below `array_ops`, which re-exports its public names, and never imports it:
 the one transpose `getitem` may need is looked up in the op registry by name. It also holds the
@@ -26,7 +30,7 @@ from . import math_ops as _math
 from .convert import as_tensor, check_dtype
 from .dispatch import execute
 from .registry import get_op, op_error, register_op
-from .shapes import static_int, static_ints
+from .shapes import static_int, static_ints, trace_time_value
 
 __all__ = ["slice", "strided_slice", "gather", "gather_nd", "scatter_nd", "getitem"]
 
@@ -149,6 +153,31 @@ def _strided_slice_kernel(xp, x, **attrs):
 
 STRIDED_SLICE = register_op("StridedSlice", _strided_slice_kernel, _strided_slice_infer,
                             dtypes=_dt.ALL)
+
+
+def _index_axis_infer(x, index, axis):
+    if index.shape.rank not in (0, None):
+        raise op_error("IndexAxis", f"index must be a scalar, got shape {index.shape}")
+    shape = x.shape
+    if not shape._rank_known:
+        return TensorSpec(UNKNOWN_SHAPE, x.dtype)
+    if not 0 <= axis < len(shape):
+        raise op_error("IndexAxis", f"axis {axis} is out of range for rank {len(shape)}")
+    return TensorSpec(TensorShape(tuple(shape)[:axis] + tuple(shape)[axis + 1:]), x.dtype)
+
+
+def _index_axis_kernel(xp, x, index, axis):
+    n, i = x.shape[axis], int(index)
+    if not -n <= i < n:  # TensorFlow's StridedSlice message
+        raise op_error("IndexAxis", f"slice index {i} of dimension {axis} out of bounds.")
+    return x[(builtins.slice(None),) * axis + (i,)]
+
+
+#: `x[..., i, ...]` for a scalar index tensor whose value is known only when the op runs (a loop
+#: counter, an argument): TensorFlow's StridedSlice with a tensor `begin`. Static slices stay
+#: StridedSlice with attributes; this op exists so that an index need not be static. Its
+#: gradient is dense, as StridedSlice's is (a gather's would be IndexedSlices).
+INDEX_AXIS = register_op("IndexAxis", _index_axis_kernel, _index_axis_infer, dtypes=_dt.ALL)
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
@@ -486,6 +515,9 @@ def _classify(k):
         if k.shape.rank == 0:
             if k.dtype not in INDEX_DTYPES:  # TensorFlow: int16/int32/int64 scalars only
                 raise TypeError(f"{_VALID}; got a {k.dtype.name} scalar tensor {_short(k)}.")
+            if getattr(k, "is_symbolic", False):
+                known = trace_time_value(k)
+                return ("scalar", k) if known is None else ("int", int(known))
             return "int", static_int("StridedSlice", k, "a scalar index")
         return "array", k
     if isinstance(k, (np.ndarray, list, tuple)):
@@ -523,8 +555,9 @@ def getitem(x, key):
     begin, end, strides = [], [], []
     masks = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0,
              "shrink_axis_mask": 0}
-    kinds = []  # per item: "slice", "full", "int", "new", "ellipsis", "array"
+    kinds = []  # per item: "slice", "full", "int", "new", "ellipsis", "array", "scalar"
     advanced = None  # (item position, index)
+    scalars = []  # (item position, symbolic scalar index) for indices known only at run time
     for i, k in enumerate(items):
         bit = 1 << i
         if k is None:
@@ -541,6 +574,11 @@ def getitem(x, key):
             if kind == "int":
                 b, e, s = value, value + 1, 1
                 masks["shrink_axis_mask"] |= bit
+            elif kind == "scalar":  # a full slice here; IndexAxis picks the element after
+                b, e, s = 0, 0, 1
+                masks["begin_mask"] |= bit
+                masks["end_mask"] |= bit
+                scalars.append((i, value))
             else:
                 if advanced is not None:
                     raise TypeError(f"At most one integer tensor, array or list may index a "
@@ -556,9 +594,36 @@ def getitem(x, key):
         end.append(e)
         strides.append(s)
     attrs = {"begin": tuple(begin), "end": tuple(end), "strides": tuple(strides), **masks}
+    if scalars:
+        if advanced is not None:
+            raise TypeError(f"An integer tensor, array or list index cannot be combined with a "
+                            f"scalar index known only when the function runs ("
+                            f"{_short(scalars[0][1])}); index in two steps.")
+        return _run_time_getitem(x, kinds, scalars, attrs)
     if advanced is None:
         return execute(STRIDED_SLICE, (x,), attrs)
     return _advanced_getitem(x, kinds, advanced, attrs)
+
+
+def _run_time_getitem(x, kinds, scalars, attrs):
+    """`x[key]` where some scalar indices are known only at run time: the StridedSlice of the
+    key with those places taken by `:`, then one IndexAxis per such index, the last first (so
+    that removing an axis never moves the axes still to be indexed)."""
+    rank = x.shape.rank
+    if rank is None and "ellipsis" in kinds:
+        raise TypeError("Indexing with `...` and an index known only at run time needs the "
+                        "tensor's rank, which is unknown here.")
+    consuming = sum(1 for k in kinds if k in ("slice", "full", "int", "scalar"))
+    covered = 0 if rank is None else rank - consuming  # dims an Ellipsis stands for
+    if all(k in ("full", "ellipsis", "scalar") for k in kinds) and kinds.count("ellipsis") <= 1:
+        out = x  # nothing to slice
+    else:
+        out = execute(STRIDED_SLICE, (x,), attrs)
+    for position, index in reversed(scalars):
+        axis = sum({"new": 1, "slice": 1, "full": 1, "scalar": 1, "ellipsis": covered}.get(k, 0)
+                   for k in kinds[:position])
+        out = execute(INDEX_AXIS, (out, index), {"axis": axis})
+    return out
 
 
 def _slice_bounds(k, bit, masks):
