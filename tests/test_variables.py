@@ -63,6 +63,23 @@ def test_unknown_shape_with_validate_shape_false_allows_reshaping_assigns():
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0, 3.0])
 
 
+@pytest.mark.parametrize("shape", [None, [None], [None, 2]])
+def test_a_partially_known_shape_argument_allows_assigns_that_fit_it(shape):
+    """As TensorFlow: `shape=` wider than the initial value's makes `assign` skip the run-time
+    shape check (its Python passes validate_shape only for fully defined shapes); the static
+    shape still refuses values that do not fit it."""
+    v = tf.Variable(np.zeros((2, 2) if shape and len(shape) == 2 else (2,)),
+                    shape=tf.TensorShape(shape))
+    assert v.shape == tf.TensorShape(shape)
+    value = np.arange(6.0).reshape(3, 2) if shape and len(shape) == 2 else np.arange(5.0)
+    v.assign(value)
+    np.testing.assert_array_equal(v.numpy(), value)
+    np.testing.assert_array_equal(v.read_value().numpy(), value)
+    if shape:
+        with pytest.raises((ValueError, tf.errors.InvalidArgumentError)):
+            v.assign(np.zeros((1, 1, 1)))
+
+
 def test_variables_live_on_the_scope_device(logical_cpus):
     logical_cpus(2)
     with tf.device("CPU:1"):
@@ -204,7 +221,8 @@ def test_a_mismatched_update_fails_when_traced():
 
 def test_bad_updates_are_clear_errors():
     v = tf.Variable([1.0, 2.0])
-    with pytest.raises(tf.errors.InvalidArgumentError, match="Shape mismatch"):
+    with pytest.raises(ValueError, match=r"shape mismatch, the variable's shape \(2,\) and "
+                                         r"the value's shape \(3,\)"):  # as TensorFlow: Python
         v.assign([1.0, 2.0, 3.0])
     with pytest.raises(tf.errors.InvalidArgumentError, match="AssignAddVariableOp"):
         v.assign_add([1.0, 2.0, 3.0])

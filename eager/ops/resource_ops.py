@@ -162,7 +162,11 @@ def _read_grad(call, dy):
 def _assign_kernel(xp, handle, value, validate_shape=True):
     storage = handle.resource("AssignVariableOp")
     value = xp.asarray(value)
-    if storage.validate_shape and storage.value is not None and value.shape != storage.value.shape:
+    # Both must ask for the check: the variable (created with validate_shape) and the assign
+    # (TensorFlow's Python passes validate_shape=False when the variable's shape is not fully
+    # defined: `Variable(x, shape=TensorShape(None))` takes values of any shape).
+    if (validate_shape and storage.validate_shape and storage.value is not None
+            and value.shape != storage.value.shape):
         raise op_error("AssignVariableOp", f"Shape mismatch: the variable's shape "
                                            f"{TensorShape(storage.value.shape)} and the value's "
                                            f"shape {TensorShape(value.shape)} are incompatible")
