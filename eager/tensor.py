@@ -549,10 +549,12 @@ def _fast_operators(name, compute, ufunc, inexact_only):
     temporary (`eager.elision`), so `p - lr * g` allocates once, not twice.
 
     Under a gradient tape (`FAST.taped`) the same path runs, and a result computed from an
-    operand some tape follows (a nonzero tape id) is recorded (`_OPS.record`) exactly as
-    dispatch would record it. Such an operand never has its buffer reused (the tape may keep
-    it for the gradient), and with a Python number it goes the slow way, which converts the
-    number into the constant tensor the tape records.
+    operand some tape follows (a nonzero tape id, while any tape exists: `not FAST.on`) is
+    recorded (`_OPS.record`) exactly as dispatch would record it. Such an operand never has its
+    buffer reused (the tape may keep it for the gradient), and with a Python number it goes the
+    slow way, which converts the number into the constant tensor the tape records. With no tape
+    anywhere, tape ids mean nothing: a training loop's `p - lr * g` after the tape still reuses
+    buffers.
 
     Hot path: every small-tensor operator runs these.
     """
@@ -564,12 +566,14 @@ def _fast_operators(name, compute, ufunc, inexact_only):
         if other.__class__ is EagerTensor:
             ok = meta is other._meta and (meta.fast_inexact if inexact_only else meta.fast_arith)
             other_value = other._value
-            followed = self._tape_id or other._tape_id
+            # Followed by a tape that may record this op: only while tapes exist at all.
+            followed = (self._tape_id or other._tape_id) and not FAST.on
         else:
             oc = other.__class__
-            ok = (oc is float or oc is int) and meta.fast_inexact and not self._tape_id
+            ok = ((oc is float or oc is int) and meta.fast_inexact
+                  and (not self._tape_id or FAST.on))
             other_value = other
-            followed = 0
+            followed = False
         if ok:
             self_value = self._value
             try:
@@ -595,7 +599,7 @@ def _fast_operators(name, compute, ufunc, inexact_only):
         # Only non-EagerTensor operands get here (Python tries other.__op__ first).
         meta = self._meta
         oc = other.__class__
-        if (oc is float or oc is int) and meta.fast_inexact and not self._tape_id:
+        if (oc is float or oc is int) and meta.fast_inexact and (not self._tape_id or FAST.on):
             self_value = self._value
             try:
                 if self_value.size >= _MIN_ELISION:

@@ -108,6 +108,24 @@ def test_tensors_held_elsewhere_are_never_written():
     np.testing.assert_allclose(tape._tape.entries[0].outputs[0].numpy()[:2], np.e)
 
 
+def test_a_once_watched_tensor_still_reuses_temporaries_after_the_tape():
+    """A training loop's update `p - lr * g` runs after the tape, on parameters the tape
+    watched (they keep their tape ids): with no tape left anywhere, ids mean nothing, and the
+    temporary's buffer is reused as usual."""
+    p = tf.constant(np.ones(1_000_000))
+    g = tf.constant(np.full(1_000_000, 2.0))
+    with tf.GradientTape() as tape:
+        tape.watch(p)
+    assert p._tape_id
+    tracemalloc.start()
+    result = p - g * 0.5
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    np.testing.assert_array_equal(result.numpy()[:2], [0.0, 0.0])
+    if elision.enabled():
+        assert peak < 12e6, f"expected one 8 MB buffer, peak was {peak / 1e6:.1f} MB"
+
+
 def test_numpy_views_handed_out_keep_their_values():
     x = tf.constant(np.ones(N))
     t = x * 3.0
