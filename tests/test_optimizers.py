@@ -7,6 +7,7 @@ same inputs), and against a float64 reference of Keras 3's update rules on rando
 
 import contextlib
 import threading
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -307,6 +308,26 @@ def test_large_updates_in_blocks_equal_whole_array_updates_exactly(name, kind, l
     assert len(blocked) == len(whole) > 0
     for got, want in zip(blocked, whole):
         np.testing.assert_array_equal(got, want)
+
+
+def test_large_sgd_updates_reuse_one_scratch_buffer_and_equal_the_blocked_ones(monkeypatch):
+    """A plain SGD update above the block threshold computes `lr * grad` into a per-thread
+    scratch buffer: the same values as in blocks, and no new temporary after the first step."""
+    with_scratch = _large_steps("sgd", "dense")
+    monkeypatch.setattr(training_ops, "_SCRATCH_MAX_BYTES", 0)  # in blocks instead
+    blocked = _large_steps("sgd", "dense")
+    np.testing.assert_array_equal(with_scratch[0], blocked[0])
+    monkeypatch.undo()
+    v = tf.Variable(np.ones((301, 250), np.float32))
+    grad = tf.constant(np.full((301, 250), 2.0, np.float32))
+    opt = tf.optimizers.SGD(0.25)
+    opt.apply_gradients([(grad, v)])  # the first step may allocate the scratch buffer
+    tracemalloc.start()
+    opt.apply_gradients([(grad, v)])
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    np.testing.assert_array_equal(v.numpy()[:2, :2], 0.0)
+    assert peak < 301 * 250 * 4 // 4, f"a step allocated {peak} bytes"
 
 
 def test_in_blocks_visits_every_element_once_in_order():
