@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import eager
-from eager.errors import InvalidArgumentError, NotFoundError
+from eager.errors import InvalidArgumentError, NotFoundError, OpError
 from eager.ops import linalg_ops
 
 from strategies import arrays, shapes
@@ -119,8 +119,11 @@ def test_einsum_of_a_scalar_and_norm_of_bools():
 
 
 def test_matmul_errors():
-    with pytest.raises(InvalidArgumentError, match=r"MatMul.*rank >= 2"):
+    with pytest.raises(InvalidArgumentError, match=r"MatMul.*rank >= 2") as raised:
         eager.matmul([1.0, 2.0], [[1.0], [2.0]])
+    assert raised.value.__cause__ is None or isinstance(raised.value.__cause__, OpError)
+    with pytest.raises(InvalidArgumentError, match=r"shapes \(2,\) and \(2, 2\)"):
+        eager.constant([1.0, 2.0]) @ eager.constant(np.ones((2, 2), np.float32))  # fast path
     with pytest.raises(InvalidArgumentError, match=r"MatMul.*rank >= 2"):
         eager.matmul([[1.0, 2.0]], [1.0, 2.0])
     with pytest.raises(InvalidArgumentError, match=r"Matrix size-incompatible: In\[0\]: \[2, 3\], "

@@ -33,8 +33,7 @@ def _matmul_infer(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, a
     if not sa._rank_known or not sb._rank_known:
         return TensorSpec(UNKNOWN_SHAPE, a.dtype)
     if len(sa) < 2 or len(sb) < 2:
-        raise op_error("MatMul", f"In[0] and In[1] must have rank >= 2 (they are matrices or "
-                                 f"batches of matrices), got shapes {sa} and {sb}")
+        raise _rank_error(sa, sb)
     m, k = (sa[-1], sa[-2]) if (transpose_a or adjoint_a) else (sa[-2], sa[-1])
     k2, n = (sb[-1], sb[-2]) if (transpose_b or adjoint_b) else (sb[-2], sb[-1])
     if k is not None and k2 is not None and k != k2:
@@ -44,10 +43,16 @@ def _matmul_infer(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, a
     return TensorSpec(batch.concatenate([m, n]), a.dtype)
 
 
+def _rank_error(sa, sb):
+    return op_error("MatMul", f"In[0] and In[1] must have rank >= 2 (they are matrices or "
+                              f"batches of matrices), got shapes {TensorShape(sa)} and "
+                              f"{TensorShape(sb)}")
+
+
 def _matmul_kernel(xp, a, b, transpose_a=False, transpose_b=False, adjoint_a=False,
                    adjoint_b=False):
     if a.ndim < 2 or b.ndim < 2:
-        _matmul_infer(a, b)  # raises the rank error
+        raise _rank_error(a.shape, b.shape)
     # The arrays' own swapaxes: numpy's module-level one is a Python wrapper around it, and the
     # gradients of every MatMul transpose an operand.
     if transpose_a or adjoint_a:
