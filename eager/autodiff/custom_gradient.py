@@ -22,7 +22,8 @@ another graph (a function's derivation graph, an enclosing function) or eagerly 
 node's gradient calls `f` again on the node's inputs there and uses that call's `grad_fn`, as
 control flow recomputes a branch. So `f` must be safe to run twice: a stateful op in it (a
 random draw, an assignment; variable reads are fine) makes that gradient an error, which names
-the op. TensorFlow instead keeps `f`'s forward values alive for its `grad_fn`.
+the op (one inside a `cond` or `while_loop` body in `f` is not seen). TensorFlow instead keeps
+`f`'s forward values alive for its `grad_fn`.
 """
 
 from __future__ import annotations
