@@ -10,7 +10,7 @@ import numpy as np
 
 import eager as tf
 from eager.ops import dispatch
-from eager.ops.slicing_ops import INDEX_AXIS
+from eager.ops.slicing_ops import INDEX_AXIS, SLICE_AXIS, SLICE_AXIS_GRAD
 from gradcase import GradCase, crand, rand
 
 C = GradCase
@@ -23,6 +23,20 @@ def ints(*values):
 def _index_axis(x, index, axis):
     return dispatch.execute(INDEX_AXIS, (tf.convert_to_tensor(x), tf.constant(index)),
                             {"axis": axis})
+
+
+def _slice_axis(x, axis, bounds, step, start, stop, dynamic):
+    return dispatch.execute(SLICE_AXIS, (tf.convert_to_tensor(x), *map(tf.constant, bounds)),
+                            {"axis": axis, "step": step, "start": start, "stop": stop,
+                             "dynamic": dynamic})
+
+
+def _slice_axis_grad(dy, bounds, shape):
+    """dy placed at rows bounds[0]:bounds[1] of zeros shaped `shape`."""
+    return dispatch.execute(SLICE_AXIS_GRAD, (tf.convert_to_tensor(dy),
+                                              *map(tf.constant, bounds)),
+                            {"axis": 0, "step": 1, "start": None, "stop": None,
+                             "dynamic": "both", "shape": shape})
 
 
 def _first_of_each(fn):
@@ -123,6 +137,14 @@ CASES = {
     "IndexAxis": [C(lambda x: _index_axis(x, 1, 0), lambda: [rand(3, 4)]),
                   C(lambda x: _index_axis(x, -1, 1), lambda: [rand(2, 3, 2)]),
                   C(lambda x: _index_axis(x, 0, 0), lambda: [crand(2)])],
+    # Slice bounds known only at run time (SliceAxis, and its gradient's own gradient).
+    "SliceAxis": [
+        C(lambda x: _slice_axis(x, 1, (1, 3), 1, None, None, "both"), lambda: [rand(3, 5)]),
+        C(lambda x: _slice_axis(x, 0, (-2,), 1, None, None, "start"), lambda: [rand(4, 2)]),
+        C(lambda x: _slice_axis(x, 0, (0,), -1, 3, None, "stop"), lambda: [crand(5)]),
+    ],
+    "SliceAxisGrad": [C(lambda dy: _slice_axis_grad(dy, (1, 3), (3, 4)), lambda: [rand(2, 4)]),
+                      C(lambda dy: _slice_axis_grad(dy, (0, 5), (2,)), lambda: [crand(2)])],
     "Slice": [C(lambda x: tf.slice(x, [1, 0], [2, -1]), lambda: [rand(4, 3)]),
               C(lambda x: tf.slice(x, [0, 1, 1], [2, 1, 2]), lambda: [rand(2, 3, 4)]),
               C(lambda x: tf.slice(x, [0, 0], [2, 3]), lambda: [rand(2, 3)]),

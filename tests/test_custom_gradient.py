@@ -136,7 +136,7 @@ def test_second_order_through_a_traced_custom_gradient():
     assert float(outer.gradient(dy, x)) == pytest.approx(12.0)
 
 
-# -- variables --------------------------------------------------------------------------------------
+# -- variables ------------------------------------------------------------------------------------
 
 def _scaled_by(v):
     @tf.custom_gradient

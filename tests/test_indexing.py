@@ -563,35 +563,55 @@ def test_indexed_slices_conversion_errors():
 # -----------------------------------------------------------------------------------------------
 
 def _run_time_indices(key):
-    """`key` with every int replaced by a slot for a tensor argument of a traced function,
-    and those ints as the arguments."""
+    """`key` with every int, and every slice start and stop, replaced by a slot for a tensor
+    argument of a traced function (so the trace cannot know them), and those ints as the
+    arguments."""
     template, values = [], []
+
+    def slot(v):
+        if v is None:
+            return None
+        values.append(eager.constant(v))
+        return len(values) - 1
+
     for k in key:
         if isinstance(k, int):
-            template.append(len(values))
-            values.append(eager.constant(k))
+            template.append(("int", slot(k)))
+        elif isinstance(k, slice):
+            template.append(("slice", slot(k.start), slot(k.stop), k.step))
         else:
-            template.append(k)
+            template.append(("as is", k))
     return template, values
 
 
 def _traced_getitem(template):
     def index(x, *values):
-        key = tuple(values[k] if isinstance(k, int) else k for k in template)
-        return x[key]
+        def value(i):
+            return None if i is None else values[i]
+        key = []
+        for item in template:
+            if item[0] == "int":
+                key.append(values[item[1]])
+            elif item[0] == "slice":
+                key.append(slice(value(item[1]), value(item[2]), item[3]))
+            else:
+                key.append(item[1])
+        return x[tuple(key)]
     return eager.function(index)
 
 
 @settings(max_examples=60)
 @given(array_and_basic_key())
-def test_run_time_scalar_indices_in_a_traced_function_match_numpy(case):
+def test_run_time_indices_and_slice_bounds_in_a_traced_function_match_numpy(case):
     x_np, key = case
     template, values = _run_time_indices(key)
     traced = _traced_getitem(template)
     _same(traced(eager.constant(x_np), *values), x_np[key])
-    if values:  # the indices really were unknown to the trace
-        graph = traced.get_concrete_function(eager.constant(x_np), *values).graph
-        assert sum(op.type == "IndexAxis" for op in graph.get_operations()) == len(values)
+    graph = traced.get_concrete_function(eager.constant(x_np), *values).graph
+    run_time_items = sum(item[0] == "int" or (item[0] == "slice" and item[1:3] != (None, None))
+                         for item in template)
+    assert sum(op.type in ("IndexAxis", "SliceAxis")  # unknown to the trace: taken at run time
+               for op in graph.get_operations()) == run_time_items
 
 
 def test_a_loop_counter_indexes_a_tensor_and_its_gradient_is_dense():
@@ -628,6 +648,32 @@ def test_a_run_time_index_and_an_integer_array_in_one_key_is_a_type_error():
     traced = eager.function(lambda x, i: x[i, [0, 1]])
     with pytest.raises(TypeError, match="cannot be combined"):
         traced(eager.constant(np.ones((2, 3))), eager.constant(1))
+
+
+def test_a_run_time_window_and_its_gradient_match_eager():
+    """x[n:n + 2] with n an argument: the sliced axis has no static length in the trace, and
+    the gradient (dense) matches eager's StridedSlice gradient; second order too."""
+    def window(x, n):
+        return eager.reduce_sum(eager.sin(x[n:n + 2, ::-1]) ** 2)
+
+    x = eager.constant(np.random.default_rng(5).normal(size=(5, 3)))
+    n = eager.constant(2)
+    traced = eager.function(window)
+    graph = traced.get_concrete_function(x, n).graph
+    (op,) = [o for o in graph.get_operations() if o.type == "SliceAxis"]
+    assert op.outputs[0].shape.as_list() == [None, 3]
+    results = []
+    for fn in (window, traced):
+        with eager.GradientTape() as outer:
+            outer.watch(x)
+            with eager.GradientTape() as inner:
+                inner.watch(x)
+                y = fn(x, n)
+            g = inner.gradient(y, x)
+            s = eager.reduce_sum(g * g)
+        results.append((y.numpy(), g.numpy(), outer.gradient(s, x).numpy()))
+    for traced_value, eager_value in zip(results[1], results[0]):
+        np.testing.assert_allclose(traced_value, eager_value, rtol=1e-12, atol=1e-12)
 
 
 def test_a_trace_time_known_index_stays_a_static_slice():

@@ -36,7 +36,9 @@ from .dispatch import execute
 from .grad_utils import dense_shape_tensor, unbroadcast
 from .padding_ops import PAD
 from .registry import get_op
-from .slicing_ops import SCATTER_ND, SLICE, STRIDED_SLICE, _strided_plan, gather_nd, prod
+from .shapes import UnknownDimensionError
+from .slicing_ops import (SCATTER_ND, SLICE, SLICE_AXIS, SLICE_AXIS_GRAD, STRIDED_SLICE,
+                          _strided_plan, gather_nd, prod)
 
 # -- helpers ---------------------------------------------------------------------------------
 
@@ -327,6 +329,26 @@ def _index_axis_grad(call, dy):
     mask = one_hot(index, n, dtype=dy.dtype)
     mask = _reshape(mask, tuple(n if k == axis else 1 for k in builtins.range(len(dims))))
     return m.multiply(expand_dims(_dense(dy), axis), mask), None
+
+
+@get_op("SliceAxis").def_gradient(keep_inputs=(1, 2))
+def _slice_axis_grad(call, dy):
+    """Dense, as StridedSlice's: dy placed back into zeros of the input's shape (which must be
+    static: a `None` dimension makes the function trace per call shape)."""
+    dims = tuple(call.input_shapes[0])
+    if None in dims:
+        raise UnknownDimensionError(f"SliceAxis: the gradient needs the sliced tensor's shape, "
+                                    f"and {list(dims)} is only partly known.")
+    bounds = call.inputs[1:]
+    attrs = dict(call.attrs, shape=dims)
+    return (execute(SLICE_AXIS_GRAD, (_dense(dy), *bounds), attrs),) + (None,) * len(bounds)
+
+
+@get_op("SliceAxisGrad").def_gradient(keep_inputs=(1, 2))
+def _slice_axis_grad_grad(call, ddx):
+    bounds = call.inputs[1:]
+    attrs = {k: v for k, v in call.attrs.items() if k != "shape"}
+    return (execute(SLICE_AXIS, (_dense(ddx), *bounds), attrs),) + (None,) * len(bounds)
 
 
 # -- gathers and scatters --------------------------------------------------------------------

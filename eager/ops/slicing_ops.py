@@ -6,9 +6,10 @@ one `StridedSlice` op whose begin/end/strides and masks are static attributes, s
 shape is always inferred exactly. A scalar index tensor counts as an int when its value is
 known (eagerly, or at trace time: `graph.constant_value`); one known only when a traced function
 runs (a loop counter, an argument) takes its axis out with an `IndexAxis` op after the slice,
-which is TensorFlow's StridedSlice with a tensor `begin`. Slice *bounds* must still be known at
-trace time. Beyond TensorFlow (which raises TypeError), one non-scalar integer index (tensor,
-numpy array or list) per key gathers along its axis with numpy's rules.
+and a slice whose start or stop is known only then is cut by a `SliceAxis` op (its axis has no
+static length): together, TensorFlow's StridedSlice with tensor `begin`/`end`. Slice steps
+must be static. Beyond TensorFlow (which raises TypeError), one non-scalar integer index
+(tensor, numpy array or list) per key gathers along its axis with numpy's rules.
 
 This module sits below `array_ops`, which re-exports its public names, and never imports it:
 the one transpose `getitem` may need is looked up in the op registry by name. It also holds the
@@ -178,6 +179,59 @@ def _index_axis_kernel(xp, x, index, axis):
 #: StridedSlice with attributes; this op exists so that an index need not be static. Its
 #: gradient is dense, as StridedSlice's is (a gather's would be IndexedSlices).
 INDEX_AXIS = register_op("IndexAxis", _index_axis_kernel, _index_axis_infer, dtypes=_dt.ALL)
+
+
+def _check_bounds(op_name, bounds):
+    for b in bounds:
+        if b.shape.rank not in (0, None) or not b.dtype.is_integer:
+            raise op_error(op_name, f"slice bounds must be integer scalars, got {b.dtype.name}"
+                                    f"{list(b.shape) if b.shape.rank is not None else '[?]'}")
+
+
+def _axis_slice(bounds, step, start, stop, dynamic):
+    """The Python slice a SliceAxis op (or its gradient) takes, with its run-time bounds read."""
+    values = iter([int(b) for b in bounds])
+    lo = next(values) if dynamic in ("start", "both") else start
+    hi = next(values) if dynamic in ("stop", "both") else stop
+    return builtins.slice(lo, hi, step)
+
+
+def _slice_axis_infer(x, *bounds, axis, step, start, stop, dynamic):
+    _check_bounds("SliceAxis", bounds)
+    shape = x.shape
+    if not shape._rank_known:
+        return TensorSpec(UNKNOWN_SHAPE, x.dtype)
+    dims = list(shape)
+    dims[axis] = None  # decided by the bounds' values
+    return TensorSpec(TensorShape(dims), x.dtype)
+
+
+def _slice_axis_kernel(xp, x, *bounds, axis, step, start, stop, dynamic):
+    return x[(builtins.slice(None),) * axis + (_axis_slice(bounds, step, start, stop, dynamic),)]
+
+
+#: `x[..., a:b:step, ...]` where `a` or `b` is a scalar tensor known only when the op runs:
+#: TensorFlow's StridedSlice with tensor `begin`/`end`. Bounds clamp as Python's and
+#: StridedSlice's do; the static bound (or None for an open end) is an attribute, `dynamic`
+#: says which bounds are inputs ("start", "stop" or "both", in that order). The sliced axis has
+#: no static length. Gradient: `SliceAxisGrad`, dense.
+SLICE_AXIS = register_op("SliceAxis", _slice_axis_kernel, _slice_axis_infer, dtypes=_dt.ALL)
+
+
+def _slice_axis_grad_infer(dy, *bounds, axis, step, start, stop, dynamic, shape):
+    _check_bounds("SliceAxisGrad", bounds)
+    return TensorSpec(TensorShape(shape), dy.dtype)
+
+
+def _slice_axis_grad_kernel(xp, dy, *bounds, axis, step, start, stop, dynamic, shape):
+    out = xp.zeros(shape, dy.dtype)
+    out[(builtins.slice(None),) * axis + (_axis_slice(bounds, step, start, stop, dynamic),)] = dy
+    return out
+
+
+#: The gradient of SliceAxis: zeros of the input's (static) `shape` with `dy` in the slice.
+SLICE_AXIS_GRAD = register_op("SliceAxisGrad", _slice_axis_grad_kernel, _slice_axis_grad_infer,
+                              dtypes=_dt.ALL)
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
@@ -557,7 +611,8 @@ def getitem(x, key):
              "shrink_axis_mask": 0}
     kinds = []  # per item: "slice", "full", "int", "new", "ellipsis", "array", "scalar"
     advanced = None  # (item position, index)
-    scalars = []  # (item position, symbolic scalar index) for indices known only at run time
+    # (item position, "scalar" or "dslice", what it needs) for items known only at run time
+    run_time = []
     for i, k in enumerate(items):
         bit = 1 << i
         if k is None:
@@ -568,7 +623,14 @@ def getitem(x, key):
             masks["ellipsis_mask"] |= bit
         elif isinstance(k, builtins.slice):
             kind = "full" if k.start is None and k.stop is None and k.step is None else "slice"
-            b, e, s = _slice_bounds(k, bit, masks)
+            dynamic = _run_time_bounds(k)
+            if dynamic is None:
+                b, e, s = _slice_bounds(k, bit, masks)
+            else:  # a full slice here; SliceAxis cuts it after
+                kind, (b, e, s) = "dslice", (0, 0, 1)
+                masks["begin_mask"] |= bit
+                masks["end_mask"] |= bit
+                run_time.append((i, kind, dynamic))
         else:
             kind, value = _classify(k)
             if kind == "int":
@@ -578,7 +640,7 @@ def getitem(x, key):
                 b, e, s = 0, 0, 1
                 masks["begin_mask"] |= bit
                 masks["end_mask"] |= bit
-                scalars.append((i, value))
+                run_time.append((i, kind, value))
             else:
                 if advanced is not None:
                     raise TypeError(f"At most one integer tensor, array or list may index a "
@@ -594,36 +656,66 @@ def getitem(x, key):
         end.append(e)
         strides.append(s)
     attrs = {"begin": tuple(begin), "end": tuple(end), "strides": tuple(strides), **masks}
-    if scalars:
+    if run_time:
         if advanced is not None:
-            raise TypeError(f"An integer tensor, array or list index cannot be combined with a "
-                            f"scalar index known only when the function runs ("
-                            f"{_short(scalars[0][1])}); index in two steps.")
-        return _run_time_getitem(x, kinds, scalars, attrs)
+            raise TypeError(f"An integer tensor, array or list index cannot be combined with an "
+                            f"index or slice bound known only when the function runs (item "
+                            f"{run_time[0][0]} of the key); index in two steps.")
+        return _run_time_getitem(x, kinds, run_time, attrs)
     if advanced is None:
         return execute(STRIDED_SLICE, (x,), attrs)
     return _advanced_getitem(x, kinds, advanced, attrs)
 
 
-def _run_time_getitem(x, kinds, scalars, attrs):
-    """`x[key]` where some scalar indices are known only at run time: the StridedSlice of the
-    key with those places taken by `:`, then one IndexAxis per such index, the last first (so
-    that removing an axis never moves the axes still to be indexed)."""
+def _run_time_getitem(x, kinds, run_time, attrs):
+    """`x[key]` where some scalar indices or slice bounds are known only at run time: the
+    StridedSlice of the key with those places taken by `:`, then one IndexAxis or SliceAxis per
+    such item, the last first (so that removing an axis never moves the axes still to come)."""
     rank = x.shape.rank
     if rank is None and "ellipsis" in kinds:
         raise TypeError("Indexing with `...` and an index known only at run time needs the "
                         "tensor's rank, which is unknown here.")
-    consuming = sum(1 for k in kinds if k in ("slice", "full", "int", "scalar"))
+    consuming = sum(1 for k in kinds if k in ("slice", "full", "int", "scalar", "dslice"))
     covered = 0 if rank is None else rank - consuming  # dims an Ellipsis stands for
-    if all(k in ("full", "ellipsis", "scalar") for k in kinds) and kinds.count("ellipsis") <= 1:
+    if (all(k in ("full", "ellipsis", "scalar", "dslice") for k in kinds)
+            and kinds.count("ellipsis") <= 1):
         out = x  # nothing to slice
     else:
         out = execute(STRIDED_SLICE, (x,), attrs)
-    for position, index in reversed(scalars):
-        axis = sum({"new": 1, "slice": 1, "full": 1, "scalar": 1, "ellipsis": covered}.get(k, 0)
-                   for k in kinds[:position])
-        out = execute(INDEX_AXIS, (out, index), {"axis": axis})
+    for position, kind, payload in reversed(run_time):
+        axis = sum({"new": 1, "slice": 1, "full": 1, "scalar": 1, "dslice": 1,
+                    "ellipsis": covered}.get(k, 0) for k in kinds[:position])
+        if kind == "scalar":
+            out = execute(INDEX_AXIS, (out, payload), {"axis": axis})
+        else:
+            bounds, slice_attrs = payload
+            out = execute(SLICE_AXIS, (out, *bounds), {"axis": axis, **slice_attrs})
     return out
+
+
+def _run_time_bounds(k):
+    """For a slice whose start or stop is a symbolic tensor the trace cannot evaluate: (bound
+    tensors, SliceAxis attributes); else None (a static slice). The step must be static."""
+    found = {}
+    for name in ("start", "stop"):
+        bound = getattr(k, name)
+        if getattr(bound, "is_symbolic", False):
+            known = trace_time_value(bound)
+            if known is None:
+                found[name] = bound
+    if not found:
+        return None
+    step = 1 if k.step is None else static_int("StridedSlice", k.step, "a slice step")
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    static = {name: (None if getattr(k, name) is None
+                     else static_int("StridedSlice", getattr(k, name), f"a slice {name}"))
+              for name in ("start", "stop") if name not in found}
+    dynamic = "both" if len(found) == 2 else next(iter(found))
+    bounds = tuple(found[name] for name in ("start", "stop") if name in found)
+    attrs = {"step": step, "start": static.get("start"), "stop": static.get("stop"),
+             "dynamic": dynamic}
+    return bounds, attrs
 
 
 def _slice_bounds(k, bit, masks):
