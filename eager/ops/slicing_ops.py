@@ -696,9 +696,11 @@ def _run_time_getitem(x, kinds, run_time, attrs):
 def _run_time_bounds(k):
     """For a slice whose start or stop is a symbolic tensor the trace cannot evaluate: (bound
     tensors, SliceAxis attributes); else None (a static slice). The step must be static."""
+    start, stop = k.start, k.stop
+    if (start is None or start.__class__ is int) and (stop is None or stop.__class__ is int):
+        return None  # the usual slice, at once
     found = {}
-    for name in ("start", "stop"):
-        bound = getattr(k, name)
+    for name, bound in (("start", start), ("stop", stop)):
         if getattr(bound, "is_symbolic", False):
             known = trace_time_value(bound)
             if known is None:
@@ -707,7 +709,7 @@ def _run_time_bounds(k):
         return None
     step = 1 if k.step is None else static_int("StridedSlice", k.step, "a slice step")
     if step == 0:
-        raise ValueError("slice step cannot be zero")
+        raise op_error("StridedSlice", "strides must be non-zero")
     static = {name: (None if getattr(k, name) is None
                      else static_int("StridedSlice", getattr(k, name), f"a slice {name}"))
               for name in ("start", "stop") if name not in found}
