@@ -17,13 +17,15 @@ While a function is traced, the call also becomes one graph node, `CustomGradien
 of the results, with the arguments and the variables' handles as further inputs, whose gradient
 is `grad_fn`'s. That is how the custom gradient survives into the function's gradient when the
 tape is *outside* the function (the derived gradient differentiates the graph, not the Python).
-`grad_fn` closes over tensors of the graph `f` was traced in; where the gradient is formed in
-another graph (a function's derivation graph, an enclosing function) or eagerly (a replay), the
-node's gradient calls `f` again on the node's inputs there and uses that call's `grad_fn`, as
-control flow recomputes a branch. So `f` must be safe to run twice: a stateful op in it (a
-random draw, an assignment; variable reads are fine) makes that gradient an error, which names
-the op (one inside a `cond` or `while_loop` body in `f` is not seen). TensorFlow instead keeps
-`f`'s forward values alive for its `grad_fn`.
+`grad_fn` closes over tensors of the graph `f` was traced in. In that graph (a tape inside the
+function) and in its derivation graph (a tape outside: the derivation graph substitutes its
+copies for the originals, `Graph.holds_copies_of`), the trace's `grad_fn` runs as it is, and the
+forward values it reads are kept by the call, as TensorFlow keeps them. Elsewhere (an enclosing
+function that inlined this one, an eager replay under the profiler or async dispatch) the
+node's gradient calls `f` again on the node's inputs and uses that call's `grad_fn`, as control
+flow recomputes a branch; there a stateful op in `f` (a random draw, an assignment; variable
+reads are fine) makes the gradient an error, which names the op (one inside a `cond` or
+`while_loop` body in `f` is not seen).
 """
 
 from __future__ import annotations
@@ -156,9 +158,10 @@ def _custom_gradient_rule(call, *output_grads):
     traced = call.attrs["call"]
     n_results, n_args = traced.n_results, traced.n_args
     grad_fn = traced.grad_fn
-    if _context.thread_state().interpreter is not traced.graph:
-        # Formed elsewhere than in the graph f was traced in: its grad_fn's closures belong to
-        # that graph, so f runs again here, on this node's inputs (module doc).
+    here = _context.thread_state().interpreter
+    if here is not traced.graph and getattr(here, "copy_source", None) is not traced.graph:
+        # Formed elsewhere than in the graph f was traced in or a copy of it: its grad_fn's
+        # closures belong to that graph, so f runs again here, on this node's inputs.
         if traced.stateful:
             raise NotRecomputableError(
                 None, "CustomGradient",

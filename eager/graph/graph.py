@@ -66,6 +66,7 @@ class Graph:
         self._auto_deps = AutoControlDeps() if auto_control_deps else None
         self._captures = {}  # id(eager tensor) -> (eager tensor, placeholder)
         self._captured_by = {}  # id(placeholder) -> the eager tensor it stands for
+        self._copy_source = None  # (graph, {id(its tensor): copy here}): see `holds_copies_of`
         self._control_stack = []  # lists of Operations from control_dependencies scopes
 
     # -- reading -----------------------------------------------------------------------------
@@ -242,6 +243,19 @@ class Graph:
         self._captured_by[id(placeholder)] = tensor
         return placeholder
 
+    def holds_copies_of(self, source, copies) -> None:
+        """Declares that this graph copies `source`'s operations: `copies` maps id(a tensor of
+        `source`) to its copy here (filled as the copying goes). A tensor of `source` used as an
+        input here then stands for its copy: what a function's derivation graph needs when a
+        custom gradient's `grad_fn`, which closes over the function graph's tensors, runs in
+        it."""
+        self._copy_source = (source, copies)
+
+    @property
+    def copy_source(self):
+        """The graph whose operations this one copies (`holds_copies_of`), or None."""
+        return None if self._copy_source is None else self._copy_source[0]
+
     def captured_value(self, placeholder):
         """The eager tensor a capture placeholder of this graph stands for; None for any other
         tensor (an argument's placeholder, an op's output)."""
@@ -252,6 +266,9 @@ class Graph:
         capture). Pending (async) tensors are waited for; foreign symbolic tensors raise."""
         if isinstance(t, SymbolicTensor):
             if t._op._graph is not self:
+                copied = self._copy_source
+                if copied is not None and t._op._graph is copied[0] and id(t) in copied[1]:
+                    return self._checked_input(copied[1][id(t)], op_def)
                 raise ValueError(
                     f"{op_def.name}: input {t.name} belongs to another graph ({t.graph!r}), not "
                     f"to the graph being built ({self!r}). A tensor from an enclosing or finished "

@@ -428,6 +428,7 @@ def _trace(graph, captures, stand_ins, sources, arg_shapes, seeded):
     g = Graph(f"{graph.name}_derivation", auto_control_deps=False)
     private = _tape.Tape()
     mapped = {}  # id(original tensor) -> derivation tensor (symbolic, or eager)
+    g.holds_copies_of(graph, mapped)  # (a custom gradient's grad_fn reads the originals)
     origin = {}  # id(derivation tensor) -> original tensor
     arg_feeds = []
     source_ids = []
