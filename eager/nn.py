@@ -1,5 +1,8 @@
 """`eager.nn` ≈ `tf.nn`."""
 
+from .ops.composite_ops import (bias_add, elu, embedding_lookup, l2_loss,  # noqa: F401
+                                l2_normalize, leaky_relu, moments)
 from .ops.math_ops import sigmoid  # noqa: F401
+from .ops.sort_ops import top_k  # noqa: F401
 from .ops.nn_ops import *  # noqa: F401,F403
 from .ops.random_ops import dropout  # noqa: F401

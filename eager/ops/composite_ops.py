@@ -1,0 +1,208 @@
+"""TensorFlow API functions made of other ops: no kernel or gradient of their own.
+
+Each follows TensorFlow's definition operation for operation where the result could differ
+otherwise (`clip_by_norm`'s guard for a zero norm, `moments`' stop-gradient on the mean,
+`clip_by_global_norm`'s NaN for an infinite norm), so values and gradients match TensorFlow's;
+gradients, higher order included, come from the parts. `elu` and `leaky_relu` select with
+`where` over branches that stay finite, so an unselected branch never turns a gradient into NaN.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from ..tensor import IndexedSlices, Tensor, convert_to_tensor
+from . import math_ops as m
+from .array_ops import identity, reshape, squeeze, stop_gradient
+from .convert import as_tensor
+from .slicing_ops import gather
+
+__all__ = ["add_n", "bias_add", "leaky_relu", "elu", "l2_loss", "moments", "reduce_variance",
+           "reduce_std", "clip_by_norm", "clip_by_global_norm", "global_norm", "l2_normalize",
+           "embedding_lookup"]
+
+
+def _floating(x, what):
+    x = as_tensor(x)
+    if not x.dtype.is_floating:
+        raise TypeError(f"{what}: expected a floating-point tensor, got {x.dtype.name}.")
+    return x
+
+
+def add_n(inputs, name=None):
+    """≈ `tf.math.add_n`: the elementwise sum of a list of tensors of one shape and dtype (no
+    broadcasting, as TensorFlow's AddN)."""
+    if isinstance(inputs, Tensor) or not isinstance(inputs, (list, tuple)) or not inputs:
+        raise ValueError("inputs must be a list of at least one Tensor with the same dtype and "
+                         "shape")
+    tensors = [convert_to_tensor(t) for t in inputs]
+    first = tensors[0]
+    for t in tensors[1:]:
+        if t.dtype != first.dtype or not t.shape.is_compatible_with(first.shape):
+            raise ValueError(f"inputs must be a list of at least one Tensor with the same dtype "
+                             f"and shape; got {first.dtype.name}{first.shape} and "
+                             f"{t.dtype.name}{t.shape}")
+    total = tensors[0]
+    for t in tensors[1:]:
+        total = m.add(total, t)
+    return total if len(tensors) > 1 else identity(total)
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """≈ `tf.nn.bias_add`: `bias` (1-D) added along the channel axis of `value` (rank >= 2):
+    the last axis by default ("N...C"), axis 1 for a data format starting "NC"."""
+    value, bias = as_tensor(value), as_tensor(bias, value.dtype)
+    if bias.shape.rank != 1:
+        raise ValueError(f"bias_add: bias must be 1-D, got shape {bias.shape}")
+    rank = value.shape.rank
+    if rank is not None and rank < 2:
+        raise ValueError(f"bias_add: value must have rank >= 2, got shape {value.shape}")
+    channels_first = data_format is not None and data_format.startswith("NC")
+    axis = 1 if channels_first else -1
+    channels = value.shape[axis] if rank is not None else None
+    if channels is not None and bias.shape[0] is not None and channels != bias.shape[0]:
+        raise ValueError(f"bias_add: bias has {bias.shape[0]} elements, value's channel axis "
+                         f"({'1' if channels_first else 'last'}) has {channels} (value shape "
+                         f"{value.shape})")
+    if channels_first and rank > 2:
+        bias = reshape(bias, [-1] + [1] * (rank - 2))
+    return m.add(value, bias)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """≈ `tf.nn.leaky_relu`: x where x > 0, else alpha * x (gradient alpha at 0, as TF's).
+    Integer inputs are computed in float32, as TensorFlow does."""
+    x = as_tensor(features)
+    if x.dtype.is_integer:
+        x = m.cast(x, _dt.float32)
+    return m.where(m.greater(x, 0), x, m.multiply(x, m.cast(alpha, x.dtype)))
+
+
+def elu(features, name=None):
+    """≈ `tf.nn.elu`: x where x > 0, else exp(x) - 1 (computed on min(x, 0), so that a large x
+    gives no infinite unselected branch and no NaN gradient)."""
+    x = _floating(features, "elu")
+    negative = m.subtract(m.exp(m.minimum(x, m.cast(0, x.dtype))), m.cast(1, x.dtype))
+    return m.where(m.greater(x, 0), x, negative)
+
+
+def l2_loss(t, name=None):
+    """≈ `tf.nn.l2_loss`: sum(t ** 2) / 2."""
+    t = _floating(t, "l2_loss")
+    return m.divide(m.reduce_sum(m.square(t)), m.cast(2, t.dtype))
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """≈ `tf.nn.moments`: (mean, variance) over `axes`; float16 is computed in float32 and cast
+    back, and the variance's gradient does not flow through the mean (as TensorFlow's)."""
+    x = _floating(x, "moments")
+    y = m.cast(x, _dt.float32) if x.dtype == _dt.float16 else x
+    mean = m.reduce_mean(y, axes, keepdims=True)
+    deviation = m.subtract(y, stop_gradient(mean))
+    variance = m.reduce_mean(m.square(deviation), axes, keepdims=True)
+    if not keepdims:
+        mean = _squeeze_axes(mean, axes)
+        variance = _squeeze_axes(variance, axes)
+    if x.dtype == _dt.float16:
+        return m.cast(mean, x.dtype), m.cast(variance, x.dtype)
+    return mean, variance
+
+
+def _squeeze_axes(t, axes):
+    rank = t.shape.rank
+    axes = [axes] if isinstance(axes, int) else list(axes)
+    return squeeze(t, [a % rank for a in axes])
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """≈ `tf.math.reduce_variance`: the mean squared deviation from the mean (of the absolute
+    deviation, for complex inputs: a real result)."""
+    x = as_tensor(input_tensor)
+    if not x.dtype._inexact:
+        raise TypeError(f"reduce_variance: expected a floating-point or complex tensor, got "
+                        f"{x.dtype.name}.")
+    deviation = m.subtract(x, m.reduce_mean(x, axis, keepdims=True))
+    squared = (m.square(m.abs(deviation)) if x.dtype.is_complex else m.square(deviation))
+    return m.reduce_mean(squared, axis, keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """≈ `tf.math.reduce_std`: the square root of `reduce_variance`."""
+    return m.sqrt(reduce_variance(input_tensor, axis, keepdims))
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """≈ `tf.clip_by_norm`: `t * clip_norm / max(l2norm(t), clip_norm)`, the norm over `axes`
+    (all by default); a zero norm leaves `t` as it is, with a finite gradient."""
+    if isinstance(t, IndexedSlices):
+        return IndexedSlices(clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
+    t = _floating(t, "clip_by_norm")
+    clip_norm = m.cast(clip_norm, t.dtype)
+    l2sum = m.reduce_sum(m.square(t), axes, keepdims=True)
+    positive = m.greater(l2sum, 0)
+    safe = m.where(positive, l2sum, m.cast(1, t.dtype))  # no sqrt'(0) in the gradient
+    l2norm = m.where(positive, m.sqrt(safe), l2sum)
+    return m.divide(m.multiply(t, clip_norm), m.maximum(l2norm, clip_norm))
+
+
+def global_norm(t_list, name=None):
+    """≈ `tf.linalg.global_norm`: sqrt of the sum of the squares of every element of every tensor
+    in `t_list` (None entries ignored; float16 computed in float32)."""
+    if isinstance(t_list, Tensor) or not isinstance(t_list, (list, tuple)):
+        raise TypeError("t_list should be a sequence of tensors")
+    values = [t.values if isinstance(t, IndexedSlices) else t for t in t_list if t is not None]
+    if not values:
+        return convert_to_tensor(0.0)
+    squares = []
+    for v in values:
+        v = _floating(v, "global_norm")
+        if v.dtype == _dt.float16:
+            v = m.cast(v, _dt.float32)
+        squares.append(m.reduce_sum(m.square(v)))
+    dtype = squares[0].dtype
+    return m.sqrt(add_n([m.cast(s, dtype) for s in squares]))
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+    """≈ `tf.clip_by_global_norm`: every tensor scaled by `clip_norm / max(global_norm,
+    clip_norm)`; returns (the clipped list, the global norm). An infinite or NaN norm makes every
+    value NaN, as in TensorFlow; None entries stay None."""
+    if isinstance(t_list, Tensor) or not isinstance(t_list, (list, tuple)):
+        raise TypeError("t_list should be a sequence of tensors")
+    norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
+    one = m.cast(1, norm.dtype)
+    clip = m.cast(clip_norm, norm.dtype)
+    scale = m.multiply(clip, m.minimum(m.divide(one, norm), m.divide(one, clip)))
+    scale = m.add(scale, m.subtract(norm, norm))  # NaN when the norm is infinite or NaN
+    clipped = []
+    for t in t_list:
+        if t is None:
+            clipped.append(None)
+        elif isinstance(t, IndexedSlices):
+            clipped.append(IndexedSlices(m.multiply(t.values, m.cast(scale, t.values.dtype)),
+                                         t.indices, t.dense_shape))
+        else:
+            t = as_tensor(t)
+            clipped.append(m.multiply(t, m.cast(scale, t.dtype)))
+    return clipped, norm
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """≈ `tf.math.l2_normalize`: `x / sqrt(max(sum(x ** 2, axis), epsilon))`."""
+    if dim is not None:
+        axis = dim
+    x = _floating(x, "l2_normalize")
+    square_sum = m.reduce_sum(m.square(x), axis, keepdims=True)
+    return m.multiply(x, m.rsqrt(m.maximum(square_sum, m.cast(epsilon, x.dtype))))
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """≈ `tf.nn.embedding_lookup` with one tensor or variable of `params` (its rows `ids`; the
+    gradient of a variable is IndexedSlices, as a gather's)."""
+    if max_norm is not None:
+        raise NotImplementedError("embedding_lookup: max_norm is not supported.")
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise NotImplementedError("embedding_lookup: sharded params (a list of more than "
+                                      "one tensor) are not supported.")
+        params = params[0]
+    return gather(params, ids)

@@ -1,0 +1,151 @@
+"""TensorFlow API functions made of other ops (`eager.ops.composite_ops`): values against numpy
+(hypothesis), gradients against finite differences (first and second order), and TensorFlow's
+edge cases (zero norms, infinite norms, None entries, unselected branches that overflow)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import eager as tf
+from gradcheck import check_gradient, check_second_order
+from strategies import arrays, shapes
+
+FLOATS = st.floats(-3.0, 3.0)
+
+
+@settings(max_examples=30)
+@given(data=st.data())
+def test_values_match_numpy(data):
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1))
+    x_np = data.draw(arrays(np.float64, shape, FLOATS))
+    x = tf.constant(x_np)
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    np.testing.assert_allclose(tf.math.add_n([x, x * 2.0, x]).numpy(), 4 * x_np)
+    np.testing.assert_allclose(tf.nn.leaky_relu(x, 0.3).numpy(), np.where(x_np > 0, x_np,
+                                                                          0.3 * x_np))
+    np.testing.assert_allclose(tf.nn.elu(x).numpy(), np.where(x_np > 0, x_np, np.expm1(x_np)),
+                               rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(tf.nn.l2_loss(x).numpy(), np.sum(x_np ** 2) / 2)
+    mean, variance = tf.nn.moments(x, [axis])
+    np.testing.assert_allclose(mean.numpy(), x_np.mean(axis), atol=1e-12)
+    np.testing.assert_allclose(variance.numpy(), x_np.var(axis), atol=1e-12)
+    np.testing.assert_allclose(tf.math.reduce_variance(x, axis, keepdims=True).numpy(),
+                               x_np.var(axis, keepdims=True), atol=1e-12)
+    np.testing.assert_allclose(tf.math.reduce_std(x).numpy(), x_np.std(), atol=1e-12)
+    norm = np.sqrt(np.sum(x_np ** 2, axis, keepdims=True))
+    np.testing.assert_allclose(tf.math.l2_normalize(x, axis).numpy(),
+                               x_np / np.maximum(norm, 1e-6), atol=1e-12)
+    total = np.sqrt(np.sum(x_np ** 2))
+    np.testing.assert_allclose(tf.clip_by_norm(x, 1.5).numpy(),
+                               x_np * 1.5 / max(total, 1.5), atol=1e-12)
+    bias = data.draw(arrays(np.float64, (shape[-1],), FLOATS))
+    np.testing.assert_allclose(tf.nn.bias_add(tf.expand_dims(x, 0), bias).numpy(),
+                               x_np[None] + bias)
+
+
+@pytest.mark.parametrize("name,fn,make", [
+    ("add_n", lambda a, b: tf.math.add_n([a, b, a * b]), lambda r: [r(2, 3), r(2, 3)]),
+    ("bias_add", lambda a, b: tf.nn.bias_add(a, b), lambda r: [r(2, 3), r(3)]),
+    ("bias_add NCHW", lambda a, b: tf.nn.bias_add(a, b, data_format="NCHW"),
+     lambda r: [r(2, 3, 2, 2), r(3)]),
+    ("leaky_relu", lambda a: tf.nn.leaky_relu(a, 0.1), lambda r: [r(3, 4, away=True)]),
+    ("elu", tf.nn.elu, lambda r: [r(3, 4, away=True)]),
+    ("l2_loss", tf.nn.l2_loss, lambda r: [r(3, 2)]),
+    ("moments", lambda a: tf.nn.moments(a, [0, 2]), lambda r: [r(2, 3, 2)]),
+    ("reduce_variance", lambda a: tf.math.reduce_variance(a, 1), lambda r: [r(3, 4)]),
+    ("reduce_std", lambda a: tf.math.reduce_std(a, 0), lambda r: [r(3, 4)]),
+    ("clip_by_norm clipped", lambda a: tf.clip_by_norm(a, 0.5, axes=[1]), lambda r: [r(2, 3)]),
+    ("clip_by_norm unclipped", lambda a: tf.clip_by_norm(a, 50.0), lambda r: [r(2, 3)]),
+    ("clip_by_global_norm", lambda a, b: tf.clip_by_global_norm([a, b], 0.7)[0],
+     lambda r: [r(2, 2), r(3)]),
+    ("global_norm", lambda a, b: tf.linalg.global_norm([a, b]), lambda r: [r(2, 2), r(3)]),
+    ("l2_normalize", lambda a: tf.math.l2_normalize(a, 1), lambda r: [r(3, 4)]),
+    ("embedding_lookup", lambda p: tf.nn.embedding_lookup(p, [2, 0, 2]), lambda r: [r(3, 2)]),
+])
+def test_gradients_match_finite_differences(name, fn, make):
+    rng = np.random.default_rng(len(name))
+
+    def rand(*shape, away=False):
+        values = rng.uniform(-2.0, 2.0, shape)
+        return np.where(np.abs(values) < 0.2, 0.5, values) if away else values
+
+    check_gradient(fn, make(rand), rtol=1e-5, atol=1e-7)
+    # Second order: not for the piecewise linear and the gather, and not for moments, whose
+    # variance stops the gradient at the mean as TensorFlow's does: exact first derivatives
+    # (the deviations sum to zero), but not the true second ones.
+    if name not in ("embedding_lookup", "leaky_relu", "moments"):
+        check_second_order(fn, make(rand))
+
+
+def test_unselected_branches_and_zero_norms_keep_gradients_finite():
+    """TF's formulations: elu's exp branch never sees a large x, clip_by_norm's sqrt never sees
+    a zero sum; leaky_relu's gradient at 0 is alpha and elu's is 1, as TensorFlow's kernels."""
+    x = tf.constant([1000.0, 0.0, -1000.0], tf.float64)
+    zeros = tf.zeros([3], tf.float64)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, zeros])
+        elu = tf.reduce_sum(tf.nn.elu(x))
+        leaky = tf.reduce_sum(tf.nn.leaky_relu(x, 0.25))
+        clipped = tf.reduce_sum(tf.clip_by_norm(zeros, 1.0))
+    np.testing.assert_array_equal(tape.gradient(elu, x).numpy(), [1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(tape.gradient(leaky, x).numpy(), [1.0, 0.25, 0.25])
+    np.testing.assert_array_equal(tape.gradient(clipped, zeros).numpy(), [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(tf.clip_by_norm(zeros, 1.0).numpy(), [0.0, 0.0, 0.0])
+
+
+def test_clip_by_global_norm_as_tensorflow():
+    a = tf.constant([3.0, 4.0])
+    sparse = tf.IndexedSlices(tf.constant([[0.0, 12.0]]), tf.constant([1]), tf.constant([2, 2]))
+    clipped, norm = tf.clip_by_global_norm([a, None, sparse], 6.5)
+    assert float(norm) == pytest.approx(13.0)
+    assert clipped[1] is None
+    np.testing.assert_allclose(clipped[0].numpy(), [1.5, 2.0])
+    assert isinstance(clipped[2], tf.IndexedSlices)
+    np.testing.assert_allclose(clipped[2].values.numpy(), [[0.0, 6.0]])
+    same, _ = tf.clip_by_global_norm([a], 100.0)  # below the clip norm: unchanged
+    np.testing.assert_allclose(same[0].numpy(), [3.0, 4.0])
+    nan, norm = tf.clip_by_global_norm([tf.constant([np.inf, 1.0])], 1.0)
+    assert np.isinf(float(norm)) and np.isnan(nan[0].numpy()).all()
+    with pytest.raises(TypeError, match="sequence"):
+        tf.clip_by_global_norm(a, 1.0)
+
+
+def test_shapes_options_and_errors():
+    x = tf.constant(np.ones((2, 3, 4), np.float16))
+    mean, variance = tf.nn.moments(x, [1], keepdims=True)
+    assert mean.dtype == tf.float16 and mean.shape == (2, 1, 4) and variance.shape == (2, 1, 4)
+    assert tf.math.add_n([tf.constant([1, 2])]).numpy().tolist() == [1, 2]
+    with pytest.raises(ValueError, match="same dtype and shape"):
+        tf.math.add_n([tf.ones([2]), tf.ones([3])])
+    with pytest.raises(ValueError, match="at least one"):
+        tf.math.add_n([])
+    with pytest.raises(ValueError, match="bias has 3 elements"):
+        tf.nn.bias_add(tf.ones([2, 4]), tf.ones([3]))
+    with pytest.raises(ValueError, match="must be 1-D"):
+        tf.nn.bias_add(tf.ones([2, 4]), tf.ones([1, 4]))
+    assert tf.nn.leaky_relu(tf.constant([-2, 3])).dtype == tf.float32  # ints: float32, as TF
+    with pytest.raises(TypeError, match="floating-point"):
+        tf.nn.l2_loss(tf.constant([1, 2]))
+    with pytest.raises(NotImplementedError, match="max_norm"):
+        tf.nn.embedding_lookup(tf.ones([3, 2]), [0], max_norm=1.0)
+
+
+def test_an_embedding_lookup_on_a_variable_gives_indexed_slices():
+    v = tf.Variable(np.arange(10.0).reshape(5, 2))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.nn.embedding_lookup(v, [4, 1, 4]))
+    grad = tape.gradient(y, v)
+    assert isinstance(grad, tf.IndexedSlices)
+    np.testing.assert_array_equal(tf.convert_to_tensor(grad).numpy()[:, 0], [0, 1, 0, 0, 2])
+
+
+def test_composites_trace_and_match_eager():
+    def step(x, b):
+        mean, variance = tf.nn.moments(tf.nn.elu(tf.nn.bias_add(x, b)), [0])
+        clipped, _ = tf.clip_by_global_norm([mean, variance], 1.0)
+        return tf.math.add_n(clipped) + tf.nn.l2_loss(tf.math.l2_normalize(x, 1))
+
+    x = tf.constant(np.random.default_rng(2).normal(size=(4, 3)))
+    b = tf.constant([0.1, -0.2, 0.3], tf.float64)
+    np.testing.assert_allclose(tf.function(step)(x, b).numpy(), step(x, b).numpy(), rtol=1e-12)
