@@ -1,6 +1,8 @@
 """`eager.math` ≈ `tf.math` (the same names TensorFlow 2 places there)."""
 
-from .ops.composite_ops import add_n, l2_normalize, reduce_std, reduce_variance
+from .ops.composite_ops import (add_n, divide_no_nan, is_finite, is_inf, is_nan, l2_normalize,
+                                log_sigmoid, reduce_std, reduce_variance, softplus,
+                                squared_difference)
 from .ops.cumulative_ops import cumprod, cumsum
 from .ops.math_ops import (abs, add, argmax, argmin, conj, cos, divide, equal, exp,  # noqa: A004
                            floordiv, floormod, greater, greater_equal, imag, less, less_equal,
@@ -18,5 +20,6 @@ __all__ = [
     "mod", "multiply", "negative", "not_equal", "pow", "real", "reduce_all", "reduce_any",
     "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum",
     "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "subtract", "tanh", "truediv", "top_k",
-    "add_n", "l2_normalize", "reduce_std", "reduce_variance",
+    "add_n", "l2_normalize", "reduce_std", "reduce_variance", "divide_no_nan", "is_finite",
+    "is_inf", "is_nan", "log_sigmoid", "softplus", "squared_difference",
 ]

@@ -1,7 +1,9 @@
 """`eager.nn` ≈ `tf.nn`."""
 
 from .ops.composite_ops import (bias_add, elu, embedding_lookup, l2_loss,  # noqa: F401
-                                l2_normalize, leaky_relu, moments)
+                                l2_normalize, leaky_relu, log_sigmoid, moments, relu6, silu,
+                                softplus)
+from .ops.composite_ops import silu as swish  # noqa: F401 - TensorFlow's other name
 from .ops.math_ops import sigmoid  # noqa: F401
 from .ops.sort_ops import top_k  # noqa: F401
 from .ops.nn_ops import *  # noqa: F401,F403

@@ -39,6 +39,14 @@ def test_values_match_numpy(data):
     total = np.sqrt(np.sum(x_np ** 2))
     np.testing.assert_allclose(tf.clip_by_norm(x, 1.5).numpy(),
                                x_np * 1.5 / max(total, 1.5), atol=1e-12)
+    np.testing.assert_allclose(tf.math.softplus(x).numpy(), np.logaddexp(0, x_np), rtol=1e-12)
+    np.testing.assert_allclose(tf.math.log_sigmoid(x).numpy(), -np.logaddexp(0, -x_np),
+                               rtol=1e-12)
+    np.testing.assert_allclose(tf.nn.silu(x).numpy(), x_np / (1 + np.exp(-x_np)), rtol=1e-12)
+    np.testing.assert_array_equal(tf.nn.relu6(x * 3.0).numpy(), np.clip(x_np * 3.0, 0, 6))
+    np.testing.assert_allclose(tf.math.squared_difference(x, 0.5).numpy(), (x_np - 0.5) ** 2)
+    np.testing.assert_allclose(tf.math.divide_no_nan(x, x).numpy(),
+                               np.where(x_np == 0, 0.0, 1.0))
     bias = data.draw(arrays(np.float64, (shape[-1],), FLOATS))
     np.testing.assert_allclose(tf.nn.bias_add(tf.expand_dims(x, 0), bias).numpy(),
                                x_np[None] + bias)
@@ -62,6 +70,12 @@ def test_values_match_numpy(data):
     ("global_norm", lambda a, b: tf.linalg.global_norm([a, b]), lambda r: [r(2, 2), r(3)]),
     ("l2_normalize", lambda a: tf.math.l2_normalize(a, 1), lambda r: [r(3, 4)]),
     ("embedding_lookup", lambda p: tf.nn.embedding_lookup(p, [2, 0, 2]), lambda r: [r(3, 2)]),
+    ("softplus", tf.math.softplus, lambda r: [r(3, 4)]),
+    ("log_sigmoid", tf.math.log_sigmoid, lambda r: [r(3, 4)]),
+    ("silu", lambda a: tf.nn.swish(a), lambda r: [r(3, 4)]),
+    ("relu6", lambda a: tf.nn.relu6(a * 4.0), lambda r: [r(3, 4, away=True)]),
+    ("squared_difference", tf.math.squared_difference, lambda r: [r(2, 3), r(3)]),
+    ("divide_no_nan", tf.math.divide_no_nan, lambda r: [r(2, 3), r(2, 3, away=True)]),
 ])
 def test_gradients_match_finite_differences(name, fn, make):
     rng = np.random.default_rng(len(name))
@@ -74,7 +88,7 @@ def test_gradients_match_finite_differences(name, fn, make):
     # Second order: not for the piecewise linear and the gather, and not for moments, whose
     # variance stops the gradient at the mean as TensorFlow's does: exact first derivatives
     # (the deviations sum to zero), but not the true second ones.
-    if name not in ("embedding_lookup", "leaky_relu", "moments"):
+    if name not in ("embedding_lookup", "leaky_relu", "moments", "relu6"):
         check_second_order(fn, make(rand))
 
 
@@ -92,6 +106,32 @@ def test_unselected_branches_and_zero_norms_keep_gradients_finite():
     np.testing.assert_array_equal(tape.gradient(leaky, x).numpy(), [1.0, 0.25, 0.25])
     np.testing.assert_array_equal(tape.gradient(clipped, zeros).numpy(), [1.0, 1.0, 1.0])
     np.testing.assert_array_equal(tf.clip_by_norm(zeros, 1.0).numpy(), [0.0, 0.0, 0.0])
+
+
+def test_activation_edges_follow_tensorflow():
+    """softplus' and log_sigmoid's gradients are sigmoids everywhere (0.5 at 0) and stay finite
+    at +-1000; relu6's gradient is 1 strictly inside (0, 6) and 0 at both ends; divide_no_nan's
+    gradient is 0 where the divisor is 0; the is_* predicates as TensorFlow's."""
+    x = tf.constant([-1000.0, 0.0, 6.0, 1000.0], tf.float64)
+    y = tf.constant([0.0, 2.0, 0.0, 4.0], tf.float64)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        softplus = tf.reduce_sum(tf.math.softplus(x))
+        log_sigmoid = tf.reduce_sum(tf.math.log_sigmoid(x))
+        relu6 = tf.reduce_sum(tf.nn.relu6(x))
+        quotient = tf.reduce_sum(tf.math.divide_no_nan(x, y))
+    np.testing.assert_allclose(tape.gradient(softplus, x).numpy(), [0.0, 0.5, 1 / (1 + np.exp(-6)),
+                                                                    1.0])
+    np.testing.assert_allclose(tape.gradient(log_sigmoid, x).numpy(),
+                               [1.0, 0.5, 1 / (1 + np.exp(6)), 0.0], atol=1e-300)
+    np.testing.assert_array_equal(tape.gradient(relu6, x).numpy(), [0.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(tape.gradient(quotient, x).numpy(), [0.0, 0.5, 0.0, 0.25])
+    assert np.isfinite(tape.gradient(quotient, y).numpy()).all()
+    values = tf.constant([np.nan, -np.inf, 1.0, np.inf])
+    np.testing.assert_array_equal(tf.math.is_nan(values).numpy(), [True, False, False, False])
+    np.testing.assert_array_equal(tf.math.is_inf(values).numpy(), [False, True, False, True])
+    np.testing.assert_array_equal(tf.math.is_finite(values).numpy(), [False, False, True, False])
+    assert tf.nn.relu6(tf.constant([7, -1])).numpy().tolist() == [6.0, 0.0]
 
 
 def test_clip_by_global_norm_as_tensorflow():

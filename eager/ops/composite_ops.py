@@ -18,7 +18,8 @@ from .slicing_ops import gather
 
 __all__ = ["add_n", "bias_add", "leaky_relu", "elu", "l2_loss", "moments", "reduce_variance",
            "reduce_std", "clip_by_norm", "clip_by_global_norm", "global_norm", "l2_normalize",
-           "embedding_lookup"]
+           "embedding_lookup", "softplus", "log_sigmoid", "silu", "relu6", "squared_difference",
+           "divide_no_nan", "is_nan", "is_inf", "is_finite"]
 
 
 def _floating(x, what):
@@ -206,3 +207,75 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
                                       "one tensor) are not supported.")
         params = params[0]
     return gather(params, ids)
+
+
+def softplus(features, name=None):
+    """≈ `tf.math.softplus`: log(1 + exp(x)), stably (x + log1p(exp(-x)) for x > 0), with
+    gradient sigmoid(x) everywhere (0.5 at 0). Each branch sees only the x it is selected for,
+    so neither overflows."""
+    x = _floating(features, "softplus")
+    zero = m.cast(0, x.dtype)
+    positive = m.greater(x, zero)
+    x_pos = m.where(positive, x, zero)
+    x_neg = m.where(positive, zero, x)
+    return m.where(positive, m.add(x_pos, m.log1p(m.exp(m.negative(x_pos)))),
+                   m.log1p(m.exp(x_neg)))
+
+
+def log_sigmoid(x, name=None):
+    """≈ `tf.math.log_sigmoid`: log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
+    return m.negative(softplus(m.negative(_floating(x, "log_sigmoid"))))
+
+
+def silu(features, beta=1.0, name=None):
+    """≈ `tf.nn.silu` (also `tf.nn.swish`): x * sigmoid(beta * x)."""
+    x = _floating(features, "silu")
+    return m.multiply(x, m.sigmoid(m.multiply(x, m.cast(beta, x.dtype))))
+
+
+def relu6(features, name=None):
+    """≈ `tf.nn.relu6`: min(max(x, 0), 6), with TensorFlow's gradient: 1 strictly inside (0, 6),
+    0 at both ends and outside."""
+    x = as_tensor(features)
+    if x.dtype.is_integer:
+        x = m.cast(x, _dt.float32)
+    zero, six = m.cast(0, x.dtype), m.cast(6, x.dtype)
+    inside = m.logical_and(m.greater(x, zero), m.less(x, six))
+    return m.where(inside, x, m.where(m.greater_equal(x, six), six, zero))
+
+
+def squared_difference(x, y, name=None):
+    """≈ `tf.math.squared_difference`: (x - y) * conj(x - y), elementwise, broadcasting."""
+    difference = m.subtract(x, y)
+    if difference.dtype.is_complex:
+        return m.multiply(difference, m.conj(difference))
+    return m.square(difference)
+
+
+def divide_no_nan(x, y, name=None):
+    """≈ `tf.math.divide_no_nan`: x / y, and 0 where y is 0 (also its gradient: the division
+    only ever sees nonzero divisors)."""
+    y = as_tensor(y)
+    x = as_tensor(x, y.dtype)
+    zero = m.cast(0, y.dtype)
+    nonzero = m.not_equal(y, zero)
+    safe = m.where(nonzero, y, m.cast(1, y.dtype))
+    return m.where(nonzero, m.truediv(x, safe), m.multiply(x, zero))
+
+
+def is_nan(x, name=None):
+    """≈ `tf.math.is_nan` (floating inputs)."""
+    x = _floating(x, "is_nan")
+    return m.not_equal(x, x)
+
+
+def is_inf(x, name=None):
+    """≈ `tf.math.is_inf` (floating inputs)."""
+    x = _floating(x, "is_inf")
+    return m.equal(m.abs(x), m.cast(float("inf"), x.dtype))
+
+
+def is_finite(x, name=None):
+    """≈ `tf.math.is_finite` (floating inputs)."""
+    x = _floating(x, "is_finite")
+    return m.logical_not(m.logical_or(is_nan(x), is_inf(x)))
