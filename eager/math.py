@@ -1,8 +1,8 @@
 """`eager.math` ≈ `tf.math` (the same names TensorFlow 2 places there)."""
 
-from .ops.composite_ops import (add_n, divide_no_nan, is_finite, is_inf, is_nan, l2_normalize,
-                                log_sigmoid, reduce_std, reduce_variance, softplus,
-                                squared_difference)
+from .ops.composite_ops import (add_n, count_nonzero, divide_no_nan, is_finite, is_inf, is_nan,
+                                l2_normalize, log_sigmoid, reduce_euclidean_norm, reduce_std,
+                                reduce_variance, softplus, squared_difference)
 from .ops.cumulative_ops import cumprod, cumsum
 from .ops.math_ops import (abs, add, argmax, argmin, conj, cos, divide, equal, exp,  # noqa: A004
                            floordiv, floormod, greater, greater_equal, imag, less, less_equal,
@@ -21,5 +21,6 @@ __all__ = [
     "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum",
     "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "subtract", "tanh", "truediv", "top_k",
     "add_n", "l2_normalize", "reduce_std", "reduce_variance", "divide_no_nan", "is_finite",
-    "is_inf", "is_nan", "log_sigmoid", "softplus", "squared_difference",
+    "is_inf", "is_nan", "log_sigmoid", "softplus", "squared_difference", "count_nonzero",
+    "reduce_euclidean_norm",
 ]

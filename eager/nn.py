@@ -1,8 +1,8 @@
 """`eager.nn` ≈ `tf.nn`."""
 
-from .ops.composite_ops import (bias_add, elu, embedding_lookup, l2_loss,  # noqa: F401
-                                l2_normalize, leaky_relu, log_sigmoid, moments, relu6, silu,
-                                softplus)
+from .ops.composite_ops import (batch_normalization, bias_add, elu,  # noqa: F401
+                                embedding_lookup, l2_loss, l2_normalize, leaky_relu, log_sigmoid,
+                                moments, relu6, silu, softplus)
 from .ops.composite_ops import silu as swish  # noqa: F401 - TensorFlow's other name
 from .ops.math_ops import sigmoid  # noqa: F401
 from .ops.sort_ops import top_k  # noqa: F401

@@ -76,6 +76,19 @@ def test_values_match_numpy(data):
     ("relu6", lambda a: tf.nn.relu6(a * 4.0), lambda r: [r(3, 4, away=True)]),
     ("squared_difference", tf.math.squared_difference, lambda r: [r(2, 3), r(3)]),
     ("divide_no_nan", tf.math.divide_no_nan, lambda r: [r(2, 3), r(2, 3, away=True)]),
+    ("boolean_mask", lambda a: tf.boolean_mask(a, tf.constant([[True, False, True],
+                                                               [False, True, True]])),
+     lambda r: [r(2, 3, 2)]),
+    ("boolean_mask axis", lambda a: tf.boolean_mask(a, tf.constant([True, False, True]), axis=1),
+     lambda r: [r(2, 3)]),
+    ("reverse", lambda a: tf.reverse(a, [0, -1]), lambda r: [r(2, 3)]),
+    ("roll", lambda a: tf.roll(a, [1, -2, 4], [0, 1, 0]), lambda r: [r(3, 4)]),
+    ("linspace", lambda a, b: tf.linspace(a, b, 4), lambda r: [r(), r()]),
+    ("batch_normalization", lambda x, mu, var, beta, gamma: tf.nn.batch_normalization(
+        x, mu, var * var + 0.5, beta, gamma, 1e-3),
+     lambda r: [r(4, 3), r(3), r(3), r(3), r(3)]),
+    ("reduce_euclidean_norm", lambda a: tf.math.reduce_euclidean_norm(a, 1),
+     lambda r: [r(3, 4, away=True)]),
 ])
 def test_gradients_match_finite_differences(name, fn, make):
     rng = np.random.default_rng(len(name))
@@ -88,7 +101,8 @@ def test_gradients_match_finite_differences(name, fn, make):
     # Second order: not for the piecewise linear and the gather, and not for moments, whose
     # variance stops the gradient at the mean as TensorFlow's does: exact first derivatives
     # (the deviations sum to zero), but not the true second ones.
-    if name not in ("embedding_lookup", "leaky_relu", "moments", "relu6"):
+    if name not in ("embedding_lookup", "leaky_relu", "moments", "relu6", "boolean_mask",
+                    "boolean_mask axis", "reverse", "roll", "linspace"):  # linear or gathers
         check_second_order(fn, make(rand))
 
 
@@ -132,6 +146,36 @@ def test_activation_edges_follow_tensorflow():
     np.testing.assert_array_equal(tf.math.is_inf(values).numpy(), [False, True, False, True])
     np.testing.assert_array_equal(tf.math.is_finite(values).numpy(), [False, False, True, False])
     assert tf.nn.relu6(tf.constant([7, -1])).numpy().tolist() == [6.0, 0.0]
+
+
+@settings(max_examples=25)
+@given(data=st.data())
+def test_array_functions_match_numpy(data):
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1))
+    x_np = data.draw(arrays(np.float64, shape, FLOATS))
+    x = tf.constant(x_np)
+    mask_np = data.draw(arrays(np.bool_, shape[:1]))
+    np.testing.assert_array_equal(tf.boolean_mask(x, mask_np).numpy(), x_np[mask_np])
+    full_mask = x_np > 0
+    np.testing.assert_array_equal(tf.boolean_mask(x, full_mask).numpy(), x_np[full_mask])
+    axes = data.draw(st.lists(st.integers(0, len(shape) - 1), unique=True, min_size=1))
+    np.testing.assert_array_equal(tf.reverse(x, axes).numpy(), np.flip(x_np, axes))
+    shifts = data.draw(st.lists(st.integers(-7, 7), min_size=len(axes), max_size=len(axes)))
+    np.testing.assert_array_equal(tf.roll(x, shifts, axes).numpy(),
+                                  np.roll(x_np, shifts, axes))
+    num = data.draw(st.integers(1, 6))
+    np.testing.assert_allclose(tf.linspace(-1.5, 2.0, num).numpy(),
+                               np.linspace(-1.5, 2.0, num, dtype=np.float32), rtol=1e-6)
+    lengths = data.draw(arrays(np.int32, shape[:1], st.integers(0, 5)))
+    np.testing.assert_array_equal(tf.sequence_mask(lengths, 5).numpy(),
+                                  np.arange(5) < lengths[:, None])
+    np.testing.assert_array_equal(tf.math.count_nonzero(tf.constant(full_mask)).numpy(),
+                                  np.count_nonzero(full_mask))
+    vectors = [np.arange(n, dtype=np.float32) for n in shape]
+    for indexing in ("xy", "ij"):
+        for got, want in zip(tf.meshgrid(*vectors, indexing=indexing),
+                             np.meshgrid(*vectors, indexing=indexing)):
+            np.testing.assert_array_equal(got.numpy(), want)
 
 
 def test_clip_by_global_norm_as_tensorflow():
@@ -180,11 +224,27 @@ def test_an_embedding_lookup_on_a_variable_gives_indexed_slices():
     np.testing.assert_array_equal(tf.convert_to_tensor(grad).numpy()[:, 0], [0, 1, 0, 0, 2])
 
 
+def test_array_function_errors():
+    with pytest.raises(TypeError, match="bool"):
+        tf.boolean_mask(tf.ones([2]), tf.constant([1, 0]))
+    with pytest.raises(ValueError, match="incompatible"):
+        tf.boolean_mask(tf.ones([2, 3]), tf.constant([True, False, True]))
+    with pytest.raises(ValueError, match="same length"):
+        tf.roll(tf.ones([2, 3]), [1, 2], [0])
+    with pytest.raises(ValueError, match="positive"):
+        tf.linspace(0.0, 1.0, 0)
+    assert tf.linspace(0.0, 1.0, 7).numpy()[-1] == 1.0  # the last value is `stop` exactly
+    assert tf.sequence_mask([2, 0]).shape == (2, 2)
+
+
 def test_composites_trace_and_match_eager():
     def step(x, b):
         mean, variance = tf.nn.moments(tf.nn.elu(tf.nn.bias_add(x, b)), [0])
         clipped, _ = tf.clip_by_global_norm([mean, variance], 1.0)
-        return tf.math.add_n(clipped) + tf.nn.l2_loss(tf.math.l2_normalize(x, 1))
+        rolled = tf.roll(tf.reverse(x, [0]), 1, 1)
+        picked = tf.reduce_sum(tf.boolean_mask(rolled, tf.constant([True, False, True, True])))
+        return (tf.math.add_n(clipped) + tf.nn.l2_loss(tf.math.l2_normalize(x, 1)) + picked
+                + tf.reduce_sum(tf.nn.batch_normalization(x, 0.5, 2.0, 0.1, 3.0, 1e-3)))
 
     x = tf.constant(np.random.default_rng(2).normal(size=(4, 3)))
     b = tf.constant([0.1, -0.2, 0.3], tf.float64)

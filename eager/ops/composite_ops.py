@@ -9,17 +9,23 @@ gradients, higher order included, come from the parts. `elu` and `leaky_relu` se
 
 from __future__ import annotations
 
+import builtins
+
 from .. import dtypes as _dt
 from ..tensor import IndexedSlices, Tensor, convert_to_tensor
 from . import math_ops as m
-from .array_ops import identity, reshape, squeeze, stop_gradient
+from .array_ops import broadcast_to, concat, identity, reshape, squeeze, stop_gradient
+from .array_ops import range as _range
 from .convert import as_tensor
+from .shapes import normalize_axis, static_int, static_ints
 from .slicing_ops import gather
 
 __all__ = ["add_n", "bias_add", "leaky_relu", "elu", "l2_loss", "moments", "reduce_variance",
            "reduce_std", "clip_by_norm", "clip_by_global_norm", "global_norm", "l2_normalize",
            "embedding_lookup", "softplus", "log_sigmoid", "silu", "relu6", "squared_difference",
-           "divide_no_nan", "is_nan", "is_inf", "is_finite"]
+           "divide_no_nan", "is_nan", "is_inf", "is_finite", "boolean_mask", "reverse", "roll",
+           "linspace", "meshgrid", "sequence_mask", "batch_normalization",
+           "reduce_euclidean_norm", "count_nonzero"]
 
 
 def _floating(x, what):
@@ -279,3 +285,145 @@ def is_finite(x, name=None):
     """≈ `tf.math.is_finite` (floating inputs)."""
     x = _floating(x, "is_finite")
     return m.logical_not(m.logical_or(is_nan(x), is_inf(x)))
+
+
+def boolean_mask(tensor, mask, axis=None, name=None):
+    """≈ `tf.boolean_mask`: the elements (or slices) of `tensor` where the k-D boolean `mask`
+    is true, its k dimensions (from `axis`) flattened into one of unknown length; a gather, so
+    the gradient is IndexedSlices-shaped as TensorFlow's."""
+    tensor, mask = as_tensor(tensor), as_tensor(mask)
+    if not mask.dtype.is_bool:
+        raise TypeError(f"boolean_mask: mask must be a bool tensor, got {mask.dtype.name}.")
+    k = mask.shape.rank
+    if k is None or k == 0:
+        raise ValueError("boolean_mask: mask's rank must be known and at least 1, got shape "
+                         f"{mask.shape}")
+    axis = 0 if axis is None else static_int("boolean_mask", axis, "axis")
+    shape = tensor.shape
+    if shape.rank is None or not shape[axis:axis + k].is_compatible_with(mask.shape):
+        raise ValueError(f"boolean_mask: shapes {shape} (from axis {axis}) and {mask.shape} are "
+                         "incompatible")
+    dims = list(shape)
+    flat = [d if d is not None else -1 for d in dims[:axis]] + [-1] + list(dims[axis + k:])
+    indices = reshape(m.where(reshape(mask, [-1])), [-1])
+    return gather(reshape(tensor, flat), indices, axis=axis)
+
+
+def reverse(tensor, axis, name=None):
+    """≈ `tf.reverse`: the order of the elements along each axis in `axis` reversed."""
+    tensor = as_tensor(tensor)
+    rank = tensor.shape.rank
+    axes = {normalize_axis("ReverseV2", a, rank) for a in static_ints("ReverseV2", axis, "axis")}
+    return tensor[tuple(builtins.slice(None, None, -1) if i in axes else builtins.slice(None)
+                        for i in builtins.range(rank))]
+
+
+def roll(input, shift, axis, name=None):  # noqa: A002 - TensorFlow's argument name
+    """≈ `tf.roll`: elements shifted by `shift` along `axis` (both ints or equal-length lists),
+    wrapping around; shifts on one axis add up."""
+    x = as_tensor(input)
+    shifts = static_ints("Roll", shift, "shift")
+    axes = static_ints("Roll", axis, "axis")
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: shift and axis must have the same length, got {len(shifts)} "
+                         f"and {len(axes)}")
+    total = {}
+    for s_, a in zip(shifts, axes):
+        a = normalize_axis("Roll", a, x.shape.rank)
+        total[a] = total.get(a, 0) + s_
+    for a, s_ in total.items():
+        n = x.shape[a]
+        if n is None:
+            raise ValueError(f"roll: axis {a} needs a static length, got shape {x.shape}")
+        s_ = s_ % n if n else 0
+        if s_:
+            head = (builtins.slice(None),) * a
+            x = concat([x[head + (builtins.slice(n - s_, None),)],
+                        x[head + (builtins.slice(None, n - s_),)]], a)
+    return x
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """≈ `tf.linspace` for scalar bounds: `num` evenly spaced values from `start` to `stop`, the
+    last exactly `stop` (as TensorFlow's kernel); Python numbers give float32."""
+    start = as_tensor(start)
+    if not start.dtype.is_floating:
+        start = m.cast(start, _dt.float32)
+    stop = as_tensor(stop, start.dtype) if not isinstance(stop, Tensor) else stop
+    if start.shape.rank != 0 or stop.shape.rank != 0:
+        raise NotImplementedError("linspace: only scalar start and stop are supported.")
+    num = static_int("LinSpace", num, "num")
+    if num < 1:
+        raise ValueError(f"linspace: num must be positive, got {num}")
+    if num == 1:
+        return reshape(start, [1])
+    step = m.divide(m.subtract(stop, start), m.cast(num - 1, start.dtype))
+    body = m.add(start, m.multiply(m.cast(_range(num - 1), start.dtype), step))
+    return concat([body, reshape(stop, [1])], 0)
+
+
+def meshgrid(*args, **kwargs):
+    """≈ `tf.meshgrid`: N-D coordinate arrays from 1-D ones; `indexing="xy"` (the default,
+    Cartesian: the first two output axes swapped) or `"ij"` (matrix)."""
+    indexing = kwargs.pop("indexing", "xy")
+    kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"meshgrid: unexpected keyword arguments {sorted(kwargs)}")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    vectors = [reshape(as_tensor(a), [-1]) for a in args]
+    sizes = [v.shape[0] for v in vectors]
+    if indexing == "xy" and len(vectors) > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    outputs = []
+    for i, v in enumerate(vectors):
+        place = i if indexing == "ij" or len(vectors) < 2 else (1 - i if i < 2 else i)
+        shape = [1] * len(vectors)
+        shape[place] = -1
+        outputs.append(broadcast_to(reshape(v, shape), sizes))
+    return outputs
+
+
+def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
+    """≈ `tf.sequence_mask`: `mask[..., j] = j < lengths[...]`; `maxlen` defaults to the largest
+    length (a value: known eagerly, or when the trace can determine it)."""
+    lengths = as_tensor(lengths)
+    if not lengths.dtype.is_integer:
+        raise TypeError(f"sequence_mask: lengths must be integers, got {lengths.dtype.name}.")
+    if maxlen is None:
+        maxlen = m.reduce_max(lengths)
+    maxlen = static_int("SequenceMask", maxlen, "maxlen")
+    row = m.cast(_range(maxlen), lengths.dtype)
+    mask = m.less(row, reshape(lengths, list(lengths.shape) + [1]) if lengths.shape.rank else
+                  lengths)
+    return mask if _dt.as_dtype(dtype) is _dt.bool else m.cast(mask, dtype)
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """≈ `tf.nn.batch_normalization`: `(x - mean) * scale / sqrt(variance + epsilon) + offset`,
+    computed as TensorFlow does (one multiply by the scaled inverse, then one add)."""
+    x = _floating(x, "batch_normalization")
+    inv = m.rsqrt(m.add(as_tensor(variance, x.dtype), m.cast(variance_epsilon, x.dtype)))
+    if scale is not None:
+        inv = m.multiply(inv, as_tensor(scale, x.dtype))
+    shift = m.negative(m.multiply(as_tensor(mean, x.dtype), inv))
+    if offset is not None:
+        shift = m.add(as_tensor(offset, x.dtype), shift)
+    return m.add(m.multiply(x, inv), shift)
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """≈ `tf.math.reduce_euclidean_norm` for floating and complex inputs: sqrt(sum(|x| ** 2))."""
+    x = as_tensor(input_tensor)
+    if not x.dtype._inexact:
+        raise TypeError(f"reduce_euclidean_norm: expected a floating-point or complex tensor, "
+                        f"got {x.dtype.name}.")
+    squares = m.square(m.abs(x)) if x.dtype.is_complex else m.square(x)
+    return m.sqrt(m.reduce_sum(squares, axis, keepdims))
+
+
+def count_nonzero(input, axis=None, keepdims=None, dtype=_dt.int64, name=None):  # noqa: A002
+    """≈ `tf.math.count_nonzero`: how many elements are not zero (not False, for bools)."""
+    x = as_tensor(input)
+    nonzero = m.not_equal(x, m.cast(0, x.dtype)) if not x.dtype.is_bool else x
+    return m.reduce_sum(m.cast(nonzero, dtype), axis, bool(keepdims))
