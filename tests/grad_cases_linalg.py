@@ -88,3 +88,28 @@ CASES = {
                   lambda: [np.array([[0.0, 1.0], [2.0, 0.0], [0.0, 3.0], [1.5, 0.5]])]),
                 C(lambda x: tf.math.cumprod(x), lambda: [crand(4)])],
 }
+
+
+def _well_conditioned(*shape, seed=0, complex_=False):
+    """Matrices near the identity (well away from singular) for the square-matrix ops."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-0.3, 0.3, shape)
+    if complex_:
+        a = a + 1j * rng.uniform(-0.3, 0.3, shape)
+    return a + np.eye(shape[-1])
+
+
+SQUARE_CASES = {
+    "MatrixInverse": [C(tf.linalg.inv, lambda: [_well_conditioned(3, 3)]),
+                      C(lambda a: tf.linalg.inv(a, adjoint=True),
+                        lambda: [_well_conditioned(2, 2, 2, seed=1)]),
+                      C(tf.linalg.inv, lambda: [_well_conditioned(2, 2, seed=2, complex_=True)])],
+    "MatrixDeterminant": [C(tf.linalg.det, lambda: [_well_conditioned(3, 3)]),
+                          C(tf.linalg.det, lambda: [_well_conditioned(2, 2, 2, seed=3)]),
+                          C(tf.linalg.det, lambda: [_well_conditioned(2, 2, seed=4,
+                                                                      complex_=True)])],
+    "MatrixSolve": [C(tf.linalg.solve, lambda: [_well_conditioned(3, 3), rand(3, 2)]),
+                    C(lambda a, b: tf.linalg.solve(a, b, adjoint=True),
+                      lambda: [_well_conditioned(2, 3, 3, seed=5), rand(2, 3, 1)])],
+}
+CASES.update(SQUARE_CASES)

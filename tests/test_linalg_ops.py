@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -10,6 +10,7 @@ import eager
 from eager.errors import InvalidArgumentError, NotFoundError, OpError
 from eager.ops import linalg_ops
 
+from gradcheck import check_second_order
 from strategies import arrays, shapes
 
 TOL = {np.float16: dict(rtol=1e-2, atol=1e-2), np.float32: dict(rtol=1e-4, atol=1e-4),
@@ -485,3 +486,45 @@ def test_matvec_rank_errors_and_gradient():
         tape.watch(x)
         y = eager.reduce_sum(eager.linalg.matvec(w, x))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), w.numpy().sum(axis=0))
+
+
+# -- square matrices: inv, det, solve -------------------------------------------------------------
+
+def _near_identity(*shape, seed=0):
+    return np.random.default_rng(seed).uniform(-0.3, 0.3, shape) + np.eye(shape[-1])
+
+
+@settings(max_examples=20)
+@given(batch=st.lists(st.integers(1, 3), max_size=2), n=st.integers(1, 4), k=st.integers(1, 3),
+       seed=st.integers(0, 100))
+def test_inv_det_solve_match_numpy(batch, n, k, seed):
+    a = _near_identity(*batch, n, n, seed=seed)
+    b = np.random.default_rng(seed + 1).normal(size=(*batch, n, k))
+    np.testing.assert_allclose(eager.linalg.inv(a).numpy(), np.linalg.inv(a), rtol=1e-10)
+    np.testing.assert_allclose(eager.linalg.inv(a, adjoint=True).numpy(),
+                               np.linalg.inv(np.swapaxes(a, -1, -2)), rtol=1e-10)
+    np.testing.assert_allclose(eager.linalg.det(a).numpy(), np.linalg.det(a), rtol=1e-10)
+    np.testing.assert_allclose(eager.linalg.solve(a, b).numpy(), np.linalg.solve(a, b),
+                               rtol=1e-10)
+    np.testing.assert_allclose(eager.linalg.solve(a, b, adjoint=True).numpy(),
+                               np.linalg.solve(np.swapaxes(a, -1, -2), b), rtol=1e-10)
+
+
+@pytest.mark.parametrize("fn", [eager.linalg.inv, eager.linalg.det,
+                                lambda a: eager.linalg.solve(a, a[..., :1] * 2.0 + 1.0)])
+def test_inv_det_solve_second_order(fn):
+    check_second_order(fn, [_near_identity(2, 3, 3, seed=7)])
+
+
+def test_inv_det_solve_errors():
+    with pytest.raises(InvalidArgumentError, match="MatrixInverse: Input is not invertible"):
+        eager.linalg.inv(np.zeros((2, 2)))
+    with pytest.raises(InvalidArgumentError, match="MatrixSolve: Input is not invertible"):
+        eager.linalg.solve(np.ones((2, 2)), np.ones((2, 1)))
+    assert float(eager.linalg.det(np.ones((2, 2)))) == 0.0  # singular: a determinant of 0
+    with pytest.raises(InvalidArgumentError, match="must be square"):
+        eager.linalg.inv(np.ones((2, 3)))
+    with pytest.raises(InvalidArgumentError, match="same batch shape"):
+        eager.linalg.solve(np.eye(2)[None].repeat(3, 0), np.ones((2, 2, 1)))
+    with pytest.raises(InvalidArgumentError, match="rank >= 2"):
+        eager.linalg.det(np.ones(3))
