@@ -4,6 +4,7 @@ from .ops.composite_ops import (add_n, count_nonzero, divide_no_nan, is_finite, 
                                 l2_normalize, log_sigmoid, reduce_euclidean_norm, reduce_std,
                                 reduce_variance, softplus, squared_difference)
 from .ops.cumulative_ops import cumprod, cumsum
+from .ops.segment_ops import segment_sum, unsorted_segment_mean, unsorted_segment_sum
 from .ops.math_ops import (abs, add, argmax, argmin, conj, cos, divide, equal, exp,  # noqa: A004
                            floordiv, floormod, greater, greater_equal, imag, less, less_equal,
                            log, log1p, logical_and, logical_not, logical_or, logical_xor, maximum,
@@ -22,5 +23,5 @@ __all__ = [
     "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "subtract", "tanh", "truediv", "top_k",
     "add_n", "l2_normalize", "reduce_std", "reduce_variance", "divide_no_nan", "is_finite",
     "is_inf", "is_nan", "log_sigmoid", "softplus", "squared_difference", "count_nonzero",
-    "reduce_euclidean_norm",
+    "reduce_euclidean_norm", "segment_sum", "unsorted_segment_mean", "unsorted_segment_sum",
 ]

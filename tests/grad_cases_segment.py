@@ -1,0 +1,19 @@
+"""Gradient cases for the segment reductions (see test_gradients.py): duplicate ids add up,
+dropped (negative) ids get no gradient, ids may be multi-dimensional."""
+
+import numpy as np
+
+import eager as tf
+from gradcase import GradCase, crand, rand
+
+C = GradCase
+
+CASES = {
+    "UnsortedSegmentSum": [
+        C(lambda d: tf.math.unsorted_segment_sum(d, [0, 2, 0, -1], 3), lambda: [rand(4, 3)]),
+        C(lambda d: tf.math.unsorted_segment_sum(d, np.array([[1, 0], [1, 1]]), 2),
+          lambda: [rand(2, 2, 3)]),
+        C(lambda d: tf.math.unsorted_segment_mean(d, [1, 1, 0], 3), lambda: [rand(3, 2)]),
+        C(lambda d: tf.math.segment_sum(d, [0, 0, 1]), lambda: [crand(3)]),
+    ],
+}

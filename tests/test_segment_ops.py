@@ -1,0 +1,50 @@
+"""Segment reductions against numpy (np.add.at), TensorFlow's dropped negative ids and range
+errors, traced against eager."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import eager as tf
+from eager.errors import InvalidArgumentError
+from eager.ops.shapes import UnknownDimensionError
+
+
+@settings(max_examples=30)
+@given(rows=st.integers(0, 6), num_segments=st.integers(1, 4), width=st.integers(1, 3),
+       seed=st.integers(0, 1000))
+def test_unsorted_segment_sum_and_mean_match_numpy(rows, num_segments, width, seed):
+    rng = np.random.default_rng(seed)
+    data = rng.normal(size=(rows, width))
+    ids = rng.integers(-1, num_segments, rows)
+    expected = np.zeros((num_segments, width))
+    np.add.at(expected, ids[ids >= 0], data[ids >= 0])
+    got = tf.math.unsorted_segment_sum(data, ids, num_segments)
+    np.testing.assert_allclose(got.numpy(), expected, atol=1e-12)
+    counts = np.bincount(ids[ids >= 0], minlength=num_segments)[:, None]
+    np.testing.assert_allclose(tf.math.unsorted_segment_mean(data, ids, num_segments).numpy(),
+                               expected / np.maximum(counts, 1), atol=1e-12)
+
+
+def test_segment_sum_of_sorted_ids_and_errors():
+    data = np.arange(10.0).reshape(5, 2)
+    np.testing.assert_array_equal(tf.math.segment_sum(data, [0, 0, 1, 3, 3]).numpy(),
+                                  [[2, 4], [4, 5], [0, 0], [14, 16]])
+    with pytest.raises(InvalidArgumentError, match=r"segment_ids\[1\] = 4 is out of range"):
+        tf.math.unsorted_segment_sum(data, [0, 4, 0, 0, 1], 3)
+    with pytest.raises(InvalidArgumentError, match="does not start with"):
+        tf.math.unsorted_segment_sum(data, [0, 1], 2)
+    with pytest.raises(InvalidArgumentError, match="vector"):
+        tf.math.segment_sum(data, [[0], [1]])
+
+
+def test_segment_sums_trace_when_their_count_is_known():
+    def pooled(x, ids):
+        return tf.math.unsorted_segment_sum(x * 2.0, ids, 3)
+
+    x = tf.constant(np.arange(8.0).reshape(4, 2))
+    ids = tf.constant([2, 0, 2, 1])
+    np.testing.assert_array_equal(tf.function(pooled)(x, ids).numpy(), pooled(x, ids).numpy())
+    with pytest.raises(UnknownDimensionError, match="num_segments"):  # a run-time count
+        tf.function(lambda x, ids: tf.math.segment_sum(x, ids))(x, tf.constant([0, 0, 1, 1]))
