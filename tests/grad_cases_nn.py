@@ -5,7 +5,7 @@ differences are exact up to rounding."""
 import numpy as np
 
 import eager as tf
-from eager.ops import nn_grad
+from eager.ops import dispatch, nn_grad
 from gradcase import GradCase, away_from_zero, rand
 
 C = GradCase
@@ -80,6 +80,14 @@ def _pool_helper(op):
     return lambda x, g: nn_grad._pool_call(op, x, y(x), g, _POOL_ATTRS)
 
 
+def _avg_pool_grad(g):
+    """AvgPoolGrad for a (1, 5, 4, 2) input pooled 3x3, strides 2, SAME: g is (1, 3, 2, 2)."""
+    return dispatch.execute(
+        nn_grad.AVG_POOL_GRAD, (tf.convert_to_tensor(g),),
+        {"input_shape": (1, 5, 4, 2), "ksize": (3, 3), "strides": (2, 2), "padding": "SAME",
+         "explicit_paddings": (), "data_format": "NHWC"})
+
+
 CASES = {
     "Relu": [C(tf.nn.relu, lambda: [away_from_zero(3, 4)])],
     "ReluGrad": [C(nn_grad.relu_grad, lambda: [rand(3, 4), away_from_zero(3, 4, seed=2)])],
@@ -141,6 +149,11 @@ CASES = {
                       lambda: [_distinct(1, 3, 5, 2), rand(1, 3, 3, 2)])],
     "MaxPoolGradGrad": [C(_pool_helper(nn_grad.MAX_POOL_GRAD_GRAD),
                           lambda: [_distinct(1, 3, 5, 2), rand(1, 3, 5, 2)])],
+    "AvgPool": [C(lambda x: tf.nn.avg_pool2d(x, 2, 2, "VALID"), lambda: [rand(1, 4, 4, 2)]),
+                C(lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME"), lambda: [rand(2, 5, 4, 1)]),
+                C(lambda x: tf.nn.avg_pool2d(x, [2, 3], 1, "SAME", "NCHW"),
+                  lambda: [rand(1, 2, 3, 4)])],
+    "AvgPoolGrad": [C(lambda g: _avg_pool_grad(g), lambda: [rand(1, 3, 2, 2)])],
     "Sort": [C(tf.sort, lambda: [_distinct(2, 5)]),
              C(lambda x: tf.sort(x, axis=0, direction="DESCENDING"), lambda: [_distinct(4, 3)]),
              C(lambda x: tf.sort(x, axis=1), lambda: [_distinct(2, 3, 2)]),

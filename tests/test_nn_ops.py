@@ -528,3 +528,51 @@ def test_nn_namespace():
                  "softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits",
                  "conv2d", "max_pool2d"):
         assert getattr(eager.nn, name) is getattr(nn_ops, name)
+
+
+# -----------------------------------------------------------------------------------------------
+# avg_pool2d
+# -----------------------------------------------------------------------------------------------
+
+def reference_avg_pool(x, ksize, strides, padding):
+    """Each window's mean over the input elements it covers (TensorFlow's AvgPool: SAME padding
+    is not counted)."""
+    n, h, w, c = x.shape
+    (pt, pb), (pl, pr) = _pads((h, w), ksize, strides, (1, 1), padding)
+    oh = (h + pt + pb - ksize[0]) // strides[0] + 1
+    ow = (w + pl + pr - ksize[1]) // strides[1] + 1
+    out = np.empty((n, oh, ow, c), np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            r, q = i * strides[0] - pt, j * strides[1] - pl
+            window = x[:, max(r, 0):r + ksize[0], max(q, 0):q + ksize[1], :]
+            out[:, i, j, :] = window.mean(axis=(1, 2))
+    return out
+
+
+@given(st.data())
+def test_avg_pool2d_matches_reference(data):
+    x = data.draw(arrays(np.float64, (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 6)),
+                                      data.draw(st.integers(1, 6)), data.draw(st.integers(1, 3)))))
+    ksize = data.draw(st.tuples(st.integers(1, 3), st.integers(1, 3)))
+    strides = data.draw(st.tuples(st.integers(1, 3), st.integers(1, 3)))
+    padding = data.draw(st.sampled_from(["SAME", "VALID"]))
+    assume(padding == "SAME" or (x.shape[1] >= ksize[0] and x.shape[2] >= ksize[1]))
+    out = nn.avg_pool2d(x, ksize=list(ksize), strides=list(strides), padding=padding)
+    np.testing.assert_allclose(out.numpy(), reference_avg_pool(x, ksize, strides, padding),
+                               rtol=1e-12, atol=1e-12)
+    nchw = nn.avg_pool2d(np.moveaxis(x, -1, 1), ksize=list(ksize), strides=list(strides),
+                         padding=padding, data_format="NCHW")
+    np.testing.assert_allclose(np.moveaxis(nchw.numpy(), 1, -1), out.numpy(), rtol=1e-12)
+
+
+def test_avg_pool2d_second_order_and_errors():
+    from gradcheck import check_second_order
+
+    check_second_order(lambda x: nn.avg_pool2d(x * x, 3, 2, "SAME"),
+                       [np.random.default_rng(4).normal(size=(1, 5, 4, 2))])
+    assert nn.avg_pool2d(np.ones((1, 4, 4, 1), np.float32), 2, 2, "VALID").dtype == eager.float32
+    with pytest.raises(InvalidArgumentError, match="explicit paddings are not supported"):
+        nn.avg_pool2d(np.ones((1, 4, 4, 1)), 2, 2, [[0, 0], [1, 1], [1, 1], [0, 0]])
+    with pytest.raises(InvalidArgumentError):
+        nn.avg_pool2d(np.ones((1, 4, 4, 1), np.int32), 2, 2, "VALID")

@@ -313,6 +313,29 @@ def _max_pool_kernel(xp, x, ksize=(1, 1), strides=(1, 1), padding="VALID", expli
 MAX_POOL = register_op(_POOL, _max_pool_kernel, _max_pool_infer, dtypes=_dt.REAL)
 
 
+def _pool_attrs(op_name, ksize, strides, padding, data_format):
+    """A pooling op's attributes from TensorFlow's arguments, with TensorFlow's errors."""
+    data_format = _data_format(op_name, data_format)
+    ksize4 = _four(op_name, ksize, "ksize", data_format)
+    strides4 = _four(op_name, strides, "strides", data_format)
+    if ksize4[0] != 1 or strides4[0] != 1:
+        raise op_error(op_name, "Pooling is not yet supported on the batch dimension.",
+                       cls=UnimplementedError)
+    if _outer(ksize4, data_format)[1] != 1 or _outer(strides4, data_format)[1] != 1:
+        raise NotImplementedError(f"{op_name}: pooling across the depth dimension is not "
+                                  f"supported (ksize={list(ksize4)}, strides={list(strides4)}).")
+    ksize, strides = _spatial(ksize4, data_format), _spatial(strides4, data_format)
+    if min(ksize) < 1 or min(strides) < 1:
+        raise op_error(op_name, f"Sliding window ksize and strides must be positive, got ksize="
+                                f"{list(ksize4)} and strides={list(strides4)}")
+    padding, explicit = _padding(op_name, padding, data_format)
+    if explicit and any(p > k for pair, k in zip(explicit, ksize) for p in pair):
+        raise op_error(op_name, f"explicit paddings {[list(p) for p in explicit]} cannot be "
+                                f"greater than the window size {list(ksize)}")
+    return {"ksize": ksize, "strides": strides, "padding": padding,
+            "explicit_paddings": explicit, "data_format": data_format}
+
+
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
     """≈ `tf.nn.max_pool2d`: the maximum over each `ksize` window of a 4-D `input`, moved by
     `strides` (ints or lists of 1, 2 or 4). SAME padding never wins a maximum: it pads with -inf
@@ -320,22 +343,49 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
     (a list of 4 pairs) may not exceed the window size, as TF documents."""
     x = as_tensor(input)
     check_dtype(MAX_POOL, x, MAX_POOL.dtypes)
-    data_format = _data_format(_POOL, data_format)
-    ksize4 = _four(_POOL, ksize, "ksize", data_format)
-    strides4 = _four(_POOL, strides, "strides", data_format)
-    if ksize4[0] != 1 or strides4[0] != 1:
-        raise op_error(_POOL, "Pooling is not yet supported on the batch dimension.",
-                       cls=UnimplementedError)
-    if _outer(ksize4, data_format)[1] != 1 or _outer(strides4, data_format)[1] != 1:
-        raise NotImplementedError(f"{_POOL}: pooling across the depth dimension is not "
-                                  f"supported (ksize={list(ksize4)}, strides={list(strides4)}).")
-    ksize, strides = _spatial(ksize4, data_format), _spatial(strides4, data_format)
-    if min(ksize) < 1 or min(strides) < 1:
-        raise op_error(_POOL, f"Sliding window ksize and strides must be positive, got ksize="
-                              f"{list(ksize4)} and strides={list(strides4)}")
-    padding, explicit = _padding(_POOL, padding, data_format)
-    if explicit and any(p > k for pair, k in zip(explicit, ksize) for p in pair):
-        raise op_error(_POOL, f"explicit paddings {[list(p) for p in explicit]} cannot be "
-                              f"greater than the window size {list(ksize)}")
-    return execute(MAX_POOL, (x,), {"ksize": ksize, "strides": strides, "padding": padding,
-                                    "explicit_paddings": explicit, "data_format": data_format})
+    return execute(MAX_POOL, (x,), _pool_attrs(_POOL, ksize, strides, padding, data_format))
+
+
+_AVG_POOL = "AvgPool"
+
+
+def _avg_pool_infer(x, ksize=(1, 1), strides=(1, 1), padding="VALID", explicit_paddings=(),
+                    data_format="NHWC"):
+    return _max_pool_infer(x, ksize, strides, padding, explicit_paddings, data_format)
+
+
+def window_counts(xp, hw, ksize, strides, padding, dtype):
+    """(counts, geometry): how many input elements (padding excluded) each output window of an
+    AvgPool covers, shaped [1, out_h, out_w, 1], and the padded geometry."""
+    rows, cols = _geometry(_AVG_POOL, hw, ksize, strides, (1, 1), padding, ())
+    ones = xp.ones((1, *hw, 1), dtype)
+    view = _windows(xp, ones, (rows[0], cols[0]), ksize, strides, (1, 1),
+                    ((rows[1], rows[2]), (cols[1], cols[2])), 0)
+    return view.sum(axis=(3, 4)), (rows, cols)
+
+
+def _avg_pool_kernel(xp, x, ksize=(1, 1), strides=(1, 1), padding="VALID", explicit_paddings=(),
+                     data_format="NHWC"):
+    x = _to_nhwc(xp, x, data_format)
+    counts, (rows, cols) = window_counts(xp, x.shape[1:3], ksize, strides, padding, x.dtype)
+    view = _windows(xp, x, (rows[0], cols[0]), ksize, strides, (1, 1),
+                    ((rows[1], rows[2]), (cols[1], cols[2])), 0)
+    return _from_nhwc(xp, (view.sum(axis=(3, 4)) / counts).astype(x.dtype, copy=False),
+                      data_format)
+
+
+#: TensorFlow's AvgPool: each window's mean over the input elements it covers (SAME padding is
+#: not counted, as TensorFlow's kernel). Gradient: AvgPoolGrad (nn_grad).
+AVG_POOL = register_op(_AVG_POOL, _avg_pool_kernel, _avg_pool_infer, dtypes=_dt.FLOATING)
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """≈ `tf.nn.avg_pool2d`: the mean over each `ksize` window of a 4-D `input`, moved by
+    `strides`; with SAME padding a border window averages only the elements it covers. Padding
+    is "SAME" or "VALID", as TensorFlow's AvgPool."""
+    x = as_tensor(input)
+    check_dtype(AVG_POOL, x, AVG_POOL.dtypes)
+    if not isinstance(padding, str):
+        raise op_error(_AVG_POOL, "explicit paddings are not supported by AvgPool; use 'SAME' "
+                                  "or 'VALID'")
+    return execute(AVG_POOL, (x,), _pool_attrs(_AVG_POOL, ksize, strides, padding, data_format))

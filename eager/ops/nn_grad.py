@@ -21,7 +21,9 @@ from .. import dtypes as _dt
 from ..tensor import TensorSpec
 from . import math_ops as m
 from .array_ops import expand_dims, reshape, transpose
-from .conv_ops import _CONV, _POOL, CONV2D, _from_nhwc, _geometry, _lowest, _to_nhwc, _windows
+from .conv_ops import (_CONV, _POOL, AVG_POOL, CONV2D, _from_nhwc, _geometry, _lowest, _to_nhwc,
+                       _windows, window_counts)
+from .shapes import UnknownDimensionError
 from .creation_ops import range as _range, zeros
 from .dispatch import execute
 from .grad_utils import needs_gradient, output_unused, unbroadcast
@@ -416,3 +418,48 @@ def _sort_grad(call, dvalues, dindices):
     perm[axis], perm[last] = last, axis  # a swap is its own inverse
     out = _scatter_last_axis(transpose(dvalues, perm), transpose(indices, perm), shape[axis])
     return transpose(out, perm)
+
+
+# -----------------------------------------------------------------------------------------------
+# AvgPool: linear, so its gradient spreads dy / count over each window (AvgPoolGrad, which needs
+# the input's static shape), and AvgPoolGrad's gradient is AvgPool again.
+# -----------------------------------------------------------------------------------------------
+
+def _avg_pool_grad_kernel(xp, dy, input_shape=(), ksize=(1, 1), strides=(1, 1), padding="VALID",
+                          explicit_paddings=(), data_format="NHWC"):
+    dy = _to_nhwc(xp, dy, data_format)
+    n, c = dy.shape[0], dy.shape[3]
+    hw = tuple(input_shape[2:]) if data_format == "NCHW" else tuple(input_shape[1:3])
+    counts, ((oh, pt, pb), (ow, pl, pr)) = window_counts(xp, hw, ksize, strides, padding,
+                                                         dy.dtype)
+    padded = xp.zeros((n, hw[0] + pt + pb, hw[1] + pl + pr, c), dtype=dy.dtype)
+    share = dy / counts
+    (sh, sw) = strides
+    if dy.size:
+        for i in range(ksize[0]):  # one strided add per tap, each over every window at once
+            for j in range(ksize[1]):
+                padded[:, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw, :] += share
+    dx = xp.ascontiguousarray(padded[:, pt:pt + hw[0], pl:pl + hw[1], :])
+    return _from_nhwc(xp, dx, data_format)
+
+
+AVG_POOL_GRAD = register_op("AvgPoolGrad", _avg_pool_grad_kernel,
+                            lambda dy, input_shape=(), **attrs: TensorSpec(input_shape, dy.dtype),
+                            dtypes=FLOATING, doc="Spreads dy (pool-shaped) evenly over each "
+                                                 "window; the input's shape is an attribute.")
+
+
+@get_op("AvgPool").def_gradient
+def _avg_pool_grad(call, dy):
+    shape = tuple(call.input_shapes[0])
+    if None in shape:
+        raise UnknownDimensionError(f"AvgPool: the gradient needs the input's shape, and "
+                                    f"{list(shape)} is only partly known.")
+    attrs = {k: call.attrs[k] for k in _POOL_ATTRS if k in call.attrs}
+    return execute(AVG_POOL_GRAD, (dy,), dict(attrs, input_shape=shape))
+
+
+@AVG_POOL_GRAD.def_gradient
+def _avg_pool_grad_grad(call, ddx):
+    attrs = {k: call.attrs[k] for k in _POOL_ATTRS if k in call.attrs}
+    return execute(AVG_POOL, (ddx,), attrs)

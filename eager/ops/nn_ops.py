@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import TensorSpec
 from ..tensor_shape import TensorShape
-from .conv_ops import conv2d, max_pool2d  # noqa: F401 - re-exported as eager.nn.*
+from .conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401 - re-exported as eager.nn.*
 from .convert import as_tensor, check_dtype, same_type
 from .dispatch import execute
 from .math_ops import cast
@@ -23,7 +23,7 @@ from .shapes import normalize_axis
 
 __all__ = ["relu", "gelu", "softmax", "log_softmax", "sigmoid_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits",
-           "conv2d", "max_pool2d"]
+           "conv2d", "max_pool2d", "avg_pool2d"]
 
 FLOATING = _dt.FLOATING
 
