@@ -2,9 +2,12 @@
 
 Each follows TensorFlow's definition operation for operation where the result could differ
 otherwise (`clip_by_norm`'s guard for a zero norm, `moments`' stop-gradient on the mean,
-`clip_by_global_norm`'s NaN for an infinite norm), so values and gradients match TensorFlow's;
-gradients, higher order included, come from the parts. `elu` and `leaky_relu` select with
-`where` over branches that stay finite, so an unselected branch never turns a gradient into NaN.
+`clip_by_global_norm`'s NaN for an infinite norm, `linspace`'s exact last value), so values and
+gradients match TensorFlow's; gradients, higher order included, come from the parts. Where a
+function selects between branches with `where` (`elu`, `softplus`, `relu6`, `divide_no_nan`),
+each branch is computed only on the values it is selected for, so that an unselected branch
+never overflows and turns a gradient into NaN, and the gradient at a branch point is TensorFlow
+kernel's (`relu6`: 0 at both ends; `softplus`: sigmoid(0) = 0.5).
 """
 
 from __future__ import annotations
