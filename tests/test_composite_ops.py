@@ -14,12 +14,17 @@ from strategies import arrays, shapes
 FLOATS = st.floats(-3.0, 3.0)
 
 
+def _draw_tensor(data):
+    """(shape, numpy array, tensor): a float64 tensor of 1 to 3 non-empty dimensions."""
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1))
+    x_np = data.draw(arrays(np.float64, shape, FLOATS))
+    return shape, x_np, tf.constant(x_np)
+
+
 @settings(max_examples=30)
 @given(data=st.data())
 def test_values_match_numpy(data):
-    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1))
-    x_np = data.draw(arrays(np.float64, shape, FLOATS))
-    x = tf.constant(x_np)
+    shape, x_np, x = _draw_tensor(data)
     axis = data.draw(st.integers(-len(shape), len(shape) - 1))
     np.testing.assert_allclose(tf.math.add_n([x, x * 2.0, x]).numpy(), 4 * x_np)
     np.testing.assert_allclose(tf.nn.leaky_relu(x, 0.3).numpy(), np.where(x_np > 0, x_np,
@@ -151,9 +156,7 @@ def test_activation_edges_follow_tensorflow():
 @settings(max_examples=25)
 @given(data=st.data())
 def test_array_functions_match_numpy(data):
-    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1))
-    x_np = data.draw(arrays(np.float64, shape, FLOATS))
-    x = tf.constant(x_np)
+    shape, x_np, x = _draw_tensor(data)
     mask_np = data.draw(arrays(np.bool_, shape[:1]))
     np.testing.assert_array_equal(tf.boolean_mask(x, mask_np).numpy(), x_np[mask_np])
     full_mask = x_np > 0

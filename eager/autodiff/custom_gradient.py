@@ -189,8 +189,9 @@ def _stateful_issue(ops) -> str:
 
 
 def _as_input(arg):
-    """A flattened argument as the tensor the call records: a variable by its handle (its
-    gradient is the variable's), anything else converted."""
+    """A flattened argument as the call takes it: a tensor or a variable as it is (the call
+    records a variable by its handle, whose gradient is the variable's), anything else
+    converted to a tensor."""
     if isinstance(arg, Tensor):
         return arg
     if getattr(arg, "_tape_source", None) is not None:

@@ -27,7 +27,7 @@ from ..ops.array_ops import RANK, SHAPE, SIZE
 from ..tensor import EagerTensor
 from .placeholder import PLACEHOLDER
 
-__all__ = ["constant_value", "MAX_OPS", "MAX_ELEMENTS"]
+__all__ = ["constant_value", "shape_stand_in", "MAX_OPS", "MAX_ELEMENTS"]
 
 #: Ops evaluated for one question, at most.
 MAX_OPS = 64
@@ -69,13 +69,10 @@ def _evaluate(t, op, memo, budget):
         return None
     budget[0] -= 1
     if d in _SHAPE_OPS:
-        (x,) = op.inputs
-        shape = x.shape
-        if shape.rank is None or (d is not RANK and not shape.is_fully_defined()):
+        stand_in = shape_stand_in(d, op.inputs[0].shape, np.float32)
+        if stand_in is None:
             return None
-        # A zero-stride stand-in has the shape and no memory: these kernels read only that.
-        inputs = (np.broadcast_to(np.zeros((), np.float32), tuple(shape) if d is not RANK
-                                  else (1,) * shape.rank),)
+        inputs = (stand_in,)
     else:
         inputs = []
         for i in op.inputs:
@@ -92,6 +89,22 @@ def _evaluate(t, op, memo, budget):
     if out.__class__ is tuple:
         out = out[t.value_index]
     return _small(np.asarray(out._value))
+
+
+def shape_stand_in(op_def, shape, dtype):
+    """An array standing for a value of static `shape` (numpy `dtype`), for running an op that
+    reads only its input's shape (`Shape`, `Size`, `Rank`, `OnesLike`, `ZerosLike`) without
+    the data; None when the static shape does not answer the op (Rank needs the rank, the
+    others every dimension). It is a zero-stride view: it has the shape and costs no memory."""
+    if op_def is RANK:
+        if shape.rank is None:
+            return None
+        dims = (1,) * shape.rank
+    elif not shape.is_fully_defined():
+        return None
+    else:
+        dims = tuple(shape)
+    return np.broadcast_to(np.zeros((), dtype), dims)
 
 
 def _small(value):

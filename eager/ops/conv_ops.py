@@ -282,17 +282,20 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
 _POOL = "MaxPool"
 
 
-def _max_pool_infer(x, ksize=(1, 1), strides=(1, 1), padding="VALID", explicit_paddings=(),
-                    data_format="NHWC"):
-    s = x.shape
-    if not s._rank_known:
-        return TensorSpec(UNKNOWN_SHAPE, x.dtype)
-    if len(s) != 4:
-        raise op_error(_POOL, f"tensor_in must be 4-dimensional, got shape {list(s)}", [x])
-    out = _geometry(_POOL, _spatial_shape(s, data_format), ksize, strides, (1, 1), padding,
-                    explicit_paddings)
-    depth = s[1] if data_format == "NCHW" else s[3]
-    return TensorSpec(_with_spatial(s, (out[0][0], out[1][0]), depth, data_format), x.dtype)
+def _pool_infer(op_name):
+    """The shape inference of a pooling op (MaxPool, AvgPool): its errors name `op_name`."""
+    def infer(x, ksize=(1, 1), strides=(1, 1), padding="VALID", explicit_paddings=(),
+              data_format="NHWC"):
+        s = x.shape
+        if not s._rank_known:
+            return TensorSpec(UNKNOWN_SHAPE, x.dtype)
+        if len(s) != 4:
+            raise op_error(op_name, f"tensor_in must be 4-dimensional, got shape {list(s)}", [x])
+        out = _geometry(op_name, _spatial_shape(s, data_format), ksize, strides, (1, 1),
+                        padding, explicit_paddings)
+        depth = s[1] if data_format == "NCHW" else s[3]
+        return TensorSpec(_with_spatial(s, (out[0][0], out[1][0]), depth, data_format), x.dtype)
+    return infer
 
 
 def _lowest(dtype):
@@ -310,7 +313,7 @@ def _max_pool_kernel(xp, x, ksize=(1, 1), strides=(1, 1), padding="VALID", expli
     return _from_nhwc(xp, view.max(axis=(3, 4)), data_format)
 
 
-MAX_POOL = register_op(_POOL, _max_pool_kernel, _max_pool_infer, dtypes=_dt.REAL)
+MAX_POOL = register_op(_POOL, _max_pool_kernel, _pool_infer(_POOL), dtypes=_dt.REAL)
 
 
 def _pool_attrs(op_name, ksize, strides, padding, data_format):
@@ -349,11 +352,6 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 _AVG_POOL = "AvgPool"
 
 
-def _avg_pool_infer(x, ksize=(1, 1), strides=(1, 1), padding="VALID", explicit_paddings=(),
-                    data_format="NHWC"):
-    return _max_pool_infer(x, ksize, strides, padding, explicit_paddings, data_format)
-
-
 def window_counts(xp, hw, ksize, strides, padding, dtype):
     """(counts, geometry): how many input elements (padding excluded) each output window of an
     AvgPool covers, shaped [1, out_h, out_w, 1], and the padded geometry."""
@@ -376,7 +374,7 @@ def _avg_pool_kernel(xp, x, ksize=(1, 1), strides=(1, 1), padding="VALID", expli
 
 #: TensorFlow's AvgPool: each window's mean over the input elements it covers (SAME padding is
 #: not counted, as TensorFlow's kernel). Gradient: AvgPoolGrad (nn_grad).
-AVG_POOL = register_op(_AVG_POOL, _avg_pool_kernel, _avg_pool_infer, dtypes=_dt.FLOATING)
+AVG_POOL = register_op(_AVG_POOL, _avg_pool_kernel, _pool_infer(_AVG_POOL), dtypes=_dt.FLOATING)
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002

@@ -321,19 +321,28 @@ def _pool_hits(xp, x, y, ksize, strides, padding, explicit_paddings):
             yield i, j, hit
 
 
+def _spread_over_windows(xp, taps, shape, geometry, strides, dtype):
+    """The input-shaped ([N, H, W, C]) sum of each window tap's contribution: `taps` yields
+    (i, j, values), `values` shaped like the pooled output, added at tap (i, j) of every window
+    (one strided add per tap, each over every window at once); padding is cropped off."""
+    n, h, w, c = shape
+    (oh, pt, pb), (ow, pl, pr) = geometry
+    padded = xp.zeros((n, h + pt + pb, w + pl + pr, c), dtype=dtype)
+    sh, sw = strides
+    if n and c and oh and ow:
+        for i, j, values in taps:
+            padded[:, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw, :] += values
+    return xp.ascontiguousarray(padded[:, pt:pt + h, pl:pl + w, :])
+
+
 def _max_pool_grad_kernel(xp, x, y, dy, ksize=(1, 1), strides=(1, 1), padding="VALID",
                           explicit_paddings=(), data_format="NHWC"):
     x, y, dy = (_to_nhwc(xp, t, data_format) for t in (x, y, dy))
-    n, h, w, c = x.shape
     hits = _pool_hits(xp, x, y, ksize, strides, padding, explicit_paddings)
-    (oh, pt, pb), (ow, pl, pr) = next(hits)
-    padded = xp.zeros((n, h + pt + pb, w + pl + pr, c), dtype=dy.dtype)
-    (sh, sw), zero = strides, dy.dtype.type(0)
-    if dy.size:
-        for i, j, hit in hits:  # one strided add per tap, each over every window at once
-            padded[:, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw, :] += xp.where(
-                hit, dy, zero)
-    dx = xp.ascontiguousarray(padded[:, pt:pt + h, pl:pl + w, :])
+    geometry = next(hits)
+    zero = dy.dtype.type(0)
+    taps = ((i, j, xp.where(hit, dy, zero)) for i, j, hit in hits)
+    dx = _spread_over_windows(xp, taps, x.shape, geometry, strides, dy.dtype)
     return _from_nhwc(xp, dx, data_format)
 
 
@@ -428,18 +437,12 @@ def _sort_grad(call, dvalues, dindices):
 def _avg_pool_grad_kernel(xp, dy, input_shape=(), ksize=(1, 1), strides=(1, 1), padding="VALID",
                           explicit_paddings=(), data_format="NHWC"):
     dy = _to_nhwc(xp, dy, data_format)
-    n, c = dy.shape[0], dy.shape[3]
     hw = tuple(input_shape[2:]) if data_format == "NCHW" else tuple(input_shape[1:3])
-    counts, ((oh, pt, pb), (ow, pl, pr)) = window_counts(xp, hw, ksize, strides, padding,
-                                                         dy.dtype)
-    padded = xp.zeros((n, hw[0] + pt + pb, hw[1] + pl + pr, c), dtype=dy.dtype)
+    counts, geometry = window_counts(xp, hw, ksize, strides, padding, dy.dtype)
     share = dy / counts
-    (sh, sw) = strides
-    if dy.size:
-        for i in range(ksize[0]):  # one strided add per tap, each over every window at once
-            for j in range(ksize[1]):
-                padded[:, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw, :] += share
-    dx = xp.ascontiguousarray(padded[:, pt:pt + hw[0], pl:pl + hw[1], :])
+    taps = ((i, j, share) for i in range(ksize[0]) for j in range(ksize[1]))
+    dx = _spread_over_windows(xp, taps, (dy.shape[0], *hw, dy.shape[3]), geometry, strides,
+                              dy.dtype)
     return _from_nhwc(xp, dx, data_format)
 
 

@@ -627,9 +627,7 @@ def getitem(x, key):
             if dynamic is None:
                 b, e, s = _slice_bounds(k, bit, masks)
             else:  # a full slice here; SliceAxis cuts it after
-                kind, (b, e, s) = "dslice", (0, 0, 1)
-                masks["begin_mask"] |= bit
-                masks["end_mask"] |= bit
+                kind, (b, e, s) = "dslice", _full_slice(bit, masks)
                 run_time.append((i, kind, dynamic))
         else:
             kind, value = _classify(k)
@@ -637,9 +635,7 @@ def getitem(x, key):
                 b, e, s = value, value + 1, 1
                 masks["shrink_axis_mask"] |= bit
             elif kind == "scalar":  # a full slice here; IndexAxis picks the element after
-                b, e, s = 0, 0, 1
-                masks["begin_mask"] |= bit
-                masks["end_mask"] |= bit
+                b, e, s = _full_slice(bit, masks)
                 run_time.append((i, kind, value))
             else:
                 if advanced is not None:
@@ -648,9 +644,7 @@ def getitem(x, key):
                                     f"supported); got {_short(advanced[1])} and {_short(k)}. "
                                     "Index in two steps, or use eager.gather_nd.")
                 advanced = (i, value)
-                b, e, s = 0, 0, 1
-                masks["begin_mask"] |= bit
-                masks["end_mask"] |= bit
+                b, e, s = _full_slice(bit, masks)
         kinds.append(kind)
         begin.append(b)
         end.append(e)
@@ -718,6 +712,14 @@ def _run_time_bounds(k):
     attrs = {"step": step, "start": static.get("start"), "stop": static.get("stop"),
              "dynamic": dynamic}
     return bounds, attrs
+
+
+def _full_slice(bit, masks):
+    """(begin, end, stride) of `:` at the key item `bit` marks: the place an index taken after
+    the StridedSlice (a gather, IndexAxis, SliceAxis) holds in it."""
+    masks["begin_mask"] |= bit
+    masks["end_mask"] |= bit
+    return 0, 0, 1
 
 
 def _slice_bounds(k, bit, masks):

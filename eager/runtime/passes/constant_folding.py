@@ -43,11 +43,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ... import context as _context
 from ... import dtypes as _dt
 from ...devices import registry as _devices
+from ...graph.constant_value import shape_stand_in
 from ...graph.placeholder import PLACEHOLDER
 from ...ops import dispatch as _dispatch
 from ...ops.array_ops import IDENTITY, RANK, SHAPE, SIZE
@@ -138,22 +137,14 @@ def _static_shape_value(node, program, unfed, max_bytes):
     if v in unfed:
         return None  # folding would hide the missing-feed error
     spec = program.specs[v]
-    shape = spec.shape
-    if node.op_def is RANK:
-        if shape.rank is None:
-            return None
-        dims = (1,) * shape.rank
-    else:
-        if not shape.is_fully_defined():
-            return None
-        dims = tuple(shape)
     if not spec.dtype.is_numpy_compatible:
+        return None
+    stand_in = shape_stand_in(node.op_def, spec.shape, spec.dtype.as_numpy_dtype)
+    if stand_in is None:
         return None
     out_spec = program.specs[node.outputs[0]]
     if not out_spec.shape.is_fully_defined() or _nbytes(out_spec.shape, out_spec.dtype) > max_bytes:
         return None
-    # A zero-stride view has the shape and costs no memory: the kernel reads only its shape.
-    stand_in = np.broadcast_to(np.zeros((), spec.dtype.as_numpy_dtype), dims)
     cpu = _devices.lookup("CPU:0")
     try:
         t = _dispatch._run_sync(node.op_def, (_dispatch._wrap(stand_in, cpu, node.op_def),),
