@@ -636,6 +636,38 @@ def test_a_loop_counter_indexes_a_tensor_and_its_gradient_is_dense():
         np.testing.assert_allclose(traced.numpy(), eager_value.numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("index", [1, -1])
+def test_a_run_time_index_gradient_is_zero_off_the_index_even_for_infinite_dy(index):
+    """As eager's StridedSlice gradient: dy lands at the index and nowhere else, so an infinite
+    dy leaves the other elements' gradient 0 (a one-hot product would make them NaN); second
+    order matches eager too."""
+    def infinite(x, i):  # (separate functions: a call's unused outputs are seeded with zeros)
+        return x[:, i] * np.inf
+
+    def cubes(x, i):
+        return eager.reduce_sum(x[:, i] ** 3)
+
+    x = eager.constant(np.arange(6.0).reshape(2, 3))
+    i = eager.constant(index)
+    results = []
+    for wrap in (lambda f: f, eager.function):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = wrap(infinite)(x, i)
+        dy_infinite = tape.gradient(y, x)
+        with eager.GradientTape() as outer:
+            outer.watch(x)
+            with eager.GradientTape() as inner:
+                inner.watch(x)
+                y = wrap(cubes)(x, i)
+            g = inner.gradient(y, x)
+            s = eager.reduce_sum(g)
+        results.append((dy_infinite.numpy(), g.numpy(), outer.gradient(s, x).numpy()))
+    for traced, eager_value in zip(results[1], results[0]):
+        np.testing.assert_array_equal(traced, eager_value)
+    assert not np.isnan(results[1][0]).any()
+
+
 def test_a_run_time_index_out_of_range_is_an_error_when_it_runs():
     traced = eager.function(lambda x, i: x[:, i])
     x = eager.constant(np.ones((2, 3)))

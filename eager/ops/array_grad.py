@@ -30,7 +30,7 @@ from . import math_ops as m
 from .array_ops import (BROADCAST_TO, CONCAT, CONJUGATE_TRANSPOSE, PACK, RESHAPE, SPLIT_V,
                         TRANSPOSE, UNPACK)
 from .array_ops import expand_dims
-from .creation_ops import one_hot, zeros
+from .creation_ops import zeros
 from .creation_ops import range as _range
 from .dispatch import execute
 from .grad_utils import dense_shape_tensor, unbroadcast
@@ -317,28 +317,34 @@ def _at(rank, axis, pair):
     return tuple(pair if i == axis else (0, 0) for i in builtins.range(rank))
 
 
+def _static_dims(op_name, shapes):
+    dims = tuple(shapes[0])
+    if None in dims:
+        raise UnknownDimensionError(f"{op_name}: the gradient needs the input's shape, and "
+                                    f"{list(dims)} is only partly known.")
+    return dims
+
+
 @get_op("IndexAxis").def_gradient(keep_inputs=(1,))
 def _index_axis_grad(call, dy):
-    """Dense, as StridedSlice's: dy placed at the index along `axis`, zeros elsewhere (dy times
-    a one-hot mask, so that the rule is made of differentiable ops)."""
-    dims = tuple(call.input_shapes[0])
+    """Dense, as StridedSlice's: dy placed at the index along `axis` of zeros of the input's
+    (static) shape. That is SliceAxisGrad of dy with the axis restored, over the one-element
+    slice index:index + 1, the index counted from the front first (-1 + 1 would be 0)."""
+    dims = _static_dims("IndexAxis", call.input_shapes)
     axis = call.attrs["axis"]
-    n = dims[axis]
     index = call.inputs[1]
-    index = m.where(m.less(index, 0), m.add(index, m.cast(n, index.dtype)), index)
-    mask = one_hot(index, n, dtype=dy.dtype)
-    mask = _reshape(mask, tuple(n if k == axis else 1 for k in builtins.range(len(dims))))
-    return m.multiply(expand_dims(_dense(dy), axis), mask), None
+    index = m.where(m.less(index, 0), m.add(index, m.cast(dims[axis], index.dtype)), index)
+    attrs = {"axis": axis, "step": 1, "start": None, "stop": None, "dynamic": "both",
+             "shape": dims}
+    bounds = (index, m.add(index, m.cast(1, index.dtype)))
+    return execute(SLICE_AXIS_GRAD, (expand_dims(_dense(dy), axis), *bounds), attrs), None
 
 
 @get_op("SliceAxis").def_gradient(keep_inputs=(1, 2))
 def _slice_axis_grad(call, dy):
     """Dense, as StridedSlice's: dy placed back into zeros of the input's shape (which must be
     static: a `None` dimension makes the function trace per call shape)."""
-    dims = tuple(call.input_shapes[0])
-    if None in dims:
-        raise UnknownDimensionError(f"SliceAxis: the gradient needs the sliced tensor's shape, "
-                                    f"and {list(dims)} is only partly known.")
+    dims = _static_dims("SliceAxis", call.input_shapes)
     bounds = call.inputs[1:]
     attrs = dict(call.attrs, shape=dims)
     return (execute(SLICE_AXIS_GRAD, (_dense(dy), *bounds), attrs),) + (None,) * len(bounds)
