@@ -224,3 +224,52 @@ def test_optimizer_steps_on_the_gpu_run_fused_kernels_and_match_the_cpu(make, ke
     for on_gpu, on_cpu in zip(*results):
         np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-6, atol=1e-7)
     assert (cupy, kernel) in training_ops._FUSED_KERNELS
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.int8, np.uint16, np.float16,
+                                   np.int64])
+def test_scatter_adds_of_every_dtype_match_the_cpu(dtype):
+    """CuPy's add.at exists only for dtypes with CUDA atomics; the others go through a pair of
+    floats (complex) or a 32-bit integer (narrow ints). Repeated indices accumulate."""
+    rng = np.random.default_rng(3)
+    data = (rng.standard_normal((6, 3)) * 40).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        data = data + 1j * (rng.standard_normal((6, 3)) * 40).astype(dtype)
+    ids = np.array([2, 0, 2, -1, 4, 2])
+    on_gpu = tf.math.unsorted_segment_sum(data, ids, 5)
+    assert on_gpu.device == "GPU:0"
+    with tf.device("CPU:0"):
+        on_cpu = tf.math.unsorted_segment_sum(data, ids, 5)
+        nd_cpu = tf.scatter_nd(ids[[0, 1, 2, 4]].reshape(4, 1), data[:4], [5, 3])
+    np.testing.assert_allclose(on_gpu.numpy(), on_cpu.numpy(), rtol=1e-3)
+    nd_gpu = tf.scatter_nd(ids[[0, 1, 2, 4]].reshape(4, 1), data[:4], [5, 3])
+    np.testing.assert_allclose(nd_gpu.numpy(), nd_cpu.numpy(), rtol=1e-3)
+    v = tf.Variable(np.zeros((5, 3), dtype))
+    v.scatter_add(tf.IndexedSlices(tf.constant(data[:3]), tf.constant([1, 1, 4])))
+    expected = np.zeros((5, 3), dtype)
+    np.add.at(expected, [1, 1, 4], data[:3])
+    np.testing.assert_allclose(v.numpy(), expected, rtol=1e-3)
+
+
+def test_singular_matrices_on_the_gpu_are_op_errors_as_on_the_cpu():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="MatrixInverse: Input is not inv"):
+        tf.linalg.inv(np.zeros((2, 2)))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="MatrixSolve: Input is not inv"):
+        tf.linalg.solve(np.ones((3, 2, 2)), np.ones((3, 2, 1)))
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    np.testing.assert_allclose(tf.linalg.inv(a).numpy(), np.linalg.inv(a), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
+def test_signed_zeros_and_scalars_reach_the_gpu_intact(dtype):
+    """CuPy's asarray of a 0-d float16 array dropped the sign of -0. (so rsqrt(-0.) was +inf
+    on the GPU); uploads of 0-d arrays go through a one-element array."""
+    for shape in ((), (1,), (3,)):
+        host = np.full(shape, -0.0, dtype)
+        t = tf.constant(host)
+        assert t.device == "GPU:0"
+        back = t.numpy()
+        assert back.shape == shape and back.dtype == dtype
+        assert np.signbit(back.real).all()
+    if np.dtype(dtype).kind == "f":
+        assert float(tf.math.rsqrt(tf.constant(np.array(-0.0, dtype)))) == -np.inf

@@ -48,3 +48,52 @@ def test_segment_sums_trace_when_their_count_is_known():
     np.testing.assert_array_equal(tf.function(pooled)(x, ids).numpy(), pooled(x, ids).numpy())
     with pytest.raises(UnknownDimensionError, match="num_segments"):  # a run-time count
         tf.function(lambda x, ids: tf.math.segment_sum(x, ids))(x, tf.constant([0, 0, 1, 1]))
+
+
+_CUDA_ATOMIC = {np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64, np.float16,
+                                      np.float32, np.float64)}
+
+
+def _strict_add_at(target, flat, rows):
+    """CuPy's add.at as far as dtypes go: an atomicAdd kernel, refusing dtypes CUDA has no
+    atomics for (tests/test_cuda.py runs the real one)."""
+    if target.dtype not in _CUDA_ATOMIC:
+        raise TypeError(f"add.at does not support {target.dtype}")
+    np.add.at(target, flat, rows)
+
+
+@settings(max_examples=40)
+@given(dtype=st.sampled_from([np.complex64, np.complex128, np.int8, np.int16, np.uint8,
+                              np.uint16, np.bool_, np.float32, np.int64]),
+       rows=st.integers(1, 7), width=st.integers(2, 3), seed=st.integers(0, 1000))
+def test_scatter_add_without_cuda_atomics_matches_numpy_add_at(dtype, rows, width, seed):
+    """The CuPy path of `scatter_add` for dtypes without CUDA atomics (complex as float pairs,
+    narrow integers in 32 bits, wrapping as the narrow type; bool as a logical or), on a
+    stand-in for CuPy that refuses those dtypes, against numpy's add.at."""
+    import sys
+    import types
+
+    from eager.ops.scatter_add import scatter_add
+
+    rng = np.random.default_rng(seed)
+
+    def draw(shape):  # large enough that int8 sums wrap
+        values = rng.integers(-100, 100, shape)
+        if dtype is np.bool_:
+            return values % 3 == 0
+        if np.dtype(dtype).kind == "c":
+            return (values + 1j * rng.normal(size=shape)).astype(dtype)
+        return values.astype(dtype)
+
+    updates, flat = draw((rows, width)), rng.integers(0, 5, rows)
+    contiguous = draw((5, width))
+    transposed = np.ascontiguousarray(contiguous.T).T  # not C-contiguous: written back in place
+    fake_cupy = types.SimpleNamespace(add=types.SimpleNamespace(at=_strict_add_at))
+    for target in (contiguous, transposed):
+        expected = target.copy()
+        np.add.at(expected, flat, updates)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setitem(sys.modules, "cupy", fake_cupy)
+            scatter_add(types.SimpleNamespace(ascontiguousarray=np.ascontiguousarray), target,
+                        flat, updates)
+        np.testing.assert_array_equal(target, expected)

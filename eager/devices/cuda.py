@@ -196,6 +196,8 @@ class CUDADevice(Device):
             # Small: a pageable copy is staged by the driver before the call returns; issuing
             # it on the compute stream orders it with the kernels that use the buffer.
             with compute._device, compute._stream:
+                if array.ndim == 0:  # CuPy uploads a 0-d array as a scalar: float16 -0. became +0.
+                    return _cupy().asarray(array.reshape(1)).reshape(())
                 return _cupy().asarray(array)
         import cupyx  # noqa: PLC0415
 

@@ -9,6 +9,8 @@ op, as TensorFlow's "Input is not invertible"; a singular determinant is simply 
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..tensor import TensorSpec
 from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
@@ -35,10 +37,22 @@ def _square(op_name, shape):
     return shape
 
 
-def _singular(op_name, exc):
-    if type(exc).__name__ == "LinAlgError":  # numpy's and CuPy's
-        return op_error(op_name, "Input is not invertible.")
-    return exc
+def _factored(op_name, xp, routine, *args):
+    """`routine(*args)` with a singular matrix reported as TensorFlow's "Input is not
+    invertible." numpy raises LinAlgError itself; CuPy checks the factorization's status only
+    under `cupyx.errstate(linalg="raise")` (a device-to-host read of the status, as TF's GPU
+    kernels check theirs) and otherwise returns infs and NaNs."""
+    try:
+        if xp is np:
+            return routine(*args)
+        import cupyx  # noqa: PLC0415 - GPU only
+
+        with cupyx.errstate(linalg="raise"):
+            return routine(*args)
+    except Exception as exc:  # noqa: BLE001 - numpy/CuPy's LinAlgError: TF's message
+        if type(exc).__name__ == "LinAlgError":
+            raise op_error(op_name, "Input is not invertible.") from exc
+        raise
 
 
 # -- inverse -----------------------------------------------------------------------------------
@@ -52,10 +66,7 @@ def _inv_kernel(xp, x, adjoint=False):
     _square("MatrixInverse", TensorShape(x.shape))
     if adjoint:
         x = xp.conj(x.swapaxes(-1, -2))
-    try:
-        return xp.linalg.inv(x)
-    except Exception as exc:  # noqa: BLE001 - numpy/CuPy's LinAlgError: TF's message
-        raise _singular("MatrixInverse", exc) from exc
+    return _factored("MatrixInverse", xp, xp.linalg.inv, x)
 
 
 MATRIX_INVERSE = register_op("MatrixInverse", _inv_kernel, _inv_infer, dtypes=_DTYPES,
@@ -142,10 +153,7 @@ def _solve_kernel(xp, matrix, rhs, adjoint=False):
     _solve_shapes(TensorShape(matrix.shape), TensorShape(rhs.shape))  # TF's shape errors
     if adjoint:
         matrix = xp.conj(matrix.swapaxes(-1, -2))
-    try:
-        return xp.linalg.solve(matrix, rhs)
-    except Exception as exc:  # noqa: BLE001
-        raise _singular("MatrixSolve", exc) from exc
+    return _factored("MatrixSolve", xp, xp.linalg.solve, matrix, rhs)
 
 
 MATRIX_SOLVE = register_op("MatrixSolve", _solve_kernel, _solve_infer, dtypes=_DTYPES,

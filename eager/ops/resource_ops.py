@@ -29,6 +29,7 @@ from ..tensor import IndexedSlices, TensorSpec
 from ..tensor_shape import TensorShape
 from .grad_utils import dense_shape_tensor
 from .registry import op_error, register_op
+from .scatter_add import scatter_add
 
 __all__ = ["VariableStorage", "create_variable_handle", "apply_update", "VAR_HANDLE", "READ",
            "ASSIGN",
@@ -306,27 +307,12 @@ def _scatter_kernel(op_name, add):
             if add:
                 flat = indices.reshape(-1)
                 upd = xp.broadcast_to(updates, expected).reshape((flat.size,) + current.shape[1:])
-                if xp is np:
-                    np.add.at(current, flat, upd)
-                else:
-                    _scatter_add_cupy(current, flat, upd)
+                scatter_add(xp, current, flat, upd)
             else:
                 current[indices] = updates
             storage.version += 1
         return ()
     return kernel
-
-
-def _scatter_add_cupy(current, flat, updates):
-    import cupy  # noqa: PLC0415 - GPU only
-
-    add_at = getattr(cupy.add, "at", None)  # CuPy 13+; `cupyx.scatter_add` is deprecated there
-    if add_at is not None:
-        add_at(current, flat, updates)
-    else:
-        import cupyx  # noqa: PLC0415
-
-        cupyx.scatter_add(current, flat, updates)
 
 
 def _scatter_infer(op_name):

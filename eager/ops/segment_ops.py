@@ -22,7 +22,7 @@ from .convert import as_tensor, check_dtype
 from .creation_ops import zeros_like
 from .dispatch import execute
 from .registry import op_error, register_op
-from .resource_ops import _scatter_add_cupy
+from .scatter_add import scatter_add
 from .shapes import static_int
 from .slicing_ops import INDEX_DTYPES, gather
 
@@ -55,10 +55,7 @@ def _unsorted_segment_sum_kernel(xp, data, segment_ids, num_segments):
                                              f"range [0, {num_segments})")
     out = xp.zeros((num_segments,) + data.shape[segment_ids.ndim:], data.dtype)
     keep = flat >= 0  # a negative id drops its row, as TensorFlow's kernel
-    if xp is np:
-        np.add.at(out, flat[keep], rows[keep])
-    else:
-        _scatter_add_cupy(out, flat[keep], rows[keep])
+    scatter_add(xp, out, flat[keep], rows[keep])
     return out
 
 

@@ -31,6 +31,7 @@ from . import math_ops as _math
 from .convert import as_tensor, check_dtype
 from .dispatch import execute
 from .registry import get_op, op_error, register_op
+from .scatter_add import scatter_add
 from .shapes import static_int, static_ints, trace_time_value
 
 __all__ = ["slice", "strided_slice", "gather", "gather_nd", "scatter_nd", "getitem"]
@@ -482,29 +483,6 @@ def _scatter_nd_infer(indices, updates, shape):
     return TensorSpec(shape, updates.dtype)
 
 
-def _scatter_add(xp, target, rows, values):
-    """target[rows[k]] += values[k] for every k, duplicates included (numpy's `add.at`). CuPy's
-    `add.at` works through atomicAdd, which exists for few dtypes: accumulate in one that has
-    it (two's complement addition is the same for signed and unsigned words)."""
-    if xp is np:
-        np.add.at(target, rows, values)
-        return target
-    kind, size = target.dtype.kind, target.dtype.itemsize
-    if kind == "c":
-        real = _scatter_add(xp, xp.real(target).copy(), rows, xp.real(values))
-        imag = _scatter_add(xp, xp.imag(target).copy(), rows, xp.imag(values))
-        return (real + 1j * imag).astype(target.dtype)
-    wide = {"b": np.uint32, "f": np.float32 if size < 4 else None}.get(kind)
-    if kind in "iu":
-        wide = np.uint32 if size <= 4 else np.uint64
-    if wide is None:
-        xp.add.at(target, rows, values)
-        return target
-    acc = target.astype(wide)
-    xp.add.at(acc, rows, values.astype(wide))
-    return (acc != 0) if kind == "b" else acc.astype(target.dtype)
-
-
 def _scatter_nd_kernel(xp, indices, updates, shape):
     indices, updates = xp.asarray(indices), xp.asarray(updates)
     _scatter_nd_infer(_spec(indices), _spec(updates), shape)
@@ -518,7 +496,7 @@ def _scatter_nd_kernel(xp, indices, updates, shape):
         linear = linear + flat_indices[:, k] * int(strides[k])
     inner = prod(shape[depth:])
     out = xp.zeros((prod(shape[:depth]), inner), dtype=updates.dtype)
-    out = _scatter_add(xp, out, linear, updates.reshape(rows, inner))
+    scatter_add(xp, out, linear, updates.reshape(rows, inner))
     return out.reshape(shape)
 
 

@@ -45,7 +45,8 @@ from .. import dtypes as _dt
 from ..resources import eager_handle, handle_data
 from ..tensor_shape import TensorShape
 from .registry import op_error, register_op
-from .resource_ops import _UNSHARED, _check_indices, _scatter_add_cupy, unshared
+from .resource_ops import _UNSHARED, _check_indices, unshared
+from .scatter_add import scatter_add
 
 _getrefcount = sys.getrefcount
 
@@ -190,7 +191,7 @@ def _densify(op_name, xp, var_shape, dtype, values, indices):
     Keras 3 arithmetic is dense. Checks shapes and index bounds."""
     flat, rows = _flat_slices(op_name, var_shape, values, indices)
     dense = xp.zeros(var_shape, dtype)
-    _scatter_add(xp, dense, flat, rows)
+    scatter_add(xp, dense, flat, rows)
     return dense
 
 
@@ -204,13 +205,6 @@ def _flat_slices(op_name, var_shape, values, indices):
     flat = indices.reshape(-1)
     _check_indices(op_name, flat, var_shape[0])
     return flat, values.reshape((flat.size,) + tuple(var_shape[1:]))
-
-
-def _scatter_add(xp, target, flat, rows):
-    if xp is np:
-        np.add.at(target, flat, rows)
-    else:
-        _scatter_add_cupy(target, flat, rows)
 
 
 # -----------------------------------------------------------------------------------------------
@@ -372,7 +366,7 @@ def _sparse_gd_kernel(xp, var, alpha, grad, indices):
         if xp is np:
             np.subtract.at(current, flat, scaled)
         else:
-            _scatter_add_cupy(current, flat, -scaled)
+            scatter_add(xp, current, flat, -scaled)
         storage.version += 1
     return ()
 
