@@ -1174,3 +1174,30 @@ def test_the_gpu_complex_log_formula_matches_numpy_on_branch_cuts(plus_one, dtyp
     np.testing.assert_allclose(got.imag, expected.imag, rtol=1e-6)
     np.testing.assert_array_equal(np.signbit(got.imag), np.signbit(expected.imag))
     np.testing.assert_allclose(got.real, expected.real, rtol=1e-6)
+
+
+@given(rank=st.integers(0, 10), dtype=st.sampled_from([np.float32, np.float64, np.int32,
+                                                        np.complex64, np.bool_]),
+       name=st.sampled_from(["reduce_sum", "reduce_mean", "reduce_max", "reduce_prod"]),
+       seed=st.integers(0, 100))
+def test_full_reductions_of_eager_tensors_equal_the_explicit_axes_form(rank, dtype, name, seed):
+    """`reduce_*(x)` of an eager tensor goes straight to dispatch with attributes made once per
+    rank: the same value, dtype errors and recorded op as naming every axis."""
+    shape = tuple(np.random.default_rng(seed).integers(1, 3, rank))
+    x = eager.constant(np.random.default_rng(seed).integers(-3, 4, shape).astype(dtype))
+    fn = getattr(eager, name)
+    try:
+        explicit = fn(x, axis=list(range(rank)))
+    except (errors.InvalidArgumentError, TypeError) as exc:  # a dtype the op does not take
+        with pytest.raises(type(exc)):
+            fn(x)
+        return
+    np.testing.assert_array_equal(fn(x).numpy(), explicit.numpy())
+    if not np.issubdtype(dtype, np.inexact):
+        return
+    with eager.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        full, named = fn(x), fn(x, axis=list(range(rank)))
+    first, second = tape._tape.entries
+    assert first.op is second.op and first.attrs == second.attrs
+    np.testing.assert_array_equal(tape.gradient(full, x).numpy(), tape.gradient(named, x).numpy())

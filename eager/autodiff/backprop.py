@@ -21,7 +21,7 @@ from ..ops.math_ops import cast
 from ..ops.array_ops import concat
 from ..ops.creation_ops import ones_like, zeros
 from ..ops.list_grad import add_list_gradients
-from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor, wrap_array
+from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
 
 __all__ = ["backward", "backward_batched", "prune", "walk", "aggregate", "set_planner",
            "NotRecomputableError"]
@@ -59,11 +59,18 @@ def aggregate(grads):
 
 def _ones_seed(t):
     """d target / d target: ones. Made directly for an eager tensor on an inline device (it is a
-    constant; nothing needs recording), else by the ones_like op."""
-    if t.__class__ is EagerTensor and t._meta.device.inline:
-        value = t._value
-        one = value.dtype.type(1) if value.ndim == 0 else t._meta.device.xp.ones_like(value)
-        return wrap_array(one, t._meta.device)
+    constant; nothing needs recording; a new tensor each time, as a caller may watch it), else
+    by the ones_like op."""
+    if t.__class__ is EagerTensor:
+        meta = t._meta
+        if meta.device.inline:
+            value = t._value
+            seed = EagerTensor()
+            seed._value = value.dtype.type(1) if value.ndim == 0 else meta.device.xp.ones_like(
+                value)
+            seed._meta = meta  # same dtype, same device
+            seed._tape_id = 0
+            return seed
     return ones_like(t)
 
 
@@ -75,9 +82,10 @@ def _no_gradient_error(entry):
 
 
 def set_planner(planner, batch_planner=None) -> None:
-    """Installs `planner(entries, grads, source_ids, source_set)`, asked before every
-    backward walk (with the whole tape's entries, unpruned: a plan may know the pruning
-    already) whether it can produce the gradients faster (a compiled plan of the same walk;
+    """Installs `planner(tape, grads, source_ids, source_set)`, asked before every
+    backward walk (with the whole tape, unpruned: a plan may know the pruning already, and
+    the tape's `structure` keys it) whether it can produce the gradients faster (a compiled
+    plan of the same walk;
     `eager.runtime.backward_plans` installs one), and `batch_planner(needed, grads,
     source_ids, source_set, need, batch)`, asked by `backward_batched`. Either returns None
     to decline; the walk then runs op by op (once per row for a batch). `set_planner(None)`
@@ -113,7 +121,7 @@ def backward(tape, targets, target_grads, source_ids):
     if not source_set or not grads:
         return [None] * len(source_ids)
     if _planner is not None:
-        planned = _planner(tape.entries, grads, source_ids, source_set)
+        planned = _planner(tape, grads, source_ids, source_set)
         if planned is not None:
             return planned
     needed, need = prune(tape.entries, source_set, grads)

@@ -16,7 +16,8 @@ from ..tensor_shape import TensorShape
 from .convert import as_tensor, check_dtype, same_type
 from .dispatch import execute, named
 from .registry import OpDef, op_error, register_op
-from .shapes import broadcast_shapes, normalize_axes, normalize_axis, reduced_shape, static_int
+from .shapes import (_ALL_AXES, broadcast_shapes, normalize_axes, normalize_axis, reduced_shape,
+                     static_int)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
@@ -557,7 +558,16 @@ LOGSUMEXP = register_op("ReduceLogSumExp", _logsumexp_kernel, _reduce_infer("Red
 
 
 def _reduction(api_name, op):
+    # The attributes of a full reduction (axis=None, keepdims=False) of each small rank, made
+    # once: `reduce_sum(loss)` of an eager tensor goes straight to dispatch with them.
+    full = tuple({"axes": axes, "keepdims": False} for axes in _ALL_AXES)
+
     def api(input_tensor, axis=None, keepdims=False, name=None):
+        if (input_tensor.__class__ is EagerTensor and axis is None and keepdims is False
+                and name is None):
+            dtype, rank = input_tensor._meta.dtype, input_tensor._value.ndim
+            if dtype in op.dtypes and rank < len(full):
+                return execute(op, (input_tensor,), full[rank])
         x = as_tensor(input_tensor)
         if x.dtype not in op.dtypes:
             check_dtype(op, x, op.dtypes)
