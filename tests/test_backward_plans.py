@@ -167,9 +167,8 @@ def test_custom_gradient_off_the_path_still_plans():
 
 def test_op_without_gradient_off_the_path_still_plans(monkeypatch):
     """A tape holding an entry a plan cannot stand for (here an op whose gradient is missing)
-    is keyed by its structure once, remembered as "prune first", and from then on keyed over
-    its pruned walk: with that entry off the path, the walk is planned and gives the walk's
-    gradients; on the path, gradient() still names the op."""
+    is keyed over its pruned walk: with that entry off the path, the walk is planned and gives
+    the walk's gradients; on the path, gradient() still names the op."""
     from eager.ops import math_ops
 
     monkeypatch.setattr(math_ops.EXP, "gradient", None)
@@ -187,20 +186,6 @@ def test_op_without_gradient_off_the_path_still_plans(monkeypatch):
         loss = eager.reduce_sum(eager.exp(x))
     with pytest.raises(LookupError, match="No gradient defined for operation 'Exp'"):
         tape.gradient(loss, x)
-
-
-def test_tape_structure_is_the_walks_key_over_the_whole_tape():
-    """The structure a tape keeps while recording equals the key computed from its entries
-    (the form walks of pruned tapes use), so both kinds of key describe the same thing."""
-    x = eager.constant(np.array([1.0, 2.0]))
-    y = eager.constant(np.array([3.0, 4.0]))
-    with eager.GradientTape() as tape:
-        tape.watch([x, y])
-        z = eager.reduce_sum(x * y + eager.exp(x), axis=0) * 2.0
-    inner = tape._tape
-    key, _ = backward_plans._key(inner.entries, {z._tape_id: [z]}, [x._tape_id], "walk")
-    assert tuple(inner.structure) == key[1:len(inner.entries) + 1]
-    assert [part[0].name for part in inner.structure] == ["Mul", "Exp", "AddV2", "Sum", "Mul"]
 
 
 def test_structure_key_separates_aliasing_shapes_and_attributes():

@@ -19,8 +19,8 @@ from eager.graph import Graph, trace
 from eager.ops.registry import OpDef
 from eager.runtime import Node, Program, run_program
 from eager.runtime.passes import (DEFAULT_PASSES, ELEMENTWISE_OPS, PassOptions,
-                                  eliminate_common_subexpressions, fold_constants,
-                                  fuse_elementwise, optimize, prune)
+                                  eliminate_common_subexpressions, fold_broadcasts,
+                                  fold_constants, fuse_elementwise, optimize, prune)
 from eager.tensor import TensorSpec as Spec
 
 F32 = eager.float32
@@ -489,7 +489,10 @@ def test_cse_random_expressions_match_numpy_and_count_distinct(steps, xs):
     # Each distinct expression (by structure, after merging duplicates) is one node.
     canonical, distinct = {0: "x", 1: "half"}, set()
     for i, (name, operands) in enumerate(steps):
-        key = (name, tuple(canonical[j] for j in operands))
+        args = tuple(canonical[j] for j in operands)
+        if name in ("add", "mul"):  # commutative: either order is one computation
+            args = tuple(sorted(args, key=repr))
+        key = (name, args)
         canonical[i + 2] = key
         distinct.add(key)
     assert len(q.nodes) == len(distinct)
@@ -498,6 +501,89 @@ def test_cse_random_expressions_match_numpy_and_count_distinct(steps, xs):
     for got, want in zip(values, _evaluate_steps(steps, feed, np.float32(0.5), 1)):
         # (the runs agree exactly above; numpy's own ufuncs and a GPU's differ in the last bit)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
+
+
+def test_cse_merges_real_sums_and_products_in_either_order_but_not_complex_ones():
+    """`x * y` and `y * x` are one product for real dtypes (IEEE multiplication and addition are
+    commutative); complex ones stay apart (a fused multiply-add may round them differently)."""
+    def f(x, y):
+        return x * y + y * x, (x + y) * (y + x), x - y, y - x
+
+    for dtype, merged in ((eager.float32, True), (eager.int32, True), (eager.complex64, False)):
+        g = trace(f, TensorSpec([3], dtype), TensorSpec([3], dtype))
+        p = program_of(g)
+        q = eliminate_common_subexpressions(p)
+        expected = ["Mul", "AddV2", "AddV2", "Mul", "Sub", "Sub"] if merged else types(p)
+        assert types(q) == expected, dtype
+        feeds = [np.array([1.5, -2.0, 3.25]), np.array([0.5, 4.0, -1.0])]
+        assert_same_run(p, q, *(a.astype(dtype.as_numpy_dtype) for a in feeds))
+
+
+# -- broadcast folding -----------------------------------------------------------------------------
+def test_fold_broadcasts_bypasses_broadcasts_their_readers_would_do_themselves():
+    def f(x, s):
+        b = eager.broadcast_to(s, [3, 4])
+        return x * b - b / (x + 2.0)
+
+    g = trace(f, TensorSpec([3, 4]), TensorSpec([4]))
+    p = program_of(g)
+    q = prune(fold_broadcasts(p))
+    assert "BroadcastTo" in types(p) and "BroadcastTo" not in types(q)
+    rng = np.random.default_rng(1)
+    assert_same_run(p, q, rng.standard_normal((3, 4)).astype(np.float32),
+                    rng.standard_normal(4).astype(np.float32))
+
+
+@pytest.mark.parametrize("case", ["fetched", "both operands", "unary reader", "smaller other",
+                                  "unknown other"])
+def test_fold_broadcasts_keeps_broadcasts_that_change_something(case):
+    """Kept where bypassing would change a value or a shape: the broadcast is fetched, it is
+    both operands (the product would keep the small shape), a reader does not broadcast, or
+    the other operand is smaller than (or not known to be) the broadcast shape."""
+    def f(x, s):
+        b = eager.broadcast_to(s, [3, 4])
+        if case == "fetched":
+            return x * b, b
+        if case == "both operands":
+            return b * b
+        if case == "unary reader":
+            return x * eager.math.exp(b)
+        return b * x  # x is [4], or [None, 4]
+
+    x_spec = {"smaller other": TensorSpec([4]), "unknown other": TensorSpec([None, 4])}.get(
+        case, TensorSpec([3, 4]))
+    g = trace(f, x_spec, TensorSpec([4]))
+    p = program_of(g)
+    q = fold_broadcasts(p)
+    assert q is p
+    if case != "unknown other":
+        shape = (4,) if case == "smaller other" else (3, 4)
+        assert_same_run(p, optimize(p), np.ones(shape, np.float32), np.arange(4, dtype=np.float32))
+
+
+@given(big=st.lists(st.integers(1, 3), min_size=0, max_size=3), data=st.data(),
+       name=st.sampled_from(["add", "sub", "mul", "div", "maximum", "minimum", "pow"]))
+def test_fold_broadcasts_random_shapes_give_the_same_values(big, data, name):
+    """A source of any shape that broadcasts to `big`, broadcast and combined with a tensor of
+    `big` (in either operand order): the optimised program's values are bit-identical."""
+    small = [data.draw(st.sampled_from([1, d])) for d in big][data.draw(st.integers(0, len(big))):]
+    swap = data.draw(st.booleans())
+    op = {"add": eager.math.add, "sub": eager.math.subtract, "mul": eager.math.multiply,
+          "div": eager.math.divide, "maximum": eager.math.maximum,
+          "minimum": eager.math.minimum, "pow": eager.math.pow}[name]
+
+    def f(x, s):
+        b = eager.broadcast_to(s, big)
+        return op(b, x) if swap else op(x, b)
+
+    g = trace(f, TensorSpec(big), TensorSpec(small))
+    p = program_of(g)
+    q = optimize(p)
+    assert "BroadcastTo" not in types(q)
+    rng = np.random.default_rng(len(big) + 7 * len(small))
+    x = (rng.random(big) + 0.5).astype(np.float32)
+    s = (rng.random(small) + 0.5).astype(np.float32)
+    assert_same_run(p, q, x, s)
 
 
 # -- elementwise fusion ----------------------------------------------------------------------------
@@ -826,7 +912,8 @@ def _mlp_like(x, w, b):
 
 
 def test_optimize_default_pipeline():
-    assert DEFAULT_PASSES == ("prune", "fold_constants", "cse", "prune", "fuse_elementwise")
+    assert DEFAULT_PASSES == ("prune", "fold_constants", "cse", "fold_broadcasts", "prune",
+                              "fuse_elementwise")
     g = trace(_mlp_like, TensorSpec([4, 3]), TensorSpec([3, 2]), TensorSpec([2]))
     p = program_of(g)
     q = optimize(p, options=PassOptions(validate=True))
@@ -845,7 +932,7 @@ def test_optimize_passes_can_be_switched_off_or_chosen():
     no_cse = optimize(p, options=PassOptions(cse=False, fuse_elementwise=False))
     assert types(no_cse).count("MatMul") == 2 and "Exp" not in types(no_cse)
     nothing = optimize(p, options=PassOptions(prune=False, fold_constants=False, cse=False,
-                                              fuse_elementwise=False))
+                                              fold_broadcasts=False, fuse_elementwise=False))
     assert nothing is p
     only_prune = optimize(p, passes=("prune",))
     assert "Exp" not in types(only_prune) and "Size" in types(only_prune)

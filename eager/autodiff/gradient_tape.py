@@ -84,7 +84,7 @@ class GradientTape:
     """
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
-        self._tape = _tape.Tape(bool(persistent), bool(watch_accessed_variables), keyed=True)
+        self._tape = _tape.Tape(bool(persistent), bool(watch_accessed_variables))
         self._persistent = bool(persistent)
         self._recording = False
         self._used = False

@@ -160,30 +160,18 @@ def _settled(shapes):
 
 
 class Tape:
-    """The recording state of one GradientTape.
-
-    With `keyed=True` (a user's GradientTape) the tape also keeps `structure`: per entry, in
-    order, what the entry is without its values: its op and gradient function, attributes,
-    how it connects (tape ids renumbered in order of first appearance: `links`, inputs then -1
-    then outputs), and its input and output shapes and dtypes. A training loop's tapes have
-    equal structures step after step; a backward planner keys its compiled walks on it
-    (`eager.runtime.backward_plans`). Built while recording, where the parts are at hand
-    anyway, so a gradient call does not walk the entries to key them. None once an entry
-    without an op is recorded (a custom gradient, a function call: arbitrary Python)."""
+    """The recording state of one GradientTape."""
 
     __slots__ = ("ids", "entries", "persistent", "watch_accessed_variables", "variables",
-                 "_variable_ids", "structure", "_numbers", "_keyed", "__weakref__")
+                 "_variable_ids", "__weakref__")
 
-    def __init__(self, persistent=False, watch_accessed_variables=True, keyed=False):
+    def __init__(self, persistent=False, watch_accessed_variables=True):
         self.ids = set()
         self.entries = []
         self.persistent = persistent
         self.watch_accessed_variables = watch_accessed_variables
         self.variables = []  # watched variables, in watch order (eager.variables plugs in)
         self._variable_ids = set()  # id() of each of them: a read must not scan the list
-        self._keyed = keyed
-        self.structure = [] if keyed else None
-        self._numbers = _Numbering()
 
     def watch(self, t) -> int:
         tid = tensor_id(t)
@@ -261,40 +249,11 @@ class Tape:
         self.entries.append(Entry(
             op, attrs, input_ids, output_ids, kept_inputs, kept_outputs, input_shapes,
             input_dtypes, output_shapes, output_dtypes, backward))
-        structure = self.structure
-        if structure is not None:
-            if op is None:
-                self.structure = None
-            else:
-                links = tuple(map(self._numbers.__getitem__, input_ids + _LINK + output_ids))
-                structure.append((op, op.gradient, tuple(attrs.items()) if attrs else (),
-                                  links, input_shapes, input_dtypes, output_shapes,
-                                  output_dtypes))
         return True
 
     def release(self):
         self.entries = []
         self.ids = set()
-        self.structure = [] if self._keyed else None
-        self._numbers = _Numbering()
-
-
-class _Numbering(dict):
-    """Tape id -> its number in `Tape.structure`'s links, assigned in order of first use
-    (untracked tensors, id 0, are 0; `None` separates an entry's inputs from its outputs, as
-    -1): looked up by `map` in C, with Python only for a new id."""
-
-    __slots__ = ()
-
-    def __init__(self):
-        super().__init__(((0, 0), (None, -1)))
-
-    def __missing__(self, tape_id):
-        number = self[tape_id] = len(self) - 1
-        return number
-
-
-_LINK = (None,)
 
 
 def active_tapes():

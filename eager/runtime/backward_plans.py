@@ -72,7 +72,6 @@ COMPILE_GUARD = 32
 MIN_RUNS_PER_PLAN = 4
 
 _UNPLANNABLE = object()  # a structure whose walk cannot be traced
-_PRUNE_FIRST = object()  # a tape with an entry a plan cannot stand for: key its pruned walk
 _SEEN_ONCE = object()  # a structure seen once: planned if it comes again
 
 
@@ -123,29 +122,26 @@ class _Plan:
         self.structure = structure  # per source: None, (False, i) or (True, i, has_shape)
 
 
-def _plan_or_walk(tape, grads, source_ids, source_set):
+def _plan_or_walk(entries, grads, source_ids, source_set):
     """The planner `backprop.backward` asks (see `backprop.set_planner`): gradients from a
     compiled plan, or None to walk.
 
-    The key is first the whole tape's `structure` (built while recording, in execution order)
-    with the seeds and sources: pruning is a function of the tape's structure, the targets and
-    the sources, which the key holds, so a plan found this way skips pruning too. A tape with
-    an entry that cannot be keyed (a custom gradient, an op with no gradient or one that
-    re-runs user code) is pruned first and keyed over the walk's entries only, as that entry
-    may be off the path."""
+    The key is first taken over the whole tape (`entries`, in execution order): pruning is a
+    function of the tape's structure, the targets and the sources, which the key holds, so a
+    plan found this way skips pruning too. A tape with an entry that cannot be keyed (a custom
+    gradient, say) is pruned first and keyed over the walk's entries only, as that entry may
+    be off the path."""
     st = _plannable_state()
     if st is None:
         return None
-    entries = tape.entries
-    key, seeds = _tape_key(tape, grads, source_ids)
-    plan = None if key is None else _cached(key)
+    key, seeds = _key(entries, grads, source_ids, "tape")
     fed_from, need = entries, None
-    if plan is _PRUNE_FIRST or key is None:
+    if key is None:
         fed_from, need = _backprop.prune(entries, source_set, grads)
         key, seeds = _key(fed_from, grads, source_ids, "walk")
         if key is None:
             return None
-        plan = _cached(key)
+    plan = _cached(key)
     if plan.__class__ is not _Plan:
         plan = _sighted(plan, key, entries, fed_from, need, grads, source_ids, source_set)
         if plan is None:
@@ -168,10 +164,7 @@ def _sighted(cached, key, entries, fed_from, need, grads, source_ids, source_set
     """What a structure that has no plan yet gets: remembered at first sight, compiled at the
     second (unless the compile guard says plans are not being reused); None to walk."""
     if cached is None:
-        if fed_from is entries and not all(map(_keyable, entries)):
-            _remember(key, _PRUNE_FIRST)  # (the next call keys the pruned walk)
-        else:
-            _remember(key, _SEEN_ONCE)
+        _remember(key, _SEEN_ONCE)
         return None
     if cached is _UNPLANNABLE:
         return None
@@ -227,46 +220,16 @@ def _remember(key, value):
             del cache[next(iter(cache))]
 
 
-def _keyable(entry) -> bool:
-    """Whether a plan can stand for `entry`'s gradient: an op's own rule, which does not run
-    user code again (module doc)."""
-    op = entry.op
-    return entry.backward is op_backward and op.gradient is not None and op.replay is None
-
-
-def _tape_key(tape, grads, source_ids):
-    """(key, seeds in key order) for the whole tape, from the structure it kept while
-    recording (`Tape.structure`); (None, None) when it kept none or a seed is not an eager
-    tensor. Hot: once per gradient call."""
-    structure = tape.structure
-    if structure is None:
-        return None, None
-    numbers = tape._numbers
-    seeds = []
-    seed_parts = []
-    for tid, gs in grads.items():
-        number = numbers.get(tid)  # (`get` numbers nothing new: a target no entry made)
-        if number is None:
-            return None, None
-        for g in gs:
-            if g.__class__ is not EagerTensor:
-                return None, None
-            seed_parts.append((number, g._value.shape, g._meta.dtype))
-            seeds.append(g)
-    return (tuple(structure), tuple(seed_parts),
-            tuple([numbers.get(s, -1) for s in source_ids])), seeds
-
-
 def _key(entries, grads, source_ids, kind):
     """(structure key, seeds in key order), or (None, None) when the walk is not plannable.
-    `kind` says what `entries` are ("walk" or "batched": a pruned walk's) and starts the key,
-    as a plan finds its feeds by position in them. A tuple per entry, as `Tape.structure`
-    keeps them."""
+    `kind` says what `entries` are ("tape": all of a tape's, in execution order; "walk" or
+    "batched": a pruned walk's) and starts the key, as a plan finds its feeds by position in
+    them. Hot: once per gradient call, a tuple per entry."""
     idmap = {0: 0}
     parts = [kind]
     for entry in entries:
         op = entry.op
-        if not _keyable(entry):
+        if entry.backward is not op_backward or op.gradient is None or op.replay is not None:
             return None, None
         connections = []  # input then output ids, renumbered (loops: no comprehension frames)
         for i in entry.input_ids:

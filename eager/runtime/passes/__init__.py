@@ -4,6 +4,8 @@
 * `fold_constants`: pure nodes of known inputs computed once, at compile time
   (`constant_folding.py`).
 * `eliminate_common_subexpressions`: one node per distinct pure computation (`cse.py`).
+* `fold_broadcasts`: a `BroadcastTo` whose readers broadcast by themselves is bypassed
+  (`broadcasts.py`).
 * `fuse_elementwise`: trees of elementwise ops as one node (`fusion.py`).
 
 None of them ever removes, merges, folds or fuses a stateful node or a node on a resource
@@ -11,32 +13,36 @@ None of them ever removes, merges, folds or fuses a stateful node or a node on a
 `Program.validate` and computes the same fetches as its input under `run_program`.
 
 `optimize(program)` runs them in the order `DEFAULT_PASSES` gives: prune first (later passes
-then work only on what runs), fold, merge what folding made equal, prune what folding and
-merging left unused, and fuse last (fusion needs final use counts, and its opaque nodes would
-hide duplicates from CSE). Callers switch passes off by name with `PassOptions`, or give their
+then work only on what runs), fold, merge what folding made equal, bypass broadcasts, prune
+what folding, merging and bypassing left unused, and fuse last (fusion needs final use
+counts, and its opaque nodes would hide duplicates from CSE). Callers switch passes off by name with `PassOptions`, or give their
 own sequence of names.
 """
 
 from __future__ import annotations
 
+from .broadcasts import fold_broadcasts
 from .constant_folding import DEFAULT_MAX_BYTES, fold_constants
 from .cse import eliminate_common_subexpressions
 from .fusion import ELEMENTWISE_OPS, fuse_elementwise
 from .prune import prune
 
 __all__ = ["optimize", "PassOptions", "PASSES", "DEFAULT_PASSES", "prune", "fold_constants",
-           "eliminate_common_subexpressions", "fuse_elementwise", "ELEMENTWISE_OPS"]
+           "eliminate_common_subexpressions", "fold_broadcasts", "fuse_elementwise",
+           "ELEMENTWISE_OPS"]
 
 #: Every pass by the name `optimize` and `PassOptions` know it by.
 PASSES = {
     "prune": prune,
     "fold_constants": fold_constants,
     "cse": eliminate_common_subexpressions,
+    "fold_broadcasts": fold_broadcasts,
     "fuse_elementwise": fuse_elementwise,
 }
 
 #: The order `optimize` runs passes in by default (see the module doc for why).
-DEFAULT_PASSES = ("prune", "fold_constants", "cse", "prune", "fuse_elementwise")
+DEFAULT_PASSES = ("prune", "fold_constants", "cse", "fold_broadcasts", "prune",
+                  "fuse_elementwise")
 
 
 class PassOptions:

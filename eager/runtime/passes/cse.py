@@ -16,6 +16,12 @@ One pass in topological order suffices for chains: a node's inputs and control i
 renamed before its key is computed, so once `a1 == a2` is found, `exp(a1)` and `exp(a2)` get
 equal keys when they are reached.
 
+Addition and multiplication of real numbers are commutative in IEEE arithmetic too (the
+result is the exactly rounded sum or product either way), so `AddV2`/`Mul` of real operands
+match with their inputs in either order: the gradient of `x * x` computes `dy * x` and `x * dy`,
+one product. (Complex products are left alone: a fused multiply-add may round the two orders
+differently.)
+
 Attribute comparison is exact and conservative: values are compared together with their types
 (`1`, `1.0` and `True` differ), floats by their bits (`0.0` and `-0.0` differ; NaN equals a NaN
 with the same bits), containers element by element; a value that cannot be hashed or compared
@@ -31,6 +37,7 @@ import struct
 import numpy as np
 
 from ...graph.placeholder import PLACEHOLDER
+from ...ops import math_ops as _m
 from ...tensor import EagerTensor
 from ...tensor_shape import TensorShape
 
@@ -53,7 +60,7 @@ def eliminate_common_subexpressions(program):
         controls = _unique(merged.get(c, c) for c in node.control_inputs)
         if inputs != node.inputs or controls != node.control_inputs:
             node = node.replace(inputs=inputs, control_inputs=controls)
-        key = _key(node)
+        key = _key(node, program.specs)
         if key is not None:
             kept = seen.get(key)
             if kept is not None:
@@ -71,7 +78,7 @@ def eliminate_common_subexpressions(program):
         targets=_unique(merged.get(t, t) for t in program.targets))
 
 
-def _key(node):
+def _key(node, specs):
     """What makes two nodes the same computation, or None when `node` must never be merged."""
     op_def = node.op_def
     if (node.is_stateful or op_def is PLACEHOLDER or op_def.replay is not None
@@ -80,8 +87,20 @@ def _key(node):
     attrs = _attr_key(node.attrs)
     if attrs is _UNMERGEABLE:
         return None
-    return (id(op_def), node.inputs, attrs, frozenset(node.control_inputs), node.device,
+    inputs = node.inputs
+    if op_def in _COMMUTATIVE and _real(specs.get(inputs[0])) and _real(specs.get(inputs[1])):
+        inputs = tuple(sorted(inputs))
+    return (id(op_def), inputs, attrs, frozenset(node.control_inputs), node.device,
             len(node.outputs))
+
+
+#: Binary ops whose result does not depend on the order of two real operands.
+_COMMUTATIVE = frozenset({_m.ADD, _m.MUL})
+
+
+def _real(spec) -> bool:
+    dtype = None if spec is None else spec.dtype
+    return dtype is not None and (dtype.is_floating or dtype.is_integer)
 
 
 class _Unmergeable:
