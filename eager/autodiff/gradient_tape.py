@@ -31,6 +31,9 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
+_NONE = UnconnectedGradients.NONE
+
+
 def _float_like(dtype) -> bool:
     return dtype._inexact
 
@@ -181,6 +184,9 @@ class GradientTape:
         takes no detours through the general structure handling."""
         if self._used or self._persistent:
             self._check_usable()
+        elif (target.__class__ is EagerTensor and sources.__class__ is EagerTensor
+              and output_gradients is None and unconnected_gradients is _NONE):
+            return self._one_gradient(target, sources)
         unconnected = _unconnected(unconnected_gradients)
         if output_gradients is None and target.__class__ is EagerTensor:  # the common case
             flat_targets, flat_out = [target], [None]
@@ -197,6 +203,22 @@ class GradientTape:
                                   unconnected)
         self._finish()
         return _pack(sources, results)
+
+    def _one_gradient(self, target, source):
+        """`gradient` of one eager tensor with respect to one, on a tape used once: the same
+        steps as the general path, without its lists and structure handling."""
+        if not target._meta.dtype._inexact:
+            _warn_integer_target(target._meta.dtype)
+        if not source._meta.dtype._inexact:
+            _warn_integer_source(source._meta.dtype)
+        paused = self._pause()
+        try:
+            (result,) = backward(self._tape, (target,), (None,), (source._tape_id,))
+        finally:
+            self._resume(paused)
+        self._used = True
+        self._tape.release()
+        return result
 
     def _gradients(self, targets, target_grads, source_tensors, unconnected):
         """The gradients for `source_tensors` (from `_source_tensors`)."""

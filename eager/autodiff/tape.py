@@ -244,6 +244,8 @@ class Tape:
                 inputs, keep_inputs)
         if keep_outputs is True and outputs.__class__ is tuple:
             kept_outputs = outputs
+        elif not keep_outputs and len(outputs) == 1:
+            kept_outputs = _NOTHING_KEPT[1]
         else:
             kept_outputs = _kept(outputs, keep_outputs)
         self.entries.append(Entry(
