@@ -188,6 +188,39 @@ def test_op_without_gradient_off_the_path_still_plans(monkeypatch):
         tape.gradient(loss, x)
 
 
+def test_entry_links_number_ids_in_order_of_first_sight():
+    """The links a tape numbers while recording (which key a whole tape) are the ids of each
+    entry's inputs then outputs renumbered in order of first sight (0 for untracked), as a
+    pruned walk's key renumbers them: for one- and two-input ops, several outputs, integer
+    outputs, a Python number's constant and a custom gradient's entry."""
+    @eager.custom_gradient
+    def doubled(v):
+        return v * 2.0, lambda dy: dy * 2.0
+
+    x = eager.constant(np.array([[1.0, -2.0], [3.0, 0.5]]))
+    y = eager.constant(np.array([0.5, 4.0]))
+    with eager.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        a, b = eager.unstack(x * y + 1.0)
+        c = eager.math.exp(a) - doubled(b) * y
+        eager.argmax(c)
+        d = eager.reduce_sum(eager.concat([c, a], 0))
+    numbers = {0: 0}
+    for entry in tape._tape.entries:
+        expected = []
+        for i in entry.input_ids + entry.output_ids:
+            if i not in numbers:
+                numbers[i] = len(numbers)
+            expected.append(numbers[i])
+        assert entry.links == tuple(expected), entry
+    assert numbers == tape._tape.numbers
+    xn, yn = x.numpy(), y.numpy()
+    a_n, b_n = xn[0] * yn + 1.0, xn[1] * yn + 1.0
+    expected = np.exp(a_n) * xn[0] - 2 * xn[1] * yn - 2 * b_n + xn[0]
+    for _ in range(3):  # a walk, then (second sight) a plan
+        np.testing.assert_allclose(tape.gradient(d, y).numpy(), expected)
+
+
 def test_structure_key_separates_aliasing_shapes_and_attributes():
     """x*x and x*y have the same ops and shapes but not the same structure; so do reductions
     over different axes, and the same ops on other shapes."""

@@ -82,9 +82,10 @@ def _no_gradient_error(entry):
 
 
 def set_planner(planner, batch_planner=None) -> None:
-    """Installs `planner(entries, grads, source_ids, source_set)`, asked before every
-    backward walk (with the whole tape's entries, unpruned: a plan may know the pruning
-    already) whether it can produce the gradients faster (a compiled plan of the same walk;
+    """Installs `planner(tape, grads, source_ids, source_set)`, asked before every
+    backward walk (with the whole tape, unpruned: a plan may know the pruning already, and
+    key it by the entries' `links`) whether it can produce the gradients faster (a compiled
+    plan of the same walk;
     `eager.runtime.backward_plans` installs one), and `batch_planner(needed, grads,
     source_ids, source_set, need, batch)`, asked by `backward_batched`. Either returns None
     to decline; the walk then runs op by op (once per row for a batch). `set_planner(None)`
@@ -120,7 +121,7 @@ def backward(tape, targets, target_grads, source_ids):
     if not source_set or not grads:
         return [None] * len(source_ids)
     if _planner is not None:
-        planned = _planner(tape.entries, grads, source_ids, source_set)
+        planned = _planner(tape, grads, source_ids, source_set)
         if planned is not None:
             return planned
     needed, need = prune(tape.entries, source_set, grads)

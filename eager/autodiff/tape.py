@@ -54,11 +54,14 @@ class Entry:
 
     __slots__ = ("op", "attrs", "input_ids", "output_ids", "inputs", "outputs", "input_dtypes",
                  "output_dtypes", "backward", "input_needed", "output_filled", "_input_shapes",
-                 "_output_shapes")
+                 "_output_shapes", "links")
 
     def __init__(self, op, attrs, input_ids, output_ids, inputs, outputs, input_shapes,
-                 input_dtypes, output_shapes, output_dtypes, backward):
+                 input_dtypes, output_shapes, output_dtypes, backward, links=None):
         self.op = op
+        # The input then output ids renumbered in the tape's order of first sight
+        # (`Tape.numbers`): how entries connect, independent of the ids themselves.
+        self.links = links
         self.attrs = attrs
         self.input_ids = input_ids
         self.output_ids = output_ids
@@ -163,7 +166,7 @@ class Tape:
     """The recording state of one GradientTape."""
 
     __slots__ = ("ids", "entries", "persistent", "watch_accessed_variables", "variables",
-                 "_variable_ids", "__weakref__")
+                 "_variable_ids", "numbers", "__weakref__")
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self.ids = set()
@@ -172,6 +175,10 @@ class Tape:
         self.watch_accessed_variables = watch_accessed_variables
         self.variables = []  # watched variables, in watch order (eager.variables plugs in)
         self._variable_ids = set()  # id() of each of them: a read must not scan the list
+        # Tape id -> its number in order of first sight in the entries (0: untracked), which
+        # each entry's `links` use: a backward planner keys a whole tape by them without
+        # renumbering its entries.
+        self.numbers = {0: 0}
 
     def watch(self, t) -> int:
         tid = tensor_id(t)
@@ -208,19 +215,33 @@ class Tape:
                 break
         else:
             return False
+        numbers = self.numbers
         n = len(inputs)
         if n == 2 and inputs[0].__class__ is EagerTensor and inputs[1].__class__ is EagerTensor:
             a, b = inputs
-            input_ids = (a._tape_id, b._tape_id)
+            a_id, b_id = input_ids = (a._tape_id, b._tape_id)
             input_shapes = (a._value.shape, b._value.shape)
             input_dtypes = (a._meta.dtype, b._meta.dtype)
+            a_number = numbers.get(a_id)
+            if a_number is None:
+                a_number = numbers[a_id] = len(numbers)
+            b_number = numbers.get(b_id)
+            if b_number is None:
+                b_number = numbers[b_id] = len(numbers)
+            links = (a_number, b_number)
         elif n == 1 and inputs[0].__class__ is EagerTensor:
             a = inputs[0]
-            input_ids = (a._tape_id,)
+            a_id = a._tape_id
+            input_ids = (a_id,)
             input_shapes = (a._value.shape,)
             input_dtypes = (a._meta.dtype,)
+            a_number = numbers.get(a_id)
+            if a_number is None:
+                a_number = numbers[a_id] = len(numbers)
+            links = (a_number,)
         else:
             input_ids, input_shapes, input_dtypes = _describe(inputs)
+            links = _numbered(numbers, input_ids)
         if len(outputs) == 1 and outputs[0].__class__ is EagerTensor:
             out = outputs[0]
             dtype = out._meta.dtype
@@ -230,12 +251,20 @@ class Tape:
                 tid = out._tape_id
                 if not tid:
                     tid = out._tape_id = _next_id()
+                    number = numbers[tid] = len(numbers)  # a new id: a new number
+                else:
+                    number = numbers.get(tid)
+                    if number is None:
+                        number = numbers[tid] = len(numbers)
                 ids.add(tid)
                 output_ids = (tid,)
+                links += (number,)
             else:
                 output_ids = (0,)
+                links += (0,)
         else:
             output_ids, output_shapes, output_dtypes = _describe(outputs, ids)
+            links += _numbered(numbers, output_ids)
         # What the gradient keeps: the two usual answers (all, nothing) without a call.
         if keep_inputs is True and inputs.__class__ is tuple:
             kept_inputs = inputs
@@ -250,12 +279,24 @@ class Tape:
             kept_outputs = _kept(outputs, keep_outputs)
         self.entries.append(Entry(
             op, attrs, input_ids, output_ids, kept_inputs, kept_outputs, input_shapes,
-            input_dtypes, output_shapes, output_dtypes, backward))
+            input_dtypes, output_shapes, output_dtypes, backward, links))
         return True
 
     def release(self):
         self.entries = []
         self.ids = set()
+        self.numbers = {0: 0}
+
+
+def _numbered(numbers, ids) -> tuple:
+    """The numbers of `ids` (`Tape.numbers`), numbering those not seen yet."""
+    out = []
+    for i in ids:
+        number = numbers.get(i)
+        if number is None:
+            number = numbers[i] = len(numbers)
+        out.append(number)
+    return tuple(out)
 
 
 def active_tapes():

@@ -122,19 +122,21 @@ class _Plan:
         self.structure = structure  # per source: None, (False, i) or (True, i, has_shape)
 
 
-def _plan_or_walk(entries, grads, source_ids, source_set):
+def _plan_or_walk(tape, grads, source_ids, source_set):
     """The planner `backprop.backward` asks (see `backprop.set_planner`): gradients from a
     compiled plan, or None to walk.
 
-    The key is first taken over the whole tape (`entries`, in execution order): pruning is a
-    function of the tape's structure, the targets and the sources, which the key holds, so a
-    plan found this way skips pruning too. A tape with an entry that cannot be keyed (a custom
+    The key is first taken over the whole tape (its entries, in execution order, connected by
+    the `links` the tape numbered while recording): pruning is a function of the tape's
+    structure, the targets and the sources, which the key holds, so a plan found this way
+    skips pruning too. A tape with an entry that cannot be keyed (a custom
     gradient, say) is pruned first and keyed over the walk's entries only, as that entry may
     be off the path."""
     st = _plannable_state()
     if st is None:
         return None
-    key, seeds = _key(entries, grads, source_ids, "tape")
+    entries = tape.entries
+    key, seeds = _tape_key(entries, tape.numbers, grads, source_ids)
     fed_from, need = entries, None
     if key is None:
         fed_from, need = _backprop.prune(entries, source_set, grads)
@@ -220,11 +222,38 @@ def _remember(key, value):
             del cache[next(iter(cache))]
 
 
+def _tape_key(entries, numbers, grads, source_ids):
+    """`_key` of a whole tape's entries, from the links the tape numbered while recording
+    (`Entry.links`, `Tape.numbers`): the same information as renumbering the entries here,
+    which a pruned walk's key must do. Hot: once per gradient call, a tuple per entry."""
+    parts = []
+    for entry in entries:
+        op = entry.op
+        if entry.backward is not op_backward or op.gradient is None or op.replay is not None:
+            return None, None
+        attrs = entry.attrs
+        parts.append((op, op.gradient, tuple(attrs.items()) if attrs else (), entry.links,
+                      entry._input_shapes, entry.input_dtypes, entry._output_shapes,
+                      entry.output_dtypes))
+    seeds = []
+    for tid, gs in grads.items():
+        number = numbers.get(tid)
+        if number is None:
+            return None, None
+        for g in gs:
+            if g.__class__ is not EagerTensor:
+                return None, None
+            parts.append((number, g._value.shape, g._meta.dtype))
+            seeds.append(g)
+    parts.append(tuple([numbers.get(s, -1) for s in source_ids]))
+    return tuple(parts), seeds
+
+
 def _key(entries, grads, source_ids, kind):
     """(structure key, seeds in key order), or (None, None) when the walk is not plannable.
-    `kind` says what `entries` are ("tape": all of a tape's, in execution order; "walk" or
-    "batched": a pruned walk's) and starts the key, as a plan finds its feeds by position in
-    them. Hot: once per gradient call, a tuple per entry."""
+    `kind` says what `entries` are ("walk" or "batched": a pruned walk's; a whole tape is
+    keyed by `_tape_key`, whose keys do not start with a kind) and starts the key, as a plan
+    finds its feeds by position in them."""
     idmap = {0: 0}
     parts = [kind]
     for entry in entries:
