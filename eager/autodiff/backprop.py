@@ -15,6 +15,8 @@ other code: an outer tape records it, which is how higher-order derivatives work
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..dtypes import int64, variant
 from ..errors import UnimplementedError
 from ..ops.math_ops import cast
@@ -60,18 +62,33 @@ def aggregate(grads):
 def _ones_seed(t):
     """d target / d target: ones. Made directly for an eager tensor on an inline device (it is a
     constant; nothing needs recording; a new tensor each time, as a caller may watch it), else
-    by the ones_like op."""
+    by the ones_like op. A scalar target's seed holds a shared read-only 0-d array of one
+    (`_SCALAR_ONES`): numpy multiplies a 0-d array into an array faster than a numpy scalar,
+    and nothing writes into a read-only operand."""
     if t.__class__ is EagerTensor:
         meta = t._meta
         if meta.device.inline:
             value = t._value
             seed = EagerTensor()
-            seed._value = value.dtype.type(1) if value.ndim == 0 else meta.device.xp.ones_like(
-                value)
+            if value.ndim == 0:
+                one = _SCALAR_ONES.get(value.dtype)
+                seed._value = _scalar_one(value.dtype) if one is None else one
+            else:
+                seed._value = meta.device.xp.ones_like(value)
             seed._meta = meta  # same dtype, same device
             seed._tape_id = 0
             return seed
     return ones_like(t)
+
+
+_SCALAR_ONES = {}  # numpy dtype -> read-only 0-d array of 1
+
+
+def _scalar_one(dtype):
+    one = np.ones((), dtype)
+    one.flags.writeable = False
+    _SCALAR_ONES[dtype] = one
+    return one
 
 
 def _no_gradient_error(entry):

@@ -488,7 +488,9 @@ def _sum_kernel(xp, x, axes=None, keepdims=False):
     # Reductions call the array's own methods: numpy's module-level `sum`/`max` are Python
     # wrappers around them that cost more than a small reduction itself.
     if not keepdims and (axes is None or len(axes) == x.ndim):
-        return x.sum(dtype=x.dtype)  # a full reduction: numpy's quickest form
+        # A full reduction: numpy's quickest form. Floating and complex sums keep their dtype
+        # in numpy too; integers must be told (numpy widens int32 to int64).
+        return x.sum() if x.dtype.kind in "fc" else x.sum(dtype=x.dtype)
     return x.sum(axis=axes, keepdims=keepdims, dtype=x.dtype)
 
 
