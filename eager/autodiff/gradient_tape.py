@@ -114,10 +114,13 @@ class GradientTape:
 
     def _pop(self):
         stack = self._stack
-        for i in range(len(stack) - 1, -1, -1):
-            if stack[i] is self._tape:
-                del stack[i]
-                break
+        if stack and stack[-1] is self._tape:  # the usual case: the innermost tape
+            stack.pop()
+        else:
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i] is self._tape:
+                    del stack[i]
+                    break
         _context.leave_tape()
         self._recording = False
 
@@ -140,6 +143,9 @@ class GradientTape:
 
     def watch(self, tensor):
         """Ensures `tensor` (or every tensor/variable in a nested structure) is followed."""
+        if tensor.__class__ is EagerTensor and tensor._meta.dtype._inexact:  # the usual call
+            self._tape.watch(tensor)
+            return
         for t in _flatten(tensor):
             if not isinstance(t, Tensor):
                 watch_hook = getattr(t, "_watch_on_tape", None)
