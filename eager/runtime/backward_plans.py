@@ -235,18 +235,7 @@ def _tape_key(entries, numbers, grads, source_ids):
         parts.append((op, op.gradient, tuple(attrs.items()) if attrs else (), entry.links,
                       entry._input_shapes, entry.input_dtypes, entry._output_shapes,
                       entry.output_dtypes))
-    seeds = []
-    for tid, gs in grads.items():
-        number = numbers.get(tid)
-        if number is None:
-            return None, None
-        for g in gs:
-            if g.__class__ is not EagerTensor:
-                return None, None
-            parts.append((number, g._value.shape, g._meta.dtype))
-            seeds.append(g)
-    parts.append(tuple([numbers.get(s, -1) for s in source_ids]))
-    return tuple(parts), seeds
+    return _finish_key(parts, numbers, grads, source_ids)
 
 
 def _key(entries, grads, source_ids, kind):
@@ -276,17 +265,24 @@ def _key(entries, grads, source_ids, kind):
         parts.append((op, op.gradient, tuple(attrs.items()) if attrs else (),
                       tuple(connections), entry._input_shapes, entry.input_dtypes,
                       entry._output_shapes, entry.output_dtypes))
+    return _finish_key(parts, idmap, grads, source_ids)
+
+
+def _finish_key(parts, numbers, grads, source_ids):
+    """The key's end, shared by `_tape_key` and `_key`: each seed (its target's number, shape
+    and dtype) and the sources' numbers (-1: never seen); (None, None) when a target is not
+    on the tape or a seed is not an eager tensor."""
     seeds = []
     for tid, gs in grads.items():
-        mapped = idmap.get(tid)
-        if mapped is None:
+        number = numbers.get(tid)
+        if number is None:
             return None, None
         for g in gs:
             if g.__class__ is not EagerTensor:
                 return None, None
-            parts.append((mapped, g._value.shape, g._meta.dtype))
+            parts.append((number, g._value.shape, g._meta.dtype))
             seeds.append(g)
-    parts.append(tuple([idmap.get(s, -1) for s in source_ids]))
+    parts.append(tuple([numbers.get(s, -1) for s in source_ids]))
     return tuple(parts), seeds
 
 
