@@ -15,8 +15,8 @@ None of them ever removes, merges, folds or fuses a stateful node or a node on a
 `optimize(program)` runs them in the order `DEFAULT_PASSES` gives: prune first (later passes
 then work only on what runs), fold, merge what folding made equal, bypass broadcasts, prune
 what folding, merging and bypassing left unused, and fuse last (fusion needs final use
-counts, and its opaque nodes would hide duplicates from CSE). Callers switch passes off by name with `PassOptions`, or give their
-own sequence of names.
+counts, and its opaque nodes would hide duplicates from CSE). Callers switch passes off by
+name with `PassOptions`, or give their own sequence of names.
 """
 
 from __future__ import annotations
