@@ -222,8 +222,7 @@ class GradientTape:
             (result,) = backward(self._tape, (target,), (None,), (source._tape_id,))
         finally:
             self._resume(paused)
-        self._used = True
-        self._tape.release()
+        self._finish()
         return result
 
     def _gradients(self, targets, target_grads, source_tensors, unconnected):

@@ -16,8 +16,7 @@ from ..tensor_shape import TensorShape
 from .convert import as_tensor, check_dtype, same_type
 from .dispatch import execute, named
 from .registry import OpDef, op_error, register_op
-from .shapes import (_ALL_AXES, broadcast_shapes, normalize_axes, normalize_axis, reduced_shape,
-                     static_int)
+from .shapes import broadcast_shapes, normalize_axes, normalize_axis, reduced_shape, static_int
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
@@ -559,10 +558,14 @@ LOGSUMEXP = register_op("ReduceLogSumExp", _logsumexp_kernel, _reduce_infer("Red
                         dtypes=_dt.FLOATING)
 
 
+_FULL_RANKS = 9  # ranks below this get their full-reduction attributes made once
+
+
 def _reduction(api_name, op):
     # The attributes of a full reduction (axis=None, keepdims=False) of each small rank, made
     # once: `reduce_sum(loss)` of an eager tensor goes straight to dispatch with them.
-    full = tuple({"axes": axes, "keepdims": False} for axes in _ALL_AXES)
+    full = tuple({"axes": normalize_axes(op.name, None, rank), "keepdims": False}
+                 for rank in range(_FULL_RANKS))
 
     def api(input_tensor, axis=None, keepdims=False, name=None):
         if (input_tensor.__class__ is EagerTensor and axis is None and keepdims is False
