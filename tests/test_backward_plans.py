@@ -206,7 +206,7 @@ def test_entry_links_number_ids_in_order_of_first_sight():
         eager.argmax(c)
         d = eager.reduce_sum(eager.concat([c, a], 0))
     numbers = {0: 0}
-    for entry in tape._tape.entries:
+    for entry in tape._tape.as_entries():
         expected = []
         for i in entry.input_ids + entry.output_ids:
             if i not in numbers:

@@ -52,7 +52,7 @@ def _assert_same(traced, expected, rtol=1e-5):
 
 def _derived_entry(tape):
     """The single recorded entry of a function call, and its derived backward."""
-    (entry,) = tape._tape.entries
+    (entry,) = tape._tape.as_entries()
     assert isinstance(entry.backward, derived._CallBackward)
     return entry
 
@@ -211,9 +211,9 @@ def test_the_backward_call_is_one_op_on_the_outer_tape():
             t1.watch(x)
             y = f(x)
         g = t1.gradient(y, x)
-    names = [(e.name, e.attrs["f"]) for e in t2._tape.entries]
+    names = [(e.name, e.attrs["f"]) for e in t2._tape.as_entries()]
     assert names == [("PartitionedCall", "<lambda>"), ("PartitionedCall", "<lambda>_backward")]
-    assert all(isinstance(e.backward, derived._CallBackward) for e in t2._tape.entries)
+    assert all(isinstance(e.backward, derived._CallBackward) for e in t2._tape.as_entries())
     expected = 2 * np.cos(0.4) - 0.4 * np.sin(0.4)
     assert t2.gradient(g, x).numpy() == pytest.approx(expected, rel=1e-6)
 

@@ -256,7 +256,7 @@ def test_operators_under_a_tape_record_what_dispatch_records(cpu_only, no_infere
             assert tf.context.FAST.taped is fast
             tape, loss = _taped_program(x, y, ops)
             gx, gy = tape.gradient(loss, [x, y])
-            results.append(([(e.op.name, e.input_shapes) for e in tape._tape.entries],
+            results.append(([(e.op.name, e.input_shapes) for e in tape._tape.as_entries()],
                             loss.numpy(), gx.numpy(), gy.numpy()))
         finally:
             dispatch.check_inference(False)  # as `no_inference_check` left it
@@ -284,7 +284,7 @@ def test_a_tape_leaves_the_operators_fast_path_open(_taped_fast_path):
         tape.watch(x)
         unfollowed = c * c
         y = tf.reduce_sum(x * c + unfollowed)
-    assert [e.op.name for e in tape._tape.entries] == ["Mul", "AddV2", "Sum"]
+    assert [e.op.name for e in tape._tape.as_entries()] == ["Mul", "AddV2", "Sum"]
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.0, 4.0])
     assert tf.context.FAST.on and meta.fast_arith
 
@@ -294,7 +294,7 @@ def test_a_followed_tensor_with_a_python_number_records_the_converted_constant(_
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.reduce_sum(3.0 * x - 1.0 + x / 2.0)
-    assert [e.op.name for e in tape._tape.entries] == ["Mul", "Sub", "RealDiv", "AddV2", "Sum"]
+    assert [e.op.name for e in tape._tape.as_entries()] == ["Mul", "Sub", "RealDiv", "AddV2", "Sum"]
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.5, 3.5])
 
 

@@ -24,6 +24,7 @@ from ..ops.array_ops import concat
 from ..ops.creation_ops import ones_like, zeros
 from ..ops.list_grad import add_list_gradients
 from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
+from .tape import INPUT_IDS, OUTPUT_IDS, Entry
 
 __all__ = ["backward", "backward_batched", "prune", "walk", "aggregate", "set_planner",
            "NotRecomputableError"]
@@ -163,33 +164,34 @@ def backward_batched(tape, target, stacked_seeds, source_ids):
                           stacked_seeds.shape[0])
 
 
-def prune(entries, source_set, grads):
-    """The entries on some path from a source to a target (a key of `grads`), in reverse
-    execution order, and the set of tensor ids whose gradient is needed."""
+def prune(records, source_set, grads):
+    """The records (`eager.autodiff.tape`) on some path from a source to a target (a key of
+    `grads`), in reverse execution order, and the set of tensor ids whose gradient is needed."""
     reach = set(source_set)
     live = []
-    for entry in entries:
-        if not reach.isdisjoint(entry.input_ids):
-            live.append(entry)
-            reach.update(entry.output_ids)
+    for record in records:
+        if not reach.isdisjoint(record[INPUT_IDS]):
+            live.append(record)
+            reach.update(record[OUTPUT_IDS])
     reach.discard(0)
     need = set(grads)
     needed = []
-    for entry in reversed(live):
-        if not need.isdisjoint(entry.output_ids):
-            needed.append(entry)
-            need.update(reach.intersection(entry.input_ids))
+    for record in reversed(live):
+        if not need.isdisjoint(record[OUTPUT_IDS]):
+            needed.append(record)
+            need.update(reach.intersection(record[INPUT_IDS]))
     return needed, need
 
 
 def walk(needed, grads, source_ids, source_set, need):
-    """The backward walk over `needed` (from `prune`): each entry's gradient function maps its
-    outputs' gradients to its inputs'; `grads` (tensor id -> list of gradients, seeded with the
-    targets') is consumed. Returns the summed gradient of each source id (None if none)."""
-    for entry in needed:
+    """The backward walk over `needed` (records, from `prune`): each record's gradient function
+    maps its outputs' gradients to its inputs' (seeing the record as an `Entry`); `grads` (tensor
+    id -> list of gradients, seeded with the targets') is consumed. Returns the summed gradient
+    of each source id (None if none)."""
+    for record in needed:
         out_grads = []
         missing = False
-        for o in entry.output_ids:
+        for o in record[OUTPUT_IDS]:
             g = grads.get(o) if o in source_set else grads.pop(o, None)
             if g is None:
                 missing = True
@@ -198,12 +200,11 @@ def walk(needed, grads, source_ids, source_set, need):
             else:
                 g = aggregate(g)
             out_grads.append(g)
+        if missing and all(g is None for g in out_grads):
+            continue
+        entry = Entry(record)
         if missing:
-            if all(g is None for g in out_grads):
-                continue
             _fill_unused(entry, out_grads)
-        else:
-            entry.output_filled = None
         op = entry.op
         if op is not None and op.gradient is None:
             raise _no_gradient_error(entry)

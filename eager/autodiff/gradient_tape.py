@@ -9,6 +9,7 @@ import logging
 import numpy as np
 
 from .. import context as _context
+from ..context import _per_thread
 from .. import nest
 from ..ops.array_ops import concat, reshape, stack, transpose
 from .. import dtypes as _dt
@@ -86,19 +87,21 @@ class GradientTape:
     per-thread.
     """
 
+    __slots__ = ("_tape", "_recording", "_used", "_stack", "__weakref__")
+
     def __init__(self, persistent=False, watch_accessed_variables=True):
-        self._tape = _tape.Tape(bool(persistent), bool(watch_accessed_variables))
-        self._persistent = bool(persistent)
+        self._tape = _tape.Tape(True if persistent else False,
+                                True if watch_accessed_variables else False)
         self._recording = False
         self._used = False
-        self._stack = None
+        self._stack = None  # the thread's tape stack while recording
 
     # -- recording --------------------------------------------------------------------------
     def __enter__(self):
         self._push()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc_value, traceback):
         if self._recording:
             self._pop()
         return False
@@ -107,18 +110,19 @@ class GradientTape:
         if self._recording:
             raise ValueError("Tape is still recording; this can happen if you try to re-enter "
                              "an already-active tape.")
-        self._stack = _context.thread_state().tapes
-        self._stack.append(self._tape)
+        stack = self._stack = _per_thread.state.tapes
+        stack.append(self._tape)
         _context.enter_tape()
         self._recording = True
 
     def _pop(self):
         stack = self._stack
-        if stack and stack[-1] is self._tape:  # the usual case: the innermost tape
+        tape = self._tape
+        if stack and stack[-1] is tape:  # the usual case: the innermost tape
             stack.pop()
         else:
             for i in range(len(stack) - 1, -1, -1):
-                if stack[i] is self._tape:
+                if stack[i] is tape:
                     del stack[i]
                     break
         _context.leave_tape()
@@ -161,14 +165,14 @@ class GradientTape:
             self._tape.watch(t)
 
     def watched_variables(self):
-        return tuple(self._tape.variables)
+        return self._tape.watched_variables()
 
     # -- differentiation --------------------------------------------------------------------
     def _check_usable(self):
-        if self._used and not self._persistent:
+        if self._used and not self._tape.persistent:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
-        if self._recording and self._persistent:
+        if self._recording and self._tape.persistent:
             _log.warning("Calling GradientTape.gradient on a persistent tape inside its context "
                          "is significantly less efficient than calling it outside the context "
                          "(it causes the gradient ops to be recorded on the tape, leading to "
@@ -178,7 +182,7 @@ class GradientTape:
 
     def _finish(self):
         self._used = True
-        if not self._persistent:
+        if not self._tape.persistent:
             self._tape.release()
 
     def gradient(self, target, sources, output_gradients=None,
@@ -188,7 +192,7 @@ class GradientTape:
         Hot path of every training step, and most of a tiny gradient's cost: the usual call
         (one eager target, a tensor or a flat list of sources, NONE for unconnected ones)
         takes no detours through the general structure handling."""
-        if self._used or self._persistent:
+        if self._used or self._tape.persistent:
             self._check_usable()
         elif (target.__class__ is EagerTensor and sources.__class__ is EagerTensor
               and output_gradients is None and unconnected_gradients is _NONE):
@@ -217,12 +221,17 @@ class GradientTape:
             _warn_integer_target(target._meta.dtype)
         if not source._meta.dtype._inexact:
             _warn_integer_source(source._meta.dtype)
-        paused = self._pause()
-        try:
-            (result,) = backward(self._tape, (target,), (None,), (source._tape_id,))
-        finally:
-            self._resume(paused)
-        self._finish()
+        tape = self._tape
+        if self._recording:  # inside the tape's context: not recorded on it
+            paused = self._pause()
+            try:
+                (result,) = backward(tape, (target,), (None,), (source._tape_id,))
+            finally:
+                self._resume(paused)
+        else:
+            (result,) = backward(tape, (target,), (None,), (source._tape_id,))
+        self._used = True
+        tape.release()
         return result
 
     def _gradients(self, targets, target_grads, source_tensors, unconnected):

@@ -1,12 +1,25 @@
 """The tape: which tensors a gradient tape follows, and the ops that connect them.
 
-A tape is a list of `Entry`s (one per recorded op, in execution order, which is a topological
+A tape is a list of records (one per recorded op, in execution order, which is a topological
 order) plus the set of tensor ids it follows. A tensor's id lives in its `_tape_id` slot: 0 until
 a tape first watches it or records an op producing it, then a process-unique int. Ids are never
-reused, so a tape can follow tensors by id without keeping them alive: an entry keeps only what
-its op's gradient declared it needs (`keep_inputs` / `keep_outputs` on the OpDef), plus the
-inputs' shapes and dtypes. When the tape goes, so do the intermediates (tensors never point back
-at entries, so there are no reference cycles).
+reused, so a tape can follow tensors by id without keeping them alive: a record keeps only what
+its op's gradient declared it needs (`keep_inputs` / `keep_outputs` on the OpDef), plus every
+input's and output's shape and dtype. When the tape goes, so do the intermediates (tensors never
+point back at records, so there are no reference cycles).
+
+A record is a plain tuple (`OP`, `ATTRS`, `BACKWARD`, `INPUT_IDS`, `OUTPUT_IDS`, `KEPT_INPUTS`,
+`KEPT_OUTPUTS`, `SIGNATURE` name its positions), not an object: recording runs for every op
+under a tape, and a training step's backward pass usually runs a compiled plan that only reads
+the kept tensors and signatures (`eager.runtime.backward_plans`), so the gradient rules' view of
+a record, an `Entry`, is made only when the backward pass walks op by op. The signature is
+everything static about the record in one flat tuple, which is also its part of a plan's key:
+
+    (op, attrs as a tuple of items (None: cannot key a plan), number of inputs,
+     *links, *shapes, *dtypes)          # links, shapes, dtypes: inputs' then outputs'
+
+where the links are the tensors' ids renumbered in the tape's order of first sight
+(`Tape.numbers`), so equal structures have equal signatures whatever the ids.
 
 Recording is a hook that dispatch calls after every op while a tape is active on the thread
 (`set_recorder`), for eager and traced ops alike.
@@ -21,7 +34,8 @@ from ..dtypes import variant
 from ..ops import dispatch as _dispatch
 from ..tensor import EagerTensor
 
-__all__ = ["Tape", "Entry", "new_id", "tensor_id", "record_op", "record_custom", "active_tapes",
+__all__ = ["Tape", "Entry", "links_of", "OP", "ATTRS", "BACKWARD", "INPUT_IDS", "OUTPUT_IDS",
+           "KEPT_INPUTS", "KEPT_OUTPUTS", "SIGNATURE", "new_id", "tensor_id", "record_op", "record_custom", "active_tapes",
            "variable_accessed", "watches_variables", "op_backward"]
 
 _next_id = itertools.count(1).__next__
@@ -39,10 +53,12 @@ def tensor_id(t) -> int:
     return tid
 
 
-class Entry:
-    """One recorded op: what its gradient needs, and how tensors connect through it.
+#: Positions in a record (module doc).
+OP, ATTRS, BACKWARD, INPUT_IDS, OUTPUT_IDS, KEPT_INPUTS, KEPT_OUTPUTS, SIGNATURE = range(8)
 
-    Gradient functions receive the entry as their `call` argument: `call.inputs[i]` /
+
+class Entry:
+    """A record as a gradient rule sees it (its `call` argument): `call.inputs[i]` /
     `call.outputs[i]` are the kept tensors (None where the op's gradient did not ask to keep
     them), `call.attrs` the op's attributes, `call.input_shapes[i]` / `call.input_dtypes[i]`
     every input's static shape and dtype. During the backward pass `call.input_needed[i]` says
@@ -52,39 +68,53 @@ class Entry:
     that output (so a rule can drop its terms exactly).
     """
 
-    __slots__ = ("op", "attrs", "input_ids", "output_ids", "inputs", "outputs", "input_dtypes",
-                 "output_dtypes", "backward", "input_needed", "output_filled", "_input_shapes",
-                 "_output_shapes", "links")
+    __slots__ = ("record", "op", "attrs", "input_ids", "output_ids", "inputs", "outputs",
+                 "backward", "input_needed", "output_filled", "_shapes")
 
-    def __init__(self, op, attrs, input_ids, output_ids, inputs, outputs, input_shapes,
-                 input_dtypes, output_shapes, output_dtypes, backward, links=None):
-        self.op = op
-        # The input then output ids renumbered in the tape's order of first sight
-        # (`Tape.numbers`): how entries connect, independent of the ids themselves.
-        self.links = links
-        self.attrs = attrs
-        self.input_ids = input_ids
-        self.output_ids = output_ids
-        self.inputs = inputs
-        self.outputs = outputs
-        self._input_shapes = input_shapes  # array shapes (plain tuples) until first asked for
-        self.input_dtypes = input_dtypes
-        self._output_shapes = output_shapes
-        self.output_dtypes = output_dtypes
-        self.backward = backward  # backward(entry, *output_grads) -> input grads
+    def __init__(self, record):
+        self.record = record
+        (self.op, self.attrs, self.backward, self.input_ids, self.output_ids, self.inputs,
+         self.outputs, _) = record
         self.input_needed = None  # set by the backward pass
         self.output_filled = None  # set by the backward pass: outputs whose grads are filled zeros
+        self._shapes = None  # the shapes with pending tensors' settled, once asked for
 
     @property
-    def input_shapes(self):
+    def signature(self) -> tuple:
+        return self.record[SIGNATURE]
+
+    @property
+    def links(self) -> tuple:
+        """The input then output ids renumbered in the tape's order of first sight: how records
+        connect, independent of the ids themselves."""
+        return links_of(self.record)
+
+    @property
+    def input_shapes(self) -> tuple:
         """Each input's static shape: a plain tuple for eager inputs (compare, index, zip, len),
         a TensorShape (possibly with None dims) for symbolic ones."""
-        shapes = self._input_shapes = _settled(self._input_shapes)
-        return shapes
+        return self._all_shapes()[:len(self.input_ids)]
 
     @property
-    def output_shapes(self):
-        shapes = self._output_shapes = _settled(self._output_shapes)
+    def output_shapes(self) -> tuple:
+        return self._all_shapes()[len(self.input_ids):]
+
+    @property
+    def input_dtypes(self) -> tuple:
+        signature, n = self.record[SIGNATURE], len(self.input_ids)
+        start = 3 + 2 * (n + len(self.output_ids))
+        return signature[start:start + n]
+
+    @property
+    def output_dtypes(self) -> tuple:
+        signature = self.record[SIGNATURE]
+        return signature[3 + 3 * len(self.input_ids) + 2 * len(self.output_ids):]
+
+    def _all_shapes(self) -> tuple:
+        shapes = self._shapes
+        if shapes is None:
+            signature, count = self.record[SIGNATURE], len(self.input_ids) + len(self.output_ids)
+            shapes = self._shapes = _settled(signature[3 + count:3 + 2 * count])
         return shapes
 
     @property
@@ -93,6 +123,12 @@ class Entry:
 
     def __repr__(self):
         return f"<Entry {self.name} in={self.input_ids} out={self.output_ids}>"
+
+
+def links_of(record) -> tuple:
+    """A record's links (module doc)."""
+    count = len(record[INPUT_IDS]) + len(record[OUTPUT_IDS])
+    return record[SIGNATURE][3:3 + count]
 
 
 def _kept(tensors, keep):
@@ -166,19 +202,23 @@ class Tape:
     """The recording state of one GradientTape."""
 
     __slots__ = ("ids", "entries", "persistent", "watch_accessed_variables", "variables",
-                 "_variable_ids", "numbers", "__weakref__")
+                 "_variable_ids", "numbers", "keyed", "__weakref__")
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self.ids = set()
         self.entries = []
         self.persistent = persistent
         self.watch_accessed_variables = watch_accessed_variables
-        self.variables = []  # watched variables, in watch order (eager.variables plugs in)
-        self._variable_ids = set()  # id() of each of them: a read must not scan the list
+        # Watched variables, in watch order (eager.variables plugs in), and the id() of each
+        # (a read must not scan the list): made at the first watched variable.
+        self.variables = self._variable_ids = None
         # Tape id -> its number in order of first sight in the entries (0: untracked), which
-        # each entry's `links` use: a backward planner keys a whole tape by them without
+        # each entry's links use: a backward planner keys a whole tape by them without
         # renumbering its entries.
         self.numbers = {0: 0}
+        # Whether every entry's signature can key a plan (an op with a gradient rule, not a
+        # custom gradient or control flow re-running user code).
+        self.keyed = True
 
     def watch(self, t) -> int:
         tid = tensor_id(t)
@@ -191,80 +231,95 @@ class Tape:
         time, whatever the number of variables."""
         self.watch(handle)
         key = id(variable)
-        if key not in self._variable_ids:
-            self._variable_ids.add(key)
+        seen = self._variable_ids
+        if seen is None:
+            seen = self._variable_ids = set()
+            self.variables = []
+        if key not in seen:
+            seen.add(key)
             self.variables.append(variable)
 
+    def watched_variables(self) -> tuple:
+        return tuple(self.variables) if self.variables else ()
+
     def forget_variables(self) -> None:
-        self.variables.clear()
-        self._variable_ids.clear()
+        self.variables = self._variable_ids = None
 
     def is_watched(self, t) -> bool:
         return bool(t._tape_id) and t._tape_id in self.ids
 
-    def record(self, op, inputs, attrs, outputs, backward, keep_inputs, keep_outputs):
-        """Adds an entry if any input is followed by this tape; returns whether it did.
+    def record(self, op, inputs, attrs, outputs, backward, keep_inputs, keep_outputs,
+               attrs_key=None):
+        """Adds a record if any input is followed by this tape; returns whether it did.
+        `attrs_key` is `attrs` as a tuple of items where the record can key a plan (a
+        registered op's gradient rule), None where it cannot (module doc).
 
-        Hot path while recording (every op under a tape): one pass over inputs and one over
-        outputs, shapes stored as the arrays' own tuples; ops with one or two eager inputs and
-        one output (most of them) build their tuples without intermediate lists.
+        Hot path while recording (every op under a tape): one or two eager inputs and one
+        eager output (most ops) take a straight path that builds the record's four tuples
+        directly; shapes are the arrays' own tuples.
         """
         ids = self.ids
-        for t in inputs:
-            if t._tape_id in ids:
-                break
-        else:
-            return False
-        numbers = self.numbers
         n = len(inputs)
-        if n == 2 and inputs[0].__class__ is EagerTensor and inputs[1].__class__ is EagerTensor:
+        if n == 2:
             a, b = inputs
-            a_id, b_id = input_ids = (a._tape_id, b._tape_id)
-            input_shapes = (a._value.shape, b._value.shape)
-            input_dtypes = (a._meta.dtype, b._meta.dtype)
-            a_number = numbers.get(a_id)
-            if a_number is None:
-                a_number = numbers[a_id] = len(numbers)
-            b_number = numbers.get(b_id)
-            if b_number is None:
-                b_number = numbers[b_id] = len(numbers)
-            links = (a_number, b_number)
-        elif n == 1 and inputs[0].__class__ is EagerTensor:
-            a = inputs[0]
             a_id = a._tape_id
-            input_ids = (a_id,)
-            input_shapes = (a._value.shape,)
-            input_dtypes = (a._meta.dtype,)
-            a_number = numbers.get(a_id)
-            if a_number is None:
-                a_number = numbers[a_id] = len(numbers)
-            links = (a_number,)
+            b_id = b._tape_id
+            if a_id not in ids and b_id not in ids:
+                return False
         else:
-            input_ids, input_shapes, input_dtypes = _describe(inputs)
-            links = _numbered(numbers, input_ids)
-        if len(outputs) == 1 and outputs[0].__class__ is EagerTensor:
+            for t in inputs:
+                if t._tape_id in ids:
+                    break
+            else:
+                return False
+        if attrs_key is None:
+            self.keyed = False
+        numbers = self.numbers
+        if len(outputs) == 1 and n < 3 and outputs[0].__class__ is EagerTensor and (
+                n == 2 and a.__class__ is EagerTensor and b.__class__ is EagerTensor
+                or n == 1 and inputs[0].__class__ is EagerTensor):
             out = outputs[0]
             dtype = out._meta.dtype
-            output_shapes = (out._value.shape,)
-            output_dtypes = (dtype,)
             if dtype._inexact or dtype is variant:  # TensorLists carry gradients too
                 tid = out._tape_id
                 if not tid:
                     tid = out._tape_id = _next_id()
-                    number = numbers[tid] = len(numbers)  # a new id: a new number
-                else:
-                    number = numbers.get(tid)
-                    if number is None:
-                        number = numbers[tid] = len(numbers)
                 ids.add(tid)
-                output_ids = (tid,)
-                links += (number,)
             else:
-                output_ids = (0,)
-                links += (0,)
+                tid = 0
+            if n == 2:
+                a_number = numbers.get(a_id)
+                if a_number is None:
+                    a_number = numbers[a_id] = len(numbers)
+                b_number = numbers.get(b_id)
+                if b_number is None:
+                    b_number = numbers[b_id] = len(numbers)
+                number = numbers.get(tid)
+                if number is None:
+                    number = numbers[tid] = len(numbers)
+                input_ids = (a_id, b_id)
+                signature = (op, attrs_key, 2, a_number, b_number, number, a._value.shape,
+                             b._value.shape, out._value.shape, a._meta.dtype, b._meta.dtype,
+                             dtype)
+            else:
+                a = inputs[0]
+                a_id = a._tape_id
+                a_number = numbers.get(a_id)
+                if a_number is None:
+                    a_number = numbers[a_id] = len(numbers)
+                number = numbers.get(tid)
+                if number is None:
+                    number = numbers[tid] = len(numbers)
+                input_ids = (a_id,)
+                signature = (op, attrs_key, 1, a_number, number, a._value.shape,
+                             out._value.shape, a._meta.dtype, dtype)
+            output_ids = (tid,)
         else:
+            input_ids, input_shapes, input_dtypes = _describe(inputs)
             output_ids, output_shapes, output_dtypes = _describe(outputs, ids)
-            links += _numbered(numbers, output_ids)
+            signature = (op, attrs_key, n, *_numbered(numbers, input_ids),
+                         *_numbered(numbers, output_ids), *input_shapes, *output_shapes,
+                         *input_dtypes, *output_dtypes)
         # What the gradient keeps: the two usual answers (all, nothing) without a call.
         if keep_inputs is True and inputs.__class__ is tuple:
             kept_inputs = inputs
@@ -277,18 +332,22 @@ class Tape:
             kept_outputs = _NOTHING_KEPT[1]
         else:
             kept_outputs = _kept(outputs, keep_outputs)
-        self.entries.append(Entry(
-            op, attrs, input_ids, output_ids, kept_inputs, kept_outputs, input_shapes,
-            input_dtypes, output_shapes, output_dtypes, backward, links))
+        self.entries.append((op, attrs, backward, input_ids, output_ids, kept_inputs,
+                             kept_outputs, signature))
         return True
+
+    def as_entries(self) -> list:
+        """Every record as an `Entry` (for inspection: a walk makes them as it goes)."""
+        return [Entry(record) for record in self.entries]
 
     def release(self):
         self.entries = []
         self.ids = set()
         self.numbers = {0: 0}
+        self.keyed = True
 
 
-def _numbered(numbers, ids) -> tuple:
+def _numbered(numbers, ids) -> list:
     """The numbers of `ids` (`Tape.numbers`), numbering those not seen yet."""
     out = []
     for i in ids:
@@ -296,7 +355,7 @@ def _numbered(numbers, ids) -> tuple:
         if number is None:
             number = numbers[i] = len(numbers)
         out.append(number)
-    return tuple(out)
+    return out
 
 
 def active_tapes():
@@ -309,13 +368,19 @@ def record_op(tapes, op, inputs, attrs, outputs):
     if not op.differentiable:
         return
     if op.gradient is None:
-        # Recorded anyway so that gradient() can say which op lacks a gradient, as TF does.
+        # Recorded anyway so that gradient() can say which op lacks a gradient, as TF does;
+        # such a tape is never planned.
         keep_in = keep_out = ()
+        attrs_key = None
     else:
         keep_in, keep_out = op.grad_keeps_inputs, op.grad_keeps_outputs
+        if op.replay is not None:  # control flow: its gradient re-runs user code
+            attrs_key = None
+        else:
+            attrs_key = tuple(attrs.items()) if attrs else ()
     outs = outputs if outputs.__class__ is tuple else (outputs,)
     for tape in tapes:
-        tape.record(op, inputs, attrs, outs, op_backward, keep_in, keep_out)
+        tape.record(op, inputs, attrs, outs, op_backward, keep_in, keep_out, attrs_key)
 
 
 def variable_accessed(variable):

@@ -484,13 +484,18 @@ def _squeeze_kept(xp, out, x, axes, keepdims):
 
 
 def _sum_kernel(xp, x, axes=None, keepdims=False):
-    # Reductions call the array's own methods: numpy's module-level `sum`/`max` are Python
-    # wrappers around them that cost more than a small reduction itself.
+    # numpy's `ndarray.sum` and module-level `sum` are Python wrappers around `add.reduce`
+    # that cost more than a small reduction itself; the ufunc method is the same computation.
+    if xp is np:
+        if not keepdims and x.dtype.kind in "fc" and (axes is None or len(axes) == x.ndim):
+            return _add_reduce(x, None)  # a full reduction: floating and complex keep their dtype
+        return _add_reduce(x, axes, x.dtype, None, keepdims)  # integers must be told (no widening)
     if not keepdims and (axes is None or len(axes) == x.ndim):
-        # A full reduction: numpy's quickest form. Floating and complex sums keep their dtype
-        # in numpy too; integers must be told (numpy widens int32 to int64).
         return x.sum() if x.dtype.kind in "fc" else x.sum(dtype=x.dtype)
     return x.sum(axis=axes, keepdims=keepdims, dtype=x.dtype)
+
+
+_add_reduce = np.add.reduce
 
 
 def _prod_kernel(xp, x, axes=None, keepdims=False):

@@ -14,7 +14,7 @@ from ..tensor import Tensor, register_operators
 from . import math_ops as m
 from .array_ops import getitem
 from .convert import same_type
-from .dispatch import execute, record_on_tapes
+from .dispatch import execute, operator_recorder
 from .linalg_ops import matmul
 
 
@@ -63,13 +63,9 @@ def _equality(fn, on_mismatch):
 _FAST_PATH_OPS = {"add": m.ADD, "sub": m.SUB, "mul": m.MUL, "truediv": m.REALDIV}
 
 
-def _record_fast_path(name, x, y, out):
-    record_on_tapes(_FAST_PATH_OPS[name], (x, y), out)
-
-
 register_operators(
     add=m.add, sub=m.subtract, mul=m.multiply, truediv=m.truediv, floordiv=m.floordiv,
     mod=m.floormod, pow=m.pow, matmul=matmul, neg=m.negative, abs=m.abs, invert=_invert,
     and_=_and, or_=_or, xor=_xor, lt=m.less, le=m.less_equal, gt=m.greater, ge=m.greater_equal,
     eq=_equality(m.equal, False), ne=_equality(m.not_equal, True), getitem=getitem,
-    record=_record_fast_path)
+    record=operator_recorder(_FAST_PATH_OPS))

@@ -480,8 +480,8 @@ def _trace(graph, captures, stand_ins, sources, arg_shapes, seeded):
         try:
             grads = _backprop(private, targets, seed_phs, source_ids)
         except LookupError as exc:  # an op without a gradient: retried once it has one
-            raise _NotDerivable({e.op for e in private.entries
-                                 if e.op is not None and e.op.gradient is None},
+            ops = {record[_tape.OP] for record in private.entries}
+            raise _NotDerivable({op for op in ops if op is not None and op.gradient is None},
                                 reason=str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - a rule that cannot be traced: replay
             # (a rule refusing this graph, such as stateful control flow, or one needing a

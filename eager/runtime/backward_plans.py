@@ -48,11 +48,14 @@ that, new structures walk (existing plans still run) until reuse catches up.
 
 from __future__ import annotations
 
+import operator
 import threading
 
 from .. import context as _context
+from ..context import _per_thread
 from ..autodiff import backprop as _backprop
-from ..autodiff.tape import Entry, op_backward
+from ..autodiff.tape import (BACKWARD, INPUT_IDS, KEPT_INPUTS, KEPT_OUTPUTS, OP, OUTPUT_IDS,
+                             SIGNATURE, op_backward)
 from ..graph import Graph, SymbolicTensor, building_apart
 from ..ops import dispatch as _dispatch
 from ..ops.array_ops import broadcast_to
@@ -72,6 +75,7 @@ COMPILE_GUARD = 32
 MIN_RUNS_PER_PLAN = 4
 
 _UNPLANNABLE = object()  # a structure whose walk cannot be traced
+_signature = operator.itemgetter(SIGNATURE)  # a record's part of a whole tape's key
 _SEEN_ONCE = object()  # a structure seen once: planned if it comes again
 
 
@@ -114,41 +118,61 @@ def clear() -> None:
 class _Plan:
     """A compiled walk: where its feeds come from, and how its fetches form the gradients."""
 
-    __slots__ = ("run", "kept_slots", "structure")
+    __slots__ = ("run", "kept_slots", "structure", "dense")
 
     def __init__(self, run, kept_slots, structure):
         self.run = run  # CompiledProgram: (feed values, st) -> fetched values
-        self.kept_slots = kept_slots  # per kept feed: (entry index, is_output, position)
+        # Per kept feed: (record index, KEPT_INPUTS or KEPT_OUTPUTS, position).
+        self.kept_slots = kept_slots
         self.structure = structure  # per source: None, (False, i) or (True, i, has_shape)
+        # Whether the fetches are the gradients themselves: every source connected and dense
+        # (the usual call), so no structure needs walking after a run.
+        self.dense = all(form is not None and not form[0] and form[1] == i
+                         for i, form in enumerate(structure))
 
 
 def _plan_or_walk(tape, grads, source_ids, source_set):
     """The planner `backprop.backward` asks (see `backprop.set_planner`): gradients from a
     compiled plan, or None to walk.
 
-    The key is first taken over the whole tape (its entries, in execution order, connected by
-    the `links` the tape numbered while recording): pruning is a function of the tape's
+    The key is first taken over the whole tape (the signatures its entries made while
+    recording, connected by the links the tape numbered): pruning is a function of the tape's
     structure, the targets and the sources, which the key holds, so a plan found this way
-    skips pruning too. A tape with an entry that cannot be keyed (a custom
-    gradient, say) is pruned first and keyed over the walk's entries only, as that entry may
-    be off the path."""
-    st = _plannable_state()
-    if st is None:
+    skips pruning too. A tape with an entry that cannot be keyed (a custom gradient, say) is
+    pruned first and keyed over the walk's entries only, as that entry may be off the path.
+
+    Hot: once per gradient call of every training step, and most of a small gradient's cost.
+    """
+    state = _state
+    st = _per_thread.state
+    if (not state.enabled or st.tapes or st.interpreter is not None
+            or _dispatch._PROFILE.active):  # module doc: the walk must run op by op
         return None
     entries = tape.entries
-    key, seeds = _tape_key(entries, tape.numbers, grads, source_ids)
-    fed_from, need = entries, None
+    if tape.keyed:
+        key, seeds = _finish_key(list(map(_signature, entries)), tape.numbers, grads,
+                                 source_ids)
+        fed_from = entries
+    else:
+        key = None
     if key is None:
         fed_from, need = _backprop.prune(entries, source_set, grads)
         key, seeds = _key(fed_from, grads, source_ids, "walk")
         if key is None:
             return None
-    plan = _cached(key)
+    else:
+        need = None
+    try:
+        plan = state.cache.get(key)
+    except TypeError:  # an attribute value that cannot be hashed
+        plan = _UNPLANNABLE
     if plan.__class__ is not _Plan:
         plan = _sighted(plan, key, entries, fed_from, need, grads, source_ids, source_set)
         if plan is None:
             return None
     values = _run(plan, fed_from, seeds, st)
+    if plan.dense:
+        return values
     results = []
     for form in plan.structure:
         if form is None:
@@ -207,9 +231,8 @@ def _run(plan, entries, seeds, st):
     """The plan's fetched values, fed the entries' kept tensors and the seeds."""
     _state.runs += 1
     feeds = []
-    for index, is_output, position in plan.kept_slots:
-        entry = entries[index]
-        feeds.append((entry.outputs if is_output else entry.inputs)[position])
+    for index, kept, position in plan.kept_slots:
+        feeds.append(entries[index][kept][position])
     feeds.extend(seeds)
     return plan.run(feeds, st)
 
@@ -222,56 +245,39 @@ def _remember(key, value):
             del cache[next(iter(cache))]
 
 
-def _tape_key(entries, numbers, grads, source_ids):
-    """`_key` of a whole tape's entries, from the links the tape numbered while recording
-    (`Entry.links`, `Tape.numbers`): the same information as renumbering the entries here,
-    which a pruned walk's key must do. Hot: once per gradient call, a tuple per entry."""
-    parts = []
-    for entry in entries:
-        op = entry.op
-        if entry.backward is not op_backward or op.gradient is None or op.replay is not None:
-            return None, None
-        attrs = entry.attrs
-        parts.append((op, op.gradient, tuple(attrs.items()) if attrs else (), entry.links,
-                      entry._input_shapes, entry.input_dtypes, entry._output_shapes,
-                      entry.output_dtypes))
-    return _finish_key(parts, numbers, grads, source_ids)
-
-
 def _key(entries, grads, source_ids, kind):
     """(structure key, seeds in key order), or (None, None) when the walk is not plannable.
     `kind` says what `entries` are ("walk" or "batched": a pruned walk's; a whole tape is
-    keyed by `_tape_key`, whose keys do not start with a kind) and starts the key, as a plan
+    keyed by its entries' signatures, with no kind) and starts the key, as a plan
     finds its feeds by position in them."""
     idmap = {0: 0}
     parts = [kind]
-    for entry in entries:
-        op = entry.op
-        if entry.backward is not op_backward or op.gradient is None or op.replay is not None:
+    for record in entries:
+        op = record[OP]
+        if record[BACKWARD] is not op_backward or op.gradient is None or op.replay is not None:
             return None, None
         connections = []  # input then output ids, renumbered (loops: no comprehension frames)
-        for i in entry.input_ids:
+        for i in record[INPUT_IDS]:
             number = idmap.get(i)
             if number is None:
                 number = idmap[i] = len(idmap)
             connections.append(number)
         connections.append(-1)
-        for i in entry.output_ids:
+        for i in record[OUTPUT_IDS]:
             number = idmap.get(i)
             if number is None:
                 number = idmap[i] = len(idmap)
             connections.append(number)
-        attrs = entry.attrs
-        parts.append((op, op.gradient, tuple(attrs.items()) if attrs else (),
-                      tuple(connections), entry._input_shapes, entry.input_dtypes,
-                      entry._output_shapes, entry.output_dtypes))
+        signature = record[SIGNATURE]
+        count = len(connections) - 1
+        parts.append((op, signature[1], *connections, *signature[3 + count:]))
     return _finish_key(parts, idmap, grads, source_ids)
 
 
 def _finish_key(parts, numbers, grads, source_ids):
-    """The key's end, shared by `_tape_key` and `_key`: each seed (its target's number, shape
-    and dtype) and the sources' numbers (-1: never seen); (None, None) when a target is not
-    on the tape or a seed is not an eager tensor."""
+    """The key's end, shared by whole-tape keys (`_plan_or_walk`) and `_key`: each seed (its
+    target's number, shape and dtype) and the sources' numbers (-1: never seen); (None, None)
+    when a target is not on the tape or a seed is not an eager tensor."""
     seeds = []
     for tid, gs in grads.items():
         number = numbers.get(tid)
@@ -282,7 +288,10 @@ def _finish_key(parts, numbers, grads, source_ids):
                 return None, None
             parts.append((number, g._value.shape, g._meta.dtype))
             seeds.append(g)
-    parts.append(tuple([numbers.get(s, -1) for s in source_ids]))
+    if len(source_ids) == 1:
+        parts.append((numbers.get(source_ids[0], -1),))
+    else:
+        parts.append(tuple([numbers.get(s, -1) for s in source_ids]))
     return tuple(parts), seeds
 
 
@@ -298,9 +307,9 @@ def _make_plan(needed, grads, source_ids, source_set, need, entries=None):
     except Exception:  # noqa: BLE001 - a rule that needs values, not shapes: always walk
         return _UNPLANNABLE
     if entries is not None:
-        position = {id(entry): index for index, entry in enumerate(entries)}
-        kept_slots = tuple((position[id(needed[index])], is_output, slot)
-                           for index, is_output, slot in kept_slots)
+        position = {id(record): index for index, record in enumerate(entries)}
+        kept_slots = tuple((position[id(needed[index])], kept, slot)
+                           for index, kept, slot in kept_slots)
     return _Plan(run, kept_slots, structure)
 
 
@@ -314,14 +323,14 @@ def _trace(needed, grads, source_ids, source_set, need, batch=0):
     by_tape_id = {}
     proxies = []
     with building_apart(graph):
-        for index, entry in enumerate(needed):
-            inputs = _stand_ins(graph, entry.inputs, entry.input_ids, index, False,
+        for index, record in enumerate(needed):
+            op, attrs, backward, input_ids, output_ids, inputs, outputs, signature = record
+            inputs = _stand_ins(graph, inputs, input_ids, index, KEPT_INPUTS,
                                 by_tape_id, kept_slots, kept_phs)
-            outputs = _stand_ins(graph, entry.outputs, entry.output_ids, index, True,
+            outputs = _stand_ins(graph, outputs, output_ids, index, KEPT_OUTPUTS,
                                  by_tape_id, kept_slots, kept_phs)
-            proxies.append(Entry(entry.op, entry.attrs, entry.input_ids, entry.output_ids,
-                                 inputs, outputs, entry._input_shapes, entry.input_dtypes,
-                                 entry._output_shapes, entry.output_dtypes, entry.backward))
+            proxies.append((op, attrs, backward, input_ids, output_ids, inputs, outputs,
+                            signature))
         seed_phs = []
         proxy_grads = {}
         for tid, gs in grads.items():
@@ -414,10 +423,11 @@ def _repeat(value, batch):
     return broadcast_to(value, [batch, *value.shape])
 
 
-def _stand_ins(graph, tensors, tape_ids, index, is_output, by_tape_id, kept_slots, kept_phs):
-    """Placeholders for an entry's kept tensors (None stays None). One placeholder per tape id,
-    so a tensor kept by several entries is fed once; untracked tensors (id 0) each get their
-    own, as their identity is not part of the key."""
+def _stand_ins(graph, tensors, tape_ids, index, kept, by_tape_id, kept_slots, kept_phs):
+    """Placeholders for a record's kept tensors (`tensors`, at position `kept` of record
+    `index`; None stays None). One placeholder per tape id, so a tensor kept by several records
+    is fed once; untracked tensors (id 0) each get their own, as their identity is not part of
+    the key."""
     stand_ins = []
     for position, (t, tid) in enumerate(zip(tensors, tape_ids)):
         if t is None:
@@ -426,7 +436,7 @@ def _stand_ins(graph, tensors, tape_ids, index, is_output, by_tape_id, kept_slot
         ph = by_tape_id.get(tid) if tid else None
         if ph is None:
             ph = graph.placeholder(t.dtype, t.shape, name="kept")
-            kept_slots.append((index, is_output, position))
+            kept_slots.append((index, kept, position))
             kept_phs.append(ph)
             if tid:
                 by_tape_id[tid] = ph

@@ -125,7 +125,8 @@ class CompiledProgram:
                              f"feeds; {len(feed_values)} values were given.")
         if st is None:
             st = _context.thread_state()
-        if self._array_fn is not None:
+        array_fn = self._array_fn
+        if array_fn is not None:
             device = _FAST.device
             constants_on = self._array_device
             if (device is not None and not st.device_stack and not _config.log_placement
@@ -135,28 +136,29 @@ class CompiledProgram:
                     if t.__class__ is not EagerTensor or t._meta.device is not device:
                         break
                 else:
-                    return self._run_arrays(feed_values, device)
+                    try:
+                        return array_fn(feed_values, device.xp, device)
+                    except Exception as exc:
+                        error = self._array_error(exc, device)
+                        if error is exc:
+                            raise
+                        raise error from exc
         try:
             return self._fn(feed_values, st)
         except Exception as exc:
             self._annotate(exc)
             raise
 
-    def _run_arrays(self, feed_values, device):
-        """The array form (module doc): kernels called on arrays; a kernel's failure raised
-        as the op error `dispatch` would raise for it."""
-        try:
-            return self._array_fn(feed_values, device.xp, device)
-        except OpError as exc:
-            self._annotate(exc)
-            raise
-        except Exception as exc:
+    def _array_error(self, exc, device):
+        """What a failure of the array form raises (module doc): an op error as it is; another
+        exception as the op error `dispatch` would raise for the failing node's kernel, or as
+        it is where no node's line raised it; annotated either way."""
+        if not isinstance(exc, OpError):
             error = self._kernel_error(exc, device)
-            if error is None:
-                self._annotate(exc)
-                raise
-            self._annotate(error)
-            raise error from exc
+            if error is not None:
+                exc = error
+        self._annotate(exc)
+        return exc
 
     def _kernel_error(self, exc, device):
         """`dispatch.kernel_error` for the node whose kernel raised `exc` in the array form,
