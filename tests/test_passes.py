@@ -912,8 +912,8 @@ def _mlp_like(x, w, b):
 
 
 def test_optimize_default_pipeline():
-    assert DEFAULT_PASSES == ("prune", "fold_constants", "cse", "fold_broadcasts", "prune",
-                              "fuse_elementwise")
+    assert DEFAULT_PASSES == ("prune", "fold_constants", "cse", "fold_broadcasts",
+                              "bypass_identities", "prune", "fuse_elementwise")
     g = trace(_mlp_like, TensorSpec([4, 3]), TensorSpec([3, 2]), TensorSpec([2]))
     p = program_of(g)
     q = optimize(p, options=PassOptions(validate=True))
@@ -932,7 +932,8 @@ def test_optimize_passes_can_be_switched_off_or_chosen():
     no_cse = optimize(p, options=PassOptions(cse=False, fuse_elementwise=False))
     assert types(no_cse).count("MatMul") == 2 and "Exp" not in types(no_cse)
     nothing = optimize(p, options=PassOptions(prune=False, fold_constants=False, cse=False,
-                                              fold_broadcasts=False, fuse_elementwise=False))
+                                              bypass_identities=False, fold_broadcasts=False,
+                                              fuse_elementwise=False))
     assert nothing is p
     only_prune = optimize(p, passes=("prune",))
     assert "Exp" not in types(only_prune) and "Size" in types(only_prune)

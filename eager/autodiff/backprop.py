@@ -27,7 +27,7 @@ from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
 from .tape import INPUT_IDS, OUTPUT_IDS, Entry
 
 __all__ = ["backward", "backward_batched", "prune", "walk", "aggregate", "set_planner",
-           "NotRecomputableError"]
+           "NotRecomputableError", "OnesSeed", "ones_seed", "make_seeds"]
 
 
 class NotRecomputableError(UnimplementedError, LookupError):
@@ -60,7 +60,18 @@ def aggregate(grads):
     return total
 
 
-def _ones_seed(t):
+class OnesSeed:
+    """A target's default seed, d target / d target (ones shaped like it), not made yet: a
+    compiled plan may hold it as a constant (`backward_plans`), and only a walk needs the
+    tensor (`ones_seed`)."""
+
+    __slots__ = ("target",)
+
+    def __init__(self, target):
+        self.target = target
+
+
+def ones_seed(t):
     """d target / d target: ones. Made directly for an eager tensor on an inline device (it is a
     constant; nothing needs recording; a new tensor each time, as a caller may watch it), else
     by the ones_like op. A scalar target's seed holds a shared read-only 0-d array of one
@@ -82,6 +93,14 @@ def _ones_seed(t):
     return ones_like(t)
 
 
+def make_seeds(grads) -> None:
+    """Replaces every `OnesSeed` in `grads` (tensor id -> list of seeds) by its tensor."""
+    for gs in grads.values():
+        for i, g in enumerate(gs):
+            if g.__class__ is OnesSeed:
+                gs[i] = ones_seed(g.target)
+
+
 _SCALAR_ONES = {}  # numpy dtype -> read-only 0-d array of 1
 
 
@@ -100,14 +119,15 @@ def _no_gradient_error(entry):
 
 
 def set_planner(planner, batch_planner=None) -> None:
-    """Installs `planner(tape, grads, source_ids, source_set)`, asked before every
-    backward walk (with the whole tape, unpruned: a plan may know the pruning already, and
-    key it by the entries' `links`) whether it can produce the gradients faster (a compiled
-    plan of the same walk;
-    `eager.runtime.backward_plans` installs one), and `batch_planner(needed, grads,
-    source_ids, source_set, need, batch)`, asked by `backward_batched`. Either returns None
-    to decline; the walk then runs op by op (once per row for a batch). `set_planner(None)`
-    uninstalls both. Autodiff never imports the runtime."""
+    """Installs `planner(tape, grads, source_ids, source_set)`, asked before every backward
+    walk whether it can produce the gradients faster (a compiled plan of the same walk;
+    `eager.runtime.backward_plans` installs one). It sees the whole tape, unpruned (a plan may
+    know the pruning already, and key it by the records' signatures), and `grads` maps each
+    target's id to its seeds, a default one still an `OnesSeed` (the planner may replace it by
+    its tensor, `ones_seed`). `batch_planner(needed, grads, source_ids, source_set, need,
+    batch)` is asked by `backward_batched`. Either returns None to decline; the walk then runs
+    op by op (once per row for a batch). `set_planner(None)` uninstalls both. Autodiff never
+    imports the runtime."""
     global _planner, _batch_planner
     _planner = planner
     _batch_planner = batch_planner
@@ -131,7 +151,7 @@ def backward(tape, targets, target_grads, source_ids):
         if tid not in ids:
             continue
         if g is None:
-            g = _ones_seed(t)
+            g = OnesSeed(t)
         if tid in grads:
             grads[tid].append(g)
         else:
@@ -142,6 +162,7 @@ def backward(tape, targets, target_grads, source_ids):
         planned = _planner(tape, grads, source_ids, source_set)
         if planned is not None:
             return planned
+    make_seeds(grads)
     needed, need = prune(tape.entries, source_set, grads)
     return walk(needed, grads, source_ids, source_set, need)
 

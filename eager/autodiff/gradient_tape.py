@@ -33,6 +33,7 @@ class UnconnectedGradients(enum.Enum):
 
 
 _NONE = UnconnectedGradients.NONE
+_NO_SEED = (None,)  # one target's seed: the default ones
 
 
 def _float_like(dtype) -> bool:
@@ -192,11 +193,20 @@ class GradientTape:
         Hot path of every training step, and most of a tiny gradient's cost: the usual call
         (one eager target, a tensor or a flat list of sources, NONE for unconnected ones)
         takes no detours through the general structure handling."""
-        if self._used or self._tape.persistent:
+        tape = self._tape
+        if (target.__class__ is EagerTensor and sources.__class__ is EagerTensor
+                and output_gradients is None and unconnected_gradients is _NONE
+                and not self._used and not self._recording and not tape.persistent):
+            # The usual call: one eager tensor with respect to one, outside the context of a
+            # tape used once (nothing to pause, nothing to keep).
+            if not (target._meta.dtype._inexact and sources._meta.dtype._inexact):
+                _warn_integer(target, sources)
+            (result,) = backward(tape, (target,), _NO_SEED, (sources._tape_id,))
+            self._used = True
+            tape.release()
+            return result
+        if self._used or tape.persistent:
             self._check_usable()
-        elif (target.__class__ is EagerTensor and sources.__class__ is EagerTensor
-              and output_gradients is None and unconnected_gradients is _NONE):
-            return self._one_gradient(target, sources)
         unconnected = _unconnected(unconnected_gradients)
         if output_gradients is None and target.__class__ is EagerTensor:  # the common case
             flat_targets, flat_out = [target], [None]
@@ -213,26 +223,6 @@ class GradientTape:
                                   unconnected)
         self._finish()
         return _pack(sources, results)
-
-    def _one_gradient(self, target, source):
-        """`gradient` of one eager tensor with respect to one, on a tape used once: the same
-        steps as the general path, without its lists and structure handling."""
-        if not target._meta.dtype._inexact:
-            _warn_integer_target(target._meta.dtype)
-        if not source._meta.dtype._inexact:
-            _warn_integer_source(source._meta.dtype)
-        tape = self._tape
-        if self._recording:  # inside the tape's context: not recorded on it
-            paused = self._pause()
-            try:
-                (result,) = backward(tape, (target,), (None,), (source._tape_id,))
-            finally:
-                self._resume(paused)
-        else:
-            (result,) = backward(tape, (target,), (None,), (source._tape_id,))
-        self._used = True
-        tape.release()
-        return result
 
     def _gradients(self, targets, target_grads, source_tensors, unconnected):
         """The gradients for `source_tensors` (from `_source_tensors`)."""
@@ -437,6 +427,14 @@ def _targets_and_seeds(target, output_gradients):
         if not t.dtype._inexact:
             _warn_integer_target(t.dtype)
     return flat_targets, flat_out
+
+
+def _warn_integer(target, source):
+    """The warnings of `gradient` for an integer target or source."""
+    if not target._meta.dtype._inexact:
+        _warn_integer_target(target._meta.dtype)
+    if not source._meta.dtype._inexact:
+        _warn_integer_source(source._meta.dtype)
 
 
 def _warn_integer_target(dtype):

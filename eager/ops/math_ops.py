@@ -112,6 +112,7 @@ SUB, subtract = _binary("subtract", "Sub", lambda xp, x, y: x - y, NUMERIC, doc=
 MUL, multiply = _binary("multiply", "Mul", lambda xp, x, y: x * y, NUMERIC, doc="x * y.")
 REALDIV, _realdiv = _binary("realdiv", "RealDiv", lambda xp, x, y: x / y, INEXACT,
                             doc="x / y for floating and complex x, y.")
+ADD.infix, SUB.infix, MUL.infix, REALDIV.infix = "+", "-", "*", "/"  # exactly their kernels
 FLOORDIV, floordiv = _binary("floordiv", "FloorDiv", _floordiv_kernel, REAL,
                              doc="Floor of x / y (Python's //); integer division by zero is an "
                                  "error.")

@@ -49,7 +49,8 @@ class OpDef:
 
     __slots__ = ("name", "kernel", "infer", "gradient", "grad_keeps_inputs", "grad_keeps_outputs",
                  "stateful", "resource_reads", "resource_writes", "num_outputs", "differentiable",
-                 "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc", "replay")
+                 "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc", "replay",
+                 "infix")
 
     def __init__(self, name, kernel, infer, *, stateful=False, resource_reads=(),
                  resource_writes=(), num_outputs=1, differentiable=True, dtypes=None,
@@ -75,6 +76,10 @@ class OpDef:
         self.doc = doc
         # See the module doc: set by the control-flow package on its (unregistered) OpDefs.
         self.replay = None
+        # The Python operator ("+", "*", ...) that is the whole kernel of a binary op on two
+        # arrays (`kernel(xp, x, y)` is `x <infix> y`), or None: generated code (compiled
+        # programs, fused kernels) writes the expression instead of calling the kernel.
+        self.infix = None
 
     @property
     def resource_inputs(self) -> tuple:

@@ -54,6 +54,7 @@ import threading
 from .. import context as _context
 from ..context import _per_thread
 from ..autodiff import backprop as _backprop
+from ..autodiff.backprop import OnesSeed
 from ..autodiff.tape import (BACKWARD, INPUT_IDS, KEPT_INPUTS, KEPT_OUTPUTS, OP, OUTPUT_IDS,
                              SIGNATURE, op_backward)
 from ..graph import Graph, SymbolicTensor, building_apart
@@ -277,14 +278,26 @@ def _key(entries, grads, source_ids, kind):
 def _finish_key(parts, numbers, grads, source_ids):
     """The key's end, shared by whole-tape keys (`_plan_or_walk`) and `_key`: each seed (its
     target's number, shape and dtype) and the sources' numbers (-1: never seen); (None, None)
-    when a target is not on the tape or a seed is not an eager tensor."""
+    when a target is not on the tape or a seed is not an eager tensor. A target's default seed
+    (`OnesSeed`) of one element becomes a constant of the plan (its device is in the key, and
+    it is no feed); a larger one is made here, in `grads` (module doc)."""
     seeds = []
     for tid, gs in grads.items():
         number = numbers.get(tid)
         if number is None:
             return None, None
-        for g in gs:
-            if g.__class__ is not EagerTensor:
+        for i, g in enumerate(gs):
+            if g.__class__ is OnesSeed:
+                target = g.target
+                if target.__class__ is not EagerTensor:
+                    return None, None
+                value = target._value
+                meta = target._meta
+                if value.size == 1:
+                    parts.append((number, value.shape, meta.dtype, meta.device))
+                    continue
+                g = gs[i] = _backprop.ones_seed(target)
+            elif g.__class__ is not EagerTensor:
                 return None, None
             parts.append((number, g._value.shape, g._meta.dtype))
             seeds.append(g)
@@ -334,10 +347,14 @@ def _trace(needed, grads, source_ids, source_set, need, batch=0):
         seed_phs = []
         proxy_grads = {}
         for tid, gs in grads.items():
-            proxy_grads[tid] = [
-                graph.placeholder(g.dtype, g.shape[1:] if batch else g.shape, name="seed")
-                for g in gs]
-            seed_phs.extend(proxy_grads[tid])
+            proxies_of_seeds = proxy_grads[tid] = []
+            for g in gs:
+                if g.__class__ is OnesSeed:  # a constant of the plan (`_finish_key`)
+                    proxies_of_seeds.append(graph.capture(_backprop.ones_seed(g.target)))
+                    continue
+                ph = graph.placeholder(g.dtype, g.shape[1:] if batch else g.shape, name="seed")
+                proxies_of_seeds.append(ph)
+                seed_phs.append(ph)
         results = _backprop.walk(proxies, proxy_grads, source_ids, source_set, need)
         if batch:  # Jacobian rows are dense: densified here, the densifying op vectorised
             results = [convert_to_tensor(g) if g.__class__ is IndexedSlices else g

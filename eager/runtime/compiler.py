@@ -39,10 +39,11 @@ value for placeholder" error before any node runs (no half-applied side effects)
 The array form. An unplaced program with no device requests also compiles to a second function,
 `<name>_arrays(feeds, xp, d)`, in which a node is
 
-    v9 = f4(xp, v3, v7)   # Mul  <- model.py:12: y = x * w
+    v9 = f4(xp, v3, v7)   # MatMul  <- model.py:12: y = x @ w
 
-with `f4` the op's kernel and the values numpy (or CuPy) arrays: feeds are unwrapped once and
-only fetched values are wrapped into tensors, at the end. It is what dispatch would do anyway
+with `f4` the op's kernel (for an op whose kernel is a Python operator, `OpDef.infix`, the
+expression itself: `v9 = v3 * v7`) and the values numpy (or CuPy) arrays: feeds are unwrapped
+once and only fetched values are wrapped into tensors, at the end. It is what dispatch would do anyway
 when it can only choose one device: a call uses it when the process has a single inline device
 (`context.FAST.device`), the thread has no device scope, placement logging and the inference
 cross-check are off, and every feed and constant is an eager tensor on that device; otherwise
@@ -213,7 +214,10 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
     """Generates, compiles and registers the straight-line function for `program` (module
     doc). With `placed=True` every node's `device` must name an existing device (the placer's
     output) and is bound at compile time."""
-    namespace = {"run": _dispatch._run_sync, "place": _dispatch._place, "donate": _run_donating}
+    # `__name__`: warnings raised by generated lines (a Python operator on arrays) come from this
+    # package, whose floating-point RuntimeWarnings eager silences as TensorFlow does.
+    namespace = {"__name__": __name__, "run": _dispatch._run_sync, "place": _dispatch._place,
+                 "donate": _run_donating}
     names = {}  # value id -> local or global name
 
     for v in program.feeds:
@@ -336,6 +340,8 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes)
         donor = _donor(program, node, index, last_use, kept)
         if donor is not None:
             call = f"donate_arrays(u{index}, {f}, xp{args}, {donor})"
+        elif node.op_def.infix is not None and not node.attrs and len(node.inputs) == 2:
+            call = f" {node.op_def.infix} ".join(names[v] for v in node.inputs)  # the kernel
         elif node.attrs:
             call = f"{f}(xp{args}, **a{index})"
         else:

@@ -6,6 +6,7 @@
 * `eliminate_common_subexpressions`: one node per distinct pure computation (`cse.py`).
 * `fold_broadcasts`: a `BroadcastTo` whose readers broadcast by themselves is bypassed
   (`broadcasts.py`).
+* `bypass_identities`: `x * 1` and `x / 1` read as `x` (`identities.py`).
 * `fuse_elementwise`: trees of elementwise ops as one node (`fusion.py`).
 
 None of them ever removes, merges, folds or fuses a stateful node or a node on a resource
@@ -13,8 +14,9 @@ None of them ever removes, merges, folds or fuses a stateful node or a node on a
 `Program.validate` and computes the same fetches as its input under `run_program`.
 
 `optimize(program)` runs them in the order `DEFAULT_PASSES` gives: prune first (later passes
-then work only on what runs), fold, merge what folding made equal, bypass broadcasts, prune
-what folding, merging and bypassing left unused, and fuse last (fusion needs final use
+then work only on what runs), fold, merge what folding made equal, bypass broadcasts, then
+identities (with the ones folding made, possibly no longer broadcast), prune what folding,
+merging and bypassing left unused, and fuse last (fusion needs final use
 counts, and its opaque nodes would hide duplicates from CSE). Callers switch passes off by
 name with `PassOptions`, or give their own sequence of names.
 """
@@ -25,24 +27,26 @@ from .broadcasts import fold_broadcasts
 from .constant_folding import DEFAULT_MAX_BYTES, fold_constants
 from .cse import eliminate_common_subexpressions
 from .fusion import ELEMENTWISE_OPS, fuse_elementwise
+from .identities import bypass_identities
 from .prune import prune
 
 __all__ = ["optimize", "PassOptions", "PASSES", "DEFAULT_PASSES", "prune", "fold_constants",
-           "eliminate_common_subexpressions", "fold_broadcasts", "fuse_elementwise",
-           "ELEMENTWISE_OPS"]
+           "bypass_identities", "eliminate_common_subexpressions", "fold_broadcasts",
+           "fuse_elementwise", "ELEMENTWISE_OPS"]
 
 #: Every pass by the name `optimize` and `PassOptions` know it by.
 PASSES = {
     "prune": prune,
     "fold_constants": fold_constants,
+    "bypass_identities": bypass_identities,
     "cse": eliminate_common_subexpressions,
     "fold_broadcasts": fold_broadcasts,
     "fuse_elementwise": fuse_elementwise,
 }
 
 #: The order `optimize` runs passes in by default (see the module doc for why).
-DEFAULT_PASSES = ("prune", "fold_constants", "cse", "fold_broadcasts", "prune",
-                  "fuse_elementwise")
+DEFAULT_PASSES = ("prune", "fold_constants", "cse", "fold_broadcasts", "bypass_identities",
+                  "prune", "fuse_elementwise")
 
 
 class PassOptions:

@@ -180,7 +180,8 @@ def _fused_op_def(steps, num_inputs) -> OpDef:
 
 
 def _compile_kernel(name, steps, num_inputs):
-    """`kernel(xp, a0, a1, ...)` as straight-line source: one call per step, each intermediate
+    """`kernel(xp, a0, a1, ...)` as straight-line source: one kernel call per step (or the
+    Python operator that is the kernel, `OpDef.infix`: `a0 * a1`), each intermediate
     bound to a name that is reused once its reader has run (so a long chain holds one
     intermediate at a time, as the unfused plan would). Given a GPU's `xp` (not numpy), the
     kernel hands its arrays to a `_DeviceFused`, which runs the same steps as one device kernel
@@ -188,7 +189,7 @@ def _compile_kernel(name, steps, num_inputs):
     reads = Counter(i for _, args, _, _ in steps for kind, i in args if kind == "t")
     params = "".join(f", a{i}" for i in range(num_inputs))
     body = []
-    namespace = {"_np": np}
+    namespace = {"__name__": __name__, "_np": np}  # its warnings are eager's (compiler.py)
     holder = {}  # step index -> local name holding its result
     free = []
     made = 0
@@ -204,17 +205,20 @@ def _compile_kernel(name, steps, num_inputs):
                 reads[i] -= 1
                 if not reads[i]:
                     free.append(holder.pop(i))
-        if attrs:
-            namespace[f"p{j}"] = attrs
-            operands.append(f"**p{j}")
+        if op_def.infix is not None and not attrs and len(operands) == 2:
+            expression = f"{operands[0]} {op_def.infix} {operands[1]}"  # the kernel itself
+        else:
+            if attrs:
+                namespace[f"p{j}"] = attrs
+                operands.append(f"**p{j}")
+            expression = f"k{j}(xp, {', '.join(operands)})"
         if free:
             local = free.pop()
         else:
             local = f"t{made}"
             made += 1
         holder[j] = local
-        body.append(f"    {local} = k{j}(xp, {', '.join(operands)})"
-                    f"  # {op_def.name} (node {node_name!r})")
+        body.append(f"    {local} = {expression}  # {op_def.name} (node {node_name!r})")
     body.append(f"    return {holder[len(steps) - 1]}")
     lines = [f"def fused_kernel(xp{params}):",
              "    if xp is not _np:  # a GPU: one device kernel for the cluster",
