@@ -36,8 +36,9 @@ __all__ = ["Tensor", "EagerTensor", "TensorSpec", "IndexedSlices", "convert_to_t
 
 class _Operators:
     """Implementations of the Python operators, filled in by `eager.ops` (see module doc), and
-    `record(name, x, y, out)`: tells the thread's gradient tapes that the fast path computed
-    `out` from `x` and `y` with the operator `name` ("add", "sub", "mul", "truediv")."""
+    `record(name, x, y, out)`, filled in by `eager.autodiff`: tells the thread's gradient tapes
+    that the fast path computed `out` from `x` and `y` with the operator `name` ("add", "sub",
+    "mul", "truediv")."""
 
     __slots__ = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "neg",
                  "abs", "invert", "and_", "or_", "xor", "lt", "le", "gt", "ge", "eq", "ne",
@@ -45,12 +46,13 @@ class _Operators:
 
 
 _OPS = _Operators()
+_OPS.record = lambda name, x, y, out: None  # no tapes without eager.autodiff
 
 
 def register_operators(**implementations) -> None:
     """Installs the op library's implementations of `Tensor`'s operators (called once by
-    `eager.ops`). Each takes (x, y) already ordered as the operator reads: `__rsub__` calls
-    `sub(y, x)`."""
+    `eager.ops`; `record` by `eager.autodiff`). Each takes (x, y) already ordered as the
+    operator reads: `__rsub__` calls `sub(y, x)`."""
     for name, fn in implementations.items():
         setattr(_OPS, name, fn)
 

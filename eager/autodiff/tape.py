@@ -30,9 +30,12 @@ from __future__ import annotations
 import itertools
 
 from .. import context as _context
+from ..context import _per_thread
 from ..dtypes import variant
 from ..ops import dispatch as _dispatch
-from ..tensor import EagerTensor
+from ..ops.operators import OPERATOR_OPS as _OPERATOR_OPS
+from ..ops.registry import NO_ATTRS
+from ..tensor import EagerTensor, register_operators
 
 __all__ = ["Tape", "Entry", "links_of", "OP", "ATTRS", "BACKWARD", "INPUT_IDS", "OUTPUT_IDS",
            "KEPT_INPUTS", "KEPT_OUTPUTS", "SIGNATURE", "new_id", "tensor_id", "record_op", "record_custom", "active_tapes",
@@ -131,7 +134,9 @@ def links_of(record) -> tuple:
     return record[SIGNATURE][3:3 + count]
 
 
-def _kept(tensors, keep):
+def _kept(tensors, keep) -> tuple:
+    """The tensors a gradient keeps (`keep`: True for all, else indices), None for the
+    others."""
     n = len(tensors)
     if keep is True or (n < 4 and keep == _ALL_KEPT[n]):
         return tensors if tensors.__class__ is tuple else tuple(tensors)
@@ -252,89 +257,82 @@ class Tape:
                attrs_key=None):
         """Adds a record if any input is followed by this tape; returns whether it did.
         `attrs_key` is `attrs` as a tuple of items where the record can key a plan (a
-        registered op's gradient rule), None where it cannot (module doc).
-
-        Hot path while recording (every op under a tape): one or two eager inputs and one
-        eager output (most ops) take a straight path that builds the record's four tuples
-        directly; shapes are the arrays' own tuples.
-        """
+        registered op's gradient rule), None where it cannot (module doc). Any inputs and
+        outputs: pending and symbolic tensors, several outputs (`record_eager` takes the
+        usual op faster)."""
         ids = self.ids
-        n = len(inputs)
-        if n == 2:
+        for t in inputs:
+            if t._tape_id in ids:
+                break
+        else:
+            return False
+        if attrs_key is None:
+            self.keyed = False
+        numbers = self.numbers
+        input_ids, input_shapes, input_dtypes = _describe(inputs)
+        output_ids, output_shapes, output_dtypes = _describe(outputs, ids)
+        signature = (op, attrs_key, len(inputs), *_numbered(numbers, input_ids),
+                     *_numbered(numbers, output_ids), *input_shapes, *output_shapes,
+                     *input_dtypes, *output_dtypes)
+        self.entries.append((op, attrs, backward, input_ids, output_ids,
+                             _kept(inputs, keep_inputs), _kept(outputs, keep_outputs),
+                             signature))
+        return True
+
+    def record_eager(self, op, inputs, attrs, out, keep_inputs, keep_outputs, attrs_key):
+        """`record` of an op with one or two eager inputs (a tuple) and one eager output
+        `out`, under a registered op's gradient rule (`op_backward`): most ops, and every
+        operator of the tensors' fast path. Hot path while recording: straight-line code that
+        builds the record's tuples directly, shapes being the arrays' own tuples."""
+        ids = self.ids
+        pair = len(inputs) == 2
+        if pair:
             a, b = inputs
             a_id = a._tape_id
             b_id = b._tape_id
             if a_id not in ids and b_id not in ids:
-                return False
+                return
         else:
-            for t in inputs:
-                if t._tape_id in ids:
-                    break
+            a = inputs[0]
+            a_id = a._tape_id
+            if a_id not in ids:
+                return
+        numbers = self.numbers
+        a_number = numbers.get(a_id)
+        if a_number is None:
+            a_number = numbers[a_id] = len(numbers)
+        if pair:
+            b_number = numbers.get(b_id)
+            if b_number is None:
+                b_number = numbers[b_id] = len(numbers)
+        dtype = out._meta.dtype
+        if dtype._inexact or dtype is variant:  # followed (TensorLists carry gradients too)
+            tid = out._tape_id
+            if not tid:
+                tid = out._tape_id = _next_id()
+            ids.add(tid)
+        else:
+            tid = 0
+        number = numbers.get(tid)
+        if number is None:
+            number = numbers[tid] = len(numbers)
+        if pair:
+            input_ids = (a_id, b_id)
+            signature = (op, attrs_key, 2, a_number, b_number, number, a._value.shape,
+                         b._value.shape, out._value.shape, a._meta.dtype, b._meta.dtype, dtype)
+            if keep_inputs is True or keep_inputs == _ALL_KEPT[2]:
+                kept_inputs = inputs
             else:
-                return False
+                kept_inputs = _kept(inputs, keep_inputs)
+        else:
+            input_ids = (a_id,)
+            signature = (op, attrs_key, 1, a_number, number, a._value.shape, out._value.shape,
+                         a._meta.dtype, dtype)
+            kept_inputs = inputs if keep_inputs else _NOTHING_KEPT[1]
         if attrs_key is None:
             self.keyed = False
-        numbers = self.numbers
-        if len(outputs) == 1 and n < 3 and outputs[0].__class__ is EagerTensor and (
-                n == 2 and a.__class__ is EagerTensor and b.__class__ is EagerTensor
-                or n == 1 and inputs[0].__class__ is EagerTensor):
-            out = outputs[0]
-            dtype = out._meta.dtype
-            if dtype._inexact or dtype is variant:  # TensorLists carry gradients too
-                tid = out._tape_id
-                if not tid:
-                    tid = out._tape_id = _next_id()
-                ids.add(tid)
-            else:
-                tid = 0
-            if n == 2:
-                a_number = numbers.get(a_id)
-                if a_number is None:
-                    a_number = numbers[a_id] = len(numbers)
-                b_number = numbers.get(b_id)
-                if b_number is None:
-                    b_number = numbers[b_id] = len(numbers)
-                number = numbers.get(tid)
-                if number is None:
-                    number = numbers[tid] = len(numbers)
-                input_ids = (a_id, b_id)
-                signature = (op, attrs_key, 2, a_number, b_number, number, a._value.shape,
-                             b._value.shape, out._value.shape, a._meta.dtype, b._meta.dtype,
-                             dtype)
-            else:
-                a = inputs[0]
-                a_id = a._tape_id
-                a_number = numbers.get(a_id)
-                if a_number is None:
-                    a_number = numbers[a_id] = len(numbers)
-                number = numbers.get(tid)
-                if number is None:
-                    number = numbers[tid] = len(numbers)
-                input_ids = (a_id,)
-                signature = (op, attrs_key, 1, a_number, number, a._value.shape,
-                             out._value.shape, a._meta.dtype, dtype)
-            output_ids = (tid,)
-        else:
-            input_ids, input_shapes, input_dtypes = _describe(inputs)
-            output_ids, output_shapes, output_dtypes = _describe(outputs, ids)
-            signature = (op, attrs_key, n, *_numbered(numbers, input_ids),
-                         *_numbered(numbers, output_ids), *input_shapes, *output_shapes,
-                         *input_dtypes, *output_dtypes)
-        # What the gradient keeps: the two usual answers (all, nothing) without a call.
-        if keep_inputs is True and inputs.__class__ is tuple:
-            kept_inputs = inputs
-        else:
-            kept_inputs = _NOTHING_KEPT[n] if not keep_inputs and n < 4 else _kept(
-                inputs, keep_inputs)
-        if keep_outputs is True and outputs.__class__ is tuple:
-            kept_outputs = outputs
-        elif not keep_outputs and len(outputs) == 1:
-            kept_outputs = _NOTHING_KEPT[1]
-        else:
-            kept_outputs = _kept(outputs, keep_outputs)
-        self.entries.append((op, attrs, backward, input_ids, output_ids, kept_inputs,
-                             kept_outputs, signature))
-        return True
+        self.entries.append((op, attrs, op_backward, input_ids, (tid,), kept_inputs,
+                             (out,) if keep_outputs else _NOTHING_KEPT[1], signature))
 
     def as_entries(self) -> list:
         """Every record as an `Entry` (for inspection: a walk makes them as it goes)."""
@@ -378,9 +376,31 @@ def record_op(tapes, op, inputs, attrs, outputs):
             attrs_key = None
         else:
             attrs_key = tuple(attrs.items()) if attrs else ()
-    outs = outputs if outputs.__class__ is tuple else (outputs,)
+    if outputs.__class__ is not tuple:
+        n = len(inputs)
+        if outputs.__class__ is EagerTensor and (
+                n == 2 and inputs[0].__class__ is EagerTensor
+                and inputs[1].__class__ is EagerTensor
+                or n == 1 and inputs[0].__class__ is EagerTensor):
+            for tape in tapes:
+                tape.record_eager(op, inputs, attrs, outputs, keep_in, keep_out, attrs_key)
+            return
+        outputs = (outputs,)
     for tape in tapes:
-        tape.record(op, inputs, attrs, outs, op_backward, keep_in, keep_out, attrs_key)
+        tape.record(op, inputs, attrs, outputs, op_backward, keep_in, keep_out, attrs_key)
+
+
+def record_operator(name, x, y, out):
+    """The tensor operators' recorder (`eager.tensor`'s `_OPS.record`): the fast path computed
+    `out` from the eager tensors `x` and `y` with the operator `name` ("add", "sub", "mul",
+    "truediv"), without dispatch; this thread's tapes record it as `record_op` would."""
+    tapes = _per_thread.state.tapes
+    if tapes:
+        op = _OPERATOR_OPS[name]
+        inputs = (x, y)
+        keep_in, keep_out = op.grad_keeps_inputs, op.grad_keeps_outputs
+        for tape in tapes:
+            tape.record_eager(op, inputs, NO_ATTRS, out, keep_in, keep_out, ())
 
 
 def variable_accessed(variable):
@@ -408,3 +428,4 @@ def record_custom(inputs, outputs, backward, keep_inputs=True, keep_outputs=True
 
 
 _dispatch.set_recorder(record_op)
+register_operators(record=record_operator)

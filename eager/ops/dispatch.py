@@ -24,7 +24,7 @@ from ..errors import (InternalError, InvalidArgumentError, NotFoundError, OpErro
 from ..tensor import _METAS, EagerTensor, Tensor, meta_for
 from .registry import NO_ATTRS, describe_inputs
 
-__all__ = ["execute", "set_recorder", "operator_recorder", "eager_values", "check_inference"]
+__all__ = ["execute", "set_recorder", "eager_values", "check_inference"]
 
 _per_thread = _context._per_thread
 _FAST = _context.FAST
@@ -102,21 +102,6 @@ def execute(op, inputs, attrs=NO_ATTRS):
     if _PROFILE.active:
         return _execute_profiled(op, inputs, attrs)
     return _execute_slow(op, inputs, attrs)
-
-
-def operator_recorder(ops_by_name):
-    """The recorder of the tensor operators' fast path (`eager.tensor`, `_OPS.record`), which
-    computes without dispatch under a tape: `record(name, x, y, out)` tells this thread's
-    gradient tapes that the op `ops_by_name[name]` (no attributes) made `out` from `(x, y)`, as
-    `execute` would have."""
-    per_thread, hooks = _per_thread, _hooks
-
-    def record(name, x, y, out):
-        tapes = per_thread.state.tapes
-        if tapes:
-            hooks.record(tapes, ops_by_name[name], (x, y), NO_ATTRS, out)
-
-    return record
 
 
 def named(result, name):

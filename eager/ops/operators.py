@@ -14,7 +14,7 @@ from ..tensor import Tensor, register_operators
 from . import math_ops as m
 from .array_ops import getitem
 from .convert import same_type
-from .dispatch import execute, operator_recorder
+from .dispatch import execute
 from .linalg_ops import matmul
 
 
@@ -59,13 +59,13 @@ def _equality(fn, on_mismatch):
 
 
 #: The op each fast-path operator stands for (for floating and complex operands, the only ones
-#: a tape follows): what dispatch would have run, and so what a tape must record.
-_FAST_PATH_OPS = {"add": m.ADD, "sub": m.SUB, "mul": m.MUL, "truediv": m.REALDIV}
+#: a tape follows): what dispatch would have run, and so what a tape must record (the tapes'
+#: recorder, `eager.autodiff.tape.record_operator`, is installed as `_OPS.record`).
+OPERATOR_OPS = {"add": m.ADD, "sub": m.SUB, "mul": m.MUL, "truediv": m.REALDIV}
 
 
 register_operators(
     add=m.add, sub=m.subtract, mul=m.multiply, truediv=m.truediv, floordiv=m.floordiv,
     mod=m.floormod, pow=m.pow, matmul=matmul, neg=m.negative, abs=m.abs, invert=_invert,
     and_=_and, or_=_or, xor=_xor, lt=m.less, le=m.less_equal, gt=m.greater, ge=m.greater_equal,
-    eq=_equality(m.equal, False), ne=_equality(m.not_equal, True), getitem=getitem,
-    record=operator_recorder(_FAST_PATH_OPS))
+    eq=_equality(m.equal, False), ne=_equality(m.not_equal, True), getitem=getitem)
