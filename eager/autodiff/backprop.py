@@ -26,7 +26,7 @@ from ..ops.list_grad import add_list_gradients
 from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
 from .tape import INPUT_IDS, OUTPUT_IDS, Entry
 
-__all__ = ["backward", "backward_batched", "prune", "walk", "aggregate", "set_planner",
+__all__ = ["backward", "backward_one", "backward_batched", "prune", "walk", "aggregate", "set_planner",
            "NotRecomputableError", "OnesSeed", "ones_seed", "make_seeds"]
 
 
@@ -118,23 +118,40 @@ def _no_gradient_error(entry):
                        f"eager.stop_gradient if it should not be differentiated.")
 
 
-def set_planner(planner, batch_planner=None) -> None:
+def set_planner(planner, batch_planner=None, one_planner=None) -> None:
     """Installs `planner(tape, grads, source_ids, source_set)`, asked before every backward
     walk whether it can produce the gradients faster (a compiled plan of the same walk;
     `eager.runtime.backward_plans` installs one). It sees the whole tape, unpruned (a plan may
     know the pruning already, and key it by the records' signatures), and `grads` maps each
     target's id to its seeds, a default one still an `OnesSeed` (the planner may replace it by
     its tensor, `ones_seed`). `batch_planner(needed, grads, source_ids, source_set, need,
-    batch)` is asked by `backward_batched`. Either returns None to decline; the walk then runs
-    op by op (once per row for a batch). `set_planner(None)` uninstalls both. Autodiff never
-    imports the runtime."""
-    global _planner, _batch_planner
+    batch)` is asked by `backward_batched`; `one_planner(tape, target, source_id)` first, by
+    `backward_one`. Each returns None to decline (the general planner, then the walk, which
+    runs op by op, once per row for a batch). `set_planner(None)` uninstalls them. Autodiff
+    never imports the runtime."""
+    global _planner, _batch_planner, _one_planner
     _planner = planner
     _batch_planner = batch_planner
+    _one_planner = one_planner
 
 
 _planner = None
 _batch_planner = None
+_one_planner = None
+_NO_SEED = (None,)
+
+
+def backward_one(tape, target, source_id):
+    """`backward(tape, (target,), (None,), (source_id,))`'s one gradient: the usual call of a
+    training step (a loss with respect to one tensor), which a plan found by `one_planner` may
+    answer at once."""
+    if _one_planner is not None:
+        ids = tape.ids
+        if target._tape_id in ids and source_id in ids:
+            found = _one_planner(tape, target, source_id)
+            if found is not None:
+                return found[0]
+    return backward(tape, (target,), _NO_SEED, (source_id,))[0]
 
 
 def backward(tape, targets, target_grads, source_ids):

@@ -17,7 +17,7 @@ from ..ops.creation_ops import zeros, zeros_like
 from ..resources import handle_data
 from ..tensor import EagerTensor, IndexedSlices, Tensor, convert_to_tensor
 from . import tape as _tape
-from .backprop import backward, backward_batched
+from .backprop import backward, backward_batched, backward_one
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 
@@ -33,7 +33,6 @@ class UnconnectedGradients(enum.Enum):
 
 
 _NONE = UnconnectedGradients.NONE
-_NO_SEED = (None,)  # one target's seed: the default ones
 
 
 def _float_like(dtype) -> bool:
@@ -201,7 +200,7 @@ class GradientTape:
             # tape used once (nothing to pause, nothing to keep).
             if not (target._meta.dtype._inexact and sources._meta.dtype._inexact):
                 _warn_integer(target, sources)
-            (result,) = backward(tape, (target,), _NO_SEED, (sources._tape_id,))
+            result = backward_one(tape, target, sources._tape_id)
             self._used = True
             tape.release()
             return result

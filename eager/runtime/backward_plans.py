@@ -171,7 +171,40 @@ def _plan_or_walk(tape, grads, source_ids, source_set):
         plan = _sighted(plan, key, entries, fed_from, need, grads, source_ids, source_set)
         if plan is None:
             return None
-    values = _run(plan, fed_from, seeds, st)
+    return _results(plan, _run(plan, fed_from, seeds, st))
+
+
+def _plan_one(tape, target, source_id):
+    """The planner of the usual call (`backprop.backward_one`: one target of one element with
+    its default seed, one source): the gradients from a plan the cache holds for the whole
+    tape, or None to go the general way (`_plan_or_walk`: no plan yet, a tape that cannot be
+    keyed whole, another target). Its key is the one `_plan_or_walk` would make, built
+    without the general path's lists and seeds. Hot: a tiny gradient's whole lookup."""
+    state = _state
+    st = _per_thread.state
+    if (not state.enabled or not tape.keyed or st.tapes or st.interpreter is not None
+            or _dispatch._PROFILE.active or target.__class__ is not EagerTensor):
+        return None
+    value = target._value
+    numbers = tape.numbers
+    number = numbers.get(target._tape_id)
+    if value.size != 1 or number is None:
+        return None
+    meta = target._meta
+    entries = tape.entries
+    key = (*map(_signature, entries), (number, value.shape, meta.dtype, meta.device),
+           (numbers.get(source_id, -1),))
+    try:
+        plan = state.cache.get(key)
+    except TypeError:  # an attribute value that cannot be hashed
+        return None
+    if plan.__class__ is not _Plan:
+        return None
+    return _results(plan, _run(plan, entries, (), st))
+
+
+def _results(plan, values) -> list:
+    """The gradients, per source, from a plan's fetched `values`."""
     if plan.dense:
         return values
     results = []
@@ -461,4 +494,4 @@ def _stand_ins(graph, tensors, tape_ids, index, kept, by_tape_id, kept_slots, ke
     return tuple(stand_ins)
 
 
-_backprop.set_planner(_plan_or_walk, _plan_batched)
+_backprop.set_planner(_plan_or_walk, _plan_batched, _plan_one)
