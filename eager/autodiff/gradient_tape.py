@@ -98,12 +98,24 @@ class GradientTape:
 
     # -- recording --------------------------------------------------------------------------
     def __enter__(self):
-        self._push()
+        if self._recording:
+            self._push()  # raises
+        # `_push`, inline: every training step enters a tape.
+        stack = self._stack = _per_thread.state.tapes
+        stack.append(self._tape)
+        _context.enter_tape()
+        self._recording = True
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
         if self._recording:
-            self._pop()
+            stack = self._stack
+            if stack and stack[-1] is self._tape:  # `_pop`'s usual case, inline
+                stack.pop()
+                _context.leave_tape()
+                self._recording = False
+            else:
+                self._pop()
         return False
 
     def _push(self):

@@ -172,17 +172,25 @@ def _place(op, inputs, st):
 
 
 def _run_sync(op, inputs, attrs, device):
-    """Runs the kernel on `device` now. Hot path: no list for inputs already on the device, no
-    keyword unpacking for ops without attributes, the single output wrapped inline."""
-    arrays = []
-    for t in inputs:
-        if t.__class__ is not EagerTensor:
-            t = _concrete(t, op)
-        meta = t._meta
-        if meta.device is device:
-            arrays.append(t._value)
+    """Runs the kernel on `device` now. Hot path: one or two eager inputs already on the device
+    (most ops) give their arrays without a loop, ops without attributes skip keyword
+    unpacking, and a single output is wrapped inline."""
+    n = len(inputs)
+    if n == 1:
+        a = inputs[0]
+        if a.__class__ is EagerTensor and a._meta.device is device:
+            arrays = (a._value,)
         else:
-            arrays.append(_transfer(t._value, meta.device, device))
+            arrays = _arrays_on(inputs, device, op)
+    elif n == 2:
+        a, b = inputs
+        if (a.__class__ is EagerTensor and b.__class__ is EagerTensor
+                and a._meta.device is device and b._meta.device is device):
+            arrays = (a._value, b._value)
+        else:
+            arrays = _arrays_on(inputs, device, op)
+    else:
+        arrays = _arrays_on(inputs, device, op)
     try:
         if device.inline:
             out = op.kernel(device.xp, *arrays, **attrs) if attrs else op.kernel(device.xp,
@@ -207,6 +215,20 @@ def _run_sync(op, inputs, attrs, device):
     if _hooks.check_inference:
         _check_inference(op, inputs, attrs, outputs)
     return outputs
+
+
+def _arrays_on(inputs, device, op) -> list:
+    """The inputs' arrays on `device`: pending tensors waited for, others transferred."""
+    arrays = []
+    for t in inputs:
+        if t.__class__ is not EagerTensor:
+            t = _concrete(t, op)
+        meta = t._meta
+        if meta.device is device:
+            arrays.append(t._value)
+        else:
+            arrays.append(_transfer(t._value, meta.device, device))
+    return arrays
 
 
 def _wrap(value, device, op):
