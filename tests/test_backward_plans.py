@@ -527,3 +527,153 @@ def test_targets_that_are_sources_and_several_targets():
         gx = tape.gradient([y, x, z], x, output_gradients=[np.array([1.0, 0.5]), None, None])
         np.testing.assert_allclose(gx.numpy(), [3.0 + 1.0 + 18.0, 1.5 + 1.0 + 36.0])
     assert backward_plans.plan_count() >= 1
+
+
+def _plans():
+    return [p for p in backward_plans._state.cache.values() if p.__class__ is backward_plans._Plan]
+
+
+def test_a_scalar_targets_seed_is_a_constant_and_its_ones_fold_away(plan_form):
+    """The default seed of a one-element target is no feed: the plan holds it as a constant,
+    folding turns Sum's broadcast of it into ones, and `ones * x` reads as `x`, so the plan of
+    sum(x * x) is one AddV2 fed x alone, with the walk's values (signed zero, inf, NaN)."""
+    x = eager.constant(np.array([1.5, -0.0, np.inf, np.nan, -2.0], np.float32))
+
+    def grad():
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = eager.reduce_sum(x * x)
+        return tape.gradient(y, x).numpy()
+
+    backward_plans.set_enabled(False)
+    walked = grad()
+    backward_plans.set_enabled(True)
+    runs = [grad() for _ in range(3)]
+    (plan,) = _plans()
+    program = plan.run.program
+    assert [node.type for node in program.nodes] == ["AddV2"]
+    assert len(program.feeds) == 1 and not program.constants
+    for got in runs:
+        assert got.dtype == walked.dtype
+        np.testing.assert_array_equal(got, walked)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(walked))
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (3,), (2, 2)])
+def test_default_seeds_of_every_target_shape_plan_as_the_walk(shape, plan_form):
+    """A one-element target's seed is a constant of the plan, a larger one's a feed (made per
+    call); either way three calls give the walk's gradients, and only the feed kind feeds a
+    seed."""
+    rng = np.random.default_rng(len(shape))
+    x = eager.constant(rng.standard_normal((2, *shape)))
+    w = eager.constant(rng.standard_normal((2, *shape)))
+
+    def grad():
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = eager.reduce_sum(eager.exp(x) * w, axis=0)
+        return tape.gradient(y, x).numpy()
+
+    backward_plans.set_enabled(False)
+    walked = grad()
+    backward_plans.set_enabled(True)
+    for _ in range(3):
+        np.testing.assert_array_equal(grad(), walked)
+    (plan,) = _plans()
+    seeds = [v for v in plan.run.program.feeds
+             if plan.run.program.value_names.get(v, "").startswith("seed")]
+    assert len(seeds) == (0 if int(np.prod(shape)) == 1 else 1)
+
+
+def test_one_target_calls_and_general_calls_share_plans(monkeypatch):
+    """`gradient(y, x)` (the one-target planner's key, built directly) and `gradient(y, [x])`
+    (the general key) key a tape the same way: one plan answers both, each call runs it, and
+    the one-target call finds it without the general planner."""
+    from eager.autodiff import backprop
+
+    general = []
+    planner = backprop._planner
+
+    def counted(*args):
+        general.append(1)
+        return planner(*args)
+
+    monkeypatch.setattr(backprop, "_planner", counted)
+    x = eager.constant(np.array([0.5, -1.0, 2.0]))
+
+    def grad(sources):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = eager.reduce_sum(eager.exp(x) * x)
+        return tape.gradient(y, sources)
+
+    expected = np.exp(x.numpy()) * (1 + x.numpy())
+    for sources in (x, x, [x], x, [x]):
+        g = grad(sources)
+        np.testing.assert_allclose((g[0] if isinstance(g, list) else g).numpy(), expected)
+    assert backward_plans.plan_count() == 1
+    runs = backward_plans._state.runs
+    general.clear()
+    grad(x)
+    assert backward_plans._state.runs == runs + 1 and not general
+    grad([x])
+    assert backward_plans._state.runs == runs + 2 and len(general) == 1
+
+
+def test_one_target_planner_declines_what_it_cannot_key():
+    """A tape with a custom gradient on it, an integer or watched-only target, an unconnected
+    source: the one-target planner leaves them to the general path, which gives TF's
+    answers."""
+    x = eager.constant(np.array([1.0, 2.0]))
+    other = eager.constant(np.array([3.0]))
+
+    @eager.custom_gradient
+    def doubled(v):
+        return v * 2.0, lambda dy: dy * 2.0
+
+    for _ in range(3):
+        with eager.GradientTape() as tape:
+            tape.watch([x, other])
+            y = eager.reduce_sum(doubled(x) * x)
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), 4.0 * x.numpy())
+        with eager.GradientTape() as tape:
+            tape.watch([x, other])
+            y = eager.reduce_sum(x * x)
+        assert tape.gradient(y, other) is None
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+        np.testing.assert_array_equal(tape.gradient(x, x).numpy(), [1.0, 1.0])
+
+
+def test_records_seen_as_entries_give_every_shape_and_dtype():
+    """A record keeps one flat signature (links, shapes, dtypes of inputs then outputs); the
+    Entry a gradient rule sees splits it back: for the one- and two-input path
+    (`record_eager`), several inputs, several outputs with an integer one, and a Python
+    number's constant."""
+    x = eager.constant(np.ones((2, 3), np.float32))
+    y = eager.constant(np.ones((3,), np.float32))
+    with eager.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        a = x * y  # two inputs, broadcasting
+        b = eager.reduce_sum(a, axis=1)  # one input, attributes
+        c = eager.concat([a, x, a], 0)  # three inputs
+        values, indices = eager.math.top_k(b, k=1)  # an integer second output
+        d = values * 2.0  # a Python number's constant
+    f32, i32 = eager.float32, eager.int32
+    expected = [
+        ("Mul", [(2, 3), (3,)], [f32, f32], [(2, 3)], [f32]),
+        ("Sum", [(2, 3)], [f32], [(2,)], [f32]),
+        ("ConcatV2", [(2, 3)] * 3, [f32] * 3, [(6, 3)], [f32]),
+        ("TopKV2", [(2,)], [f32], [(1,), (1,)], [f32, i32]),
+        ("Mul", [(1,), ()], [f32, f32], [(1,)], [f32]),
+    ]
+    entries = tape._tape.as_entries()
+    assert [e.name for e in entries] == [name for name, *_ in expected]
+    for entry, (name, in_shapes, in_dtypes, out_shapes, out_dtypes) in zip(entries, expected):
+        assert [tuple(s) for s in entry.input_shapes] == in_shapes, name
+        assert list(entry.input_dtypes) == in_dtypes, name
+        assert [tuple(s) for s in entry.output_shapes] == out_shapes, name
+        assert list(entry.output_dtypes) == out_dtypes, name
+        assert len(entry.links) == len(entry.input_ids) + len(entry.output_ids)
+    assert entries[3].output_ids[1] == 0  # the indices are not followed
+    assert entries[4].inputs[0] is values  # Mul keeps its inputs

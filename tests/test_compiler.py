@@ -352,6 +352,40 @@ def test_array_form_matches_tensor_form_and_reference_runner(cpu_only, ops, shap
         np.testing.assert_array_equal(a.numpy(), r.numpy())
 
 
+def test_operator_kernels_are_written_as_their_expressions(cpu_only, no_inference_check):
+    """An op whose kernel is a Python operator (`OpDef.infix`) is that expression in the
+    array form and in fused kernels, with the kernel's values; a floating-point warning from a
+    generated line is eager's, which eager silences as TensorFlow does (here every other
+    warning is an error)."""
+    import warnings
+
+    from eager.runtime.passes import optimize
+
+    def f(x, y):
+        return x / y, eager.math.exp(x * y - x) / y
+
+    program = _program(f, TensorSpec([4]), TensorSpec([4]))
+    plain, fused = compile_program(program), compile_program(optimize(program))
+    array_source = plain.source.split("_arrays(")[1]
+    assert " / " in array_source and " * " in array_source and " - " in array_source
+    (kernel_node,) = [n for n in fused.program.nodes if n.type.startswith("Fused[")]
+    kernel_source = "".join(linecache.getlines(kernel_node.op_def.kernel.__code__.co_filename))
+    assert " * " in kernel_source and " - " in kernel_source and " / " in kernel_source
+    xn = np.array([1.0, 0.0, -1.0, 2.0], np.float32)
+    yn = np.array([0.0, 0.0, 0.0, 4.0], np.float32)
+    with np.errstate(all="ignore"):
+        expected = [xn / yn, np.exp(xn * yn - xn) / yn]
+    for compiled in (plain, fused):
+        runs = _count_array_runs(compiled)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eager(\..*)?$")
+            got = compiled([eager.constant(xn), eager.constant(yn)])
+        assert runs == [1]
+        for g, e in zip(got, expected):
+            np.testing.assert_array_equal(g.numpy(), e)
+
+
 def test_array_form_failure_is_the_ops_error_with_the_node_noted(cpu_only, no_inference_check):
     def f(i):
         table = eager.constant([1.0, 2.0])

@@ -19,8 +19,9 @@ from eager.graph import Graph, trace
 from eager.ops.registry import OpDef
 from eager.runtime import Node, Program, run_program
 from eager.runtime.passes import (DEFAULT_PASSES, ELEMENTWISE_OPS, PassOptions,
-                                  eliminate_common_subexpressions, fold_broadcasts,
-                                  fold_constants, fuse_elementwise, optimize, prune)
+                                  bypass_identities, eliminate_common_subexpressions,
+                                  fold_broadcasts, fold_constants, fuse_elementwise, optimize,
+                                  prune)
 from eager.tensor import TensorSpec as Spec
 
 F32 = eager.float32
@@ -584,6 +585,77 @@ def test_fold_broadcasts_random_shapes_give_the_same_values(big, data, name):
     x = (rng.random(big) + 0.5).astype(np.float32)
     s = (rng.random(small) + 0.5).astype(np.float32)
     assert_same_run(p, q, x, s)
+
+
+# -- multiplicative identities ---------------------------------------------------------------------
+_SPECIAL = [1.5, -0.0, 0.0, np.inf, -np.inf, np.nan, -3e38, 1e-45]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_bypass_identities_reads_products_and_quotients_by_ones_as_the_operand(dtype):
+    """x * 1, 1 * x and x / 1 (a constant of ones, however it was made) read as x: the values
+    are bit-identical, signed zeros, infinities and NaNs included."""
+    is_float = np.issubdtype(dtype, np.floating)
+    n = len(_SPECIAL) if is_float else 4
+    ones = np.ones(n, dtype)
+
+    def f(x):
+        one = eager.constant(ones)
+        a = (x * one) * one  # a chain of them reads the first operand
+        b = eager.ones([n], dtype=eager.as_dtype(dtype)) * x  # folded into a constant first
+        q = x / one if is_float else x
+        return a - b + q
+
+    g = trace(f, TensorSpec([n], eager.as_dtype(dtype)))
+    p = program_of(g)
+    folded = fold_constants(p)
+    q = prune(bypass_identities(folded))
+    q.validate()
+    assert "Mul" in types(folded) and "Mul" not in types(q) and "RealDiv" not in types(q)
+    x = np.array(_SPECIAL, dtype) if is_float else np.array([3, -7, 0, 2**31 - 1], dtype)
+    expected, got = run(p, x)[0], run(q, x)[0]
+    np.testing.assert_array_equal(got, expected)
+    if is_float:
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+
+
+@pytest.mark.parametrize("case", ["complex", "not all ones", "broadcasts x", "fetched",
+                                  "ones divided by x", "unknown shape"])
+def test_bypass_identities_keeps_what_is_no_identity(case):
+    """Kept where reading x would change a value, a shape or a fetch: complex products (not
+    exact: (inf + 0j) * (1 + 0j) has a NaN part), a constant with another value, ones that
+    broadcast x to a larger shape, a fetched product (it would return x itself), 1 / x, and
+    an output shape not known to be x's."""
+    dtype = eager.complex64 if case == "complex" else eager.float32
+    shape = [None] if case == "unknown shape" else [3]
+    value = {"not all ones": [1.0, 2.0, 1.0], "broadcasts x": [[1.0] * 3] * 2}.get(case,
+                                                                                  [1.0] * 3)
+
+    def f(x):
+        one = eager.cast(eager.constant(np.array(value, np.float32)), dtype)
+        if case == "ones divided by x":
+            return one / x + 1.0
+        if case == "fetched":
+            return x * one
+        return x * one + eager.cast(2.0, dtype)
+
+    g = trace(f, TensorSpec(shape, dtype))
+    p = fold_constants(program_of(g))
+    assert bypass_identities(p) is p
+
+
+def test_bypass_identities_in_the_default_pipeline():
+    """`optimize` bypasses ones made by folding after broadcasts are folded too."""
+    def f(x):
+        ones = eager.broadcast_to(eager.reshape(eager.constant(1.0), [1]), [4])
+        return eager.math.exp(ones * x) + x
+
+    g = trace(f, TensorSpec([4]))
+    p = program_of(g)
+    q = optimize(p, options=PassOptions(validate=True))
+    assert types(q) == ["Fused[Exp,AddV2]"]
+    x = np.array([0.5, -0.0, np.inf, np.nan], np.float32)
+    assert_same_run(p, q, x)
 
 
 # -- elementwise fusion ----------------------------------------------------------------------------
