@@ -15,7 +15,7 @@ import eager as tf
 from eager import elision
 from eager.ops import dispatch
 from gradcheck import check_second_order
-from strategies import broadcastable_pair
+from strategies import arrays, broadcastable_pair
 
 
 def T(x, dtype=np.float64):
@@ -614,3 +614,56 @@ def test_dropping_the_tape_frees_intermediate_activations():
     gc.collect()
     assert all(r() is None for r in refs[:-1])
     del y
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), dtype=st.sampled_from([np.float16, np.float32, np.float64,
+                                              np.complex64, np.complex128, np.int32]),
+       rank=st.sampled_from([0, 1, 2, 3, 9]), watched=st.booleans())
+def test_full_reduce_sum_fast_path_gives_and_records_what_dispatch_does(
+        cpu_only, no_inference_check, monkeypatch, data, dtype, rank, watched):
+    """`reduce_sum(t)` of a whole floating or complex tensor computes on its array when the
+    tensor's TensorMeta says dispatch would only run the kernel (`FAST.taped`), and tells the
+    tapes of a followed tensor itself; the suite's inference check forces dispatch. Values,
+    dtypes, what the tape records and the gradients are the same either way; integer tensors
+    and ranks from 9 up take dispatch."""
+    shape = tuple(data.draw(st.lists(st.integers(1, 2), min_size=rank, max_size=rank)))
+    elements = st.integers(-50, 50) if dtype is np.int32 else None
+    x_np = data.draw(arrays(dtype, shape, elements))
+    differentiable = np.dtype(dtype).kind in "fc"
+    from eager.ops import math_ops
+
+    sums = []  # the Sum ops that went through dispatch
+    execute = math_ops.execute
+    monkeypatch.setattr(math_ops, "execute", lambda op, *args: (
+        sums.append(op) if op is math_ops.SUM else None, execute(op, *args))[1])
+    results = []
+    for fast in (True, False):
+        dispatch.check_inference(not fast)
+        try:
+            x = tf.constant(x_np)
+            assert x._meta.fast_inexact is (fast and differentiable)
+            sums.clear()
+            plain = tf.reduce_sum(x)
+            assert len(sums) == (0 if fast and differentiable and rank < 9 else 1)
+            with tf.GradientTape() as tape:
+                if watched:
+                    tape.watch(x)
+                y = tf.reduce_sum(x * x) if differentiable else tf.reduce_sum(x)
+            recorded = [(e.op.name, e.input_shapes, e.output_shapes, e.attrs)
+                        for e in tape._tape.as_entries()]
+            g = tape.gradient(y, x) if watched and differentiable else None
+            results.append((plain, y, recorded, g))
+        finally:
+            dispatch.check_inference(False)  # as `no_inference_check` left it
+    (plain, y, recorded, g), (slow_plain, slow_y, slow_recorded, slow_g) = results
+    for fast_t, slow_t in ((plain, slow_plain), (y, slow_y), (g, slow_g)):
+        if slow_t is None:
+            assert fast_t is None
+            continue
+        assert fast_t.dtype is slow_t.dtype and fast_t.shape == slow_t.shape
+        np.testing.assert_array_equal(fast_t.numpy(), slow_t.numpy())
+    assert plain.shape == () and plain.dtype is tf.as_dtype(dtype)
+    assert recorded == slow_recorded
+    assert [name for name, *_ in recorded] == (
+        ["Mul", "Sum"] if watched and differentiable else [])

@@ -226,7 +226,10 @@ class Tape:
         self.keyed = True
 
     def watch(self, t) -> int:
-        tid = tensor_id(t)
+        """Follows `t`; returns its tape id (`tensor_id`, inline: every step watches)."""
+        tid = t._tape_id
+        if not tid:
+            tid = t._tape_id = _next_id()
         self.ids.add(tid)
         return tid
 

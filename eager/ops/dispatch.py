@@ -24,7 +24,7 @@ from ..errors import (InternalError, InvalidArgumentError, NotFoundError, OpErro
 from ..tensor import _METAS, EagerTensor, Tensor, meta_for
 from .registry import NO_ATTRS, describe_inputs
 
-__all__ = ["execute", "set_recorder", "eager_values", "check_inference"]
+__all__ = ["execute", "set_recorder", "record_on_tapes", "eager_values", "check_inference"]
 
 _per_thread = _context._per_thread
 _FAST = _context.FAST
@@ -102,6 +102,15 @@ def execute(op, inputs, attrs=NO_ATTRS):
     if _PROFILE.active:
         return _execute_profiled(op, inputs, attrs)
     return _execute_slow(op, inputs, attrs)
+
+
+def record_on_tapes(op, inputs, attrs, outputs) -> None:
+    """Tells this thread's gradient tapes that `op` made `outputs` from `inputs` with `attrs`,
+    as `execute` would have: for an API's fast path, which computes without dispatch when
+    `TensorMeta.fast_inexact` says dispatch would only run the kernel (and tell the tapes)."""
+    tapes = _per_thread.state.tapes
+    if tapes:
+        _hooks.record(tapes, op, inputs, attrs, outputs)
 
 
 def named(result, name):

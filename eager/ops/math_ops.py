@@ -14,7 +14,8 @@ from ..errors import InvalidArgumentError, NotFoundError
 from ..tensor import EagerTensor, TensorSpec
 from ..tensor_shape import TensorShape
 from .convert import as_tensor, check_dtype, same_type
-from .dispatch import execute, named
+from ..context import FAST
+from .dispatch import execute, named, record_on_tapes
 from .registry import OpDef, op_error, register_op
 from .shapes import broadcast_shapes, normalize_axes, normalize_axis, reduced_shape, static_int
 
@@ -567,18 +568,33 @@ LOGSUMEXP = register_op("ReduceLogSumExp", _logsumexp_kernel, _reduce_infer("Red
 _FULL_RANKS = 9  # ranks below this get their full-reduction attributes made once
 
 
-def _reduction(api_name, op):
+def _reduction(api_name, op, fast_full=None):
     # The attributes of a full reduction (axis=None, keepdims=False) of each small rank, made
-    # once: `reduce_sum(loss)` of an eager tensor goes straight to dispatch with them.
+    # once: `reduce_sum(loss)` of an eager tensor goes straight to dispatch with them. With
+    # `fast_full` (the kernel of a full reduction of a floating or complex numpy array, whose
+    # result has the array's dtype), it goes straight to that kernel when the tensor's
+    # TensorMeta says dispatch would only run it (`fast_inexact`, as the tensor operators'
+    # fast path), telling the thread's tapes when the tensor is followed.
     full = tuple({"axes": normalize_axes(op.name, None, rank), "keepdims": False}
                  for rank in range(_FULL_RANKS))
 
     def api(input_tensor, axis=None, keepdims=False, name=None):
         if (input_tensor.__class__ is EagerTensor and axis is None and keepdims is False
                 and name is None):
-            dtype, rank = input_tensor._meta.dtype, input_tensor._value.ndim
-            if dtype in op.dtypes and rank < len(full):
-                return execute(op, (input_tensor,), full[rank])
+            meta = input_tensor._meta
+            value = input_tensor._value
+            rank = value.ndim
+            if rank < _FULL_RANKS:
+                if fast_full is not None and meta.fast_inexact:
+                    t = EagerTensor()
+                    t._value = fast_full(value)
+                    t._meta = meta  # the same dtype, on the same device
+                    t._tape_id = 0
+                    if input_tensor._tape_id and not FAST.on:  # followed: tapes exist
+                        record_on_tapes(op, (input_tensor,), full[rank], t)
+                    return t
+                if meta.dtype in op.dtypes:
+                    return execute(op, (input_tensor,), full[rank])
         x = as_tensor(input_tensor)
         if x.dtype not in op.dtypes:
             check_dtype(op, x, op.dtypes)
@@ -593,7 +609,12 @@ def _reduction(api_name, op):
     return api
 
 
-reduce_sum = _reduction("reduce_sum", SUM)
+def _full_float_sum(value):
+    """`_sum_kernel(np, value)` for a floating or complex array: its full reduction."""
+    return _add_reduce(value, None)
+
+
+reduce_sum = _reduction("reduce_sum", SUM, _full_float_sum)
 reduce_prod = _reduction("reduce_prod", PROD)
 reduce_mean = _reduction("reduce_mean", MEAN)
 reduce_max = _reduction("reduce_max", MAX)

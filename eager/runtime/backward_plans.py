@@ -200,7 +200,12 @@ def _plan_one(tape, target, source_id):
         return None
     if plan.__class__ is not _Plan:
         return None
-    return _results(plan, _run(plan, entries, (), st))
+    state.runs += 1  # `_run`, inline
+    feeds = []
+    for index, kept, position in plan.kept_slots:
+        feeds.append(entries[index][kept][position])
+    values = plan.run(feeds, st)
+    return values if plan.dense else _results(plan, values)
 
 
 def _results(plan, values) -> list:
