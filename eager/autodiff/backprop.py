@@ -26,8 +26,8 @@ from ..ops.list_grad import add_list_gradients
 from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
 from .tape import INPUT_IDS, OUTPUT_IDS, Entry
 
-__all__ = ["backward", "backward_one", "backward_batched", "prune", "walk", "aggregate", "set_planner",
-           "NotRecomputableError", "OnesSeed", "ones_seed", "make_seeds"]
+__all__ = ["backward", "backward_one", "backward_batched", "prune", "walk", "aggregate",
+           "set_planner", "NotRecomputableError", "OnesSeed", "ones_seed", "make_seeds"]
 
 
 class NotRecomputableError(UnimplementedError, LookupError):

@@ -38,8 +38,9 @@ from ..ops.registry import NO_ATTRS
 from ..tensor import EagerTensor, register_operators
 
 __all__ = ["Tape", "Entry", "links_of", "OP", "ATTRS", "BACKWARD", "INPUT_IDS", "OUTPUT_IDS",
-           "KEPT_INPUTS", "KEPT_OUTPUTS", "SIGNATURE", "new_id", "tensor_id", "record_op", "record_custom", "active_tapes",
-           "variable_accessed", "watches_variables", "op_backward"]
+           "KEPT_INPUTS", "KEPT_OUTPUTS", "SIGNATURE", "new_id", "tensor_id", "record_op",
+           "record_operator", "record_custom", "active_tapes", "variable_accessed",
+           "watches_variables", "op_backward"]
 
 _next_id = itertools.count(1).__next__
 

@@ -7,17 +7,20 @@ module removes that cost the way a traced function's compiled plan does, without
 user to trace anything:
 
 1. **Key.** The *structure* of the tape (of its pruned walk, where the whole tape cannot be
-   keyed): for each entry, its op (and gradient function), attributes, input and output
-   shapes and dtypes, and how entries connect (tape ids renumbered in order of first
-   appearance), plus the seeds' shapes and dtypes and which sources are asked for. Values
-   never enter the key.
+   keyed): each record's signature, made while recording (`eager.autodiff.tape`: its op,
+   attributes, input and output shapes and dtypes, and how records connect, as tape ids
+   renumbered in order of first appearance), plus the seeds' shapes and dtypes and which
+   sources are asked for. Values never enter the key.
 2. **Plan.** The second time a structure is seen (a single gradient call never pays for
-   compilation), the walk is traced into a graph: every tensor the entries kept, and every
-   seed, becomes a placeholder; proxy entries carry them, so the same gradient rules run
-   through dispatch and are recorded as graph ops. The graph becomes a `Program` fed the kept
-   tensors and seeds and fetching the gradients, optimised (constant folding, CSE, fusion) and
+   compilation), the walk is traced into a graph: every tensor the records kept, and every
+   seed, becomes a placeholder (a one-element target's default seed, a constant); proxy
+   records carry them, so the same gradient rules run through dispatch and are recorded as
+   graph ops. The graph becomes a `Program` fed the kept tensors and seeds and fetching the
+   gradients, optimised (constant folding, CSE, broadcast and identity bypassing, fusion) and
    compiled to straight-line Python (`compiler.compile_program`).
-3. **Run.** Later walks with the same structure feed the entries' kept tensors to the plan.
+3. **Run.** Later walks with the same structure feed the records' kept tensors to the plan.
+   The usual call (one target, its default seed, one source) looks its plan up with the key
+   built directly (`_plan_one`), without the general path's seed objects and lists.
 
 Jacobians (`backprop.backward_batched`) use the same trace with seeds that carry a batch axis:
 the program is vectorised over it (`vectorize`) and compiled at first sight, since one batched
@@ -29,7 +32,7 @@ nothing is planned, whenever the plan could differ from it in more than speed:
 
 * another tape is active on the thread (it must record the backward: higher order), or a graph
   is being traced, or execution is asynchronous, or the profiler is on (each op must be seen);
-* an entry has no op (custom gradients and function calls run arbitrary Python), an op has no
+* a record has no op (custom gradients and function calls run arbitrary Python), an op has no
   gradient, or an op's gradient re-runs user code (control flow);
 * a seed is not an eager tensor (a pending one, say);
 * attributes are unhashable;
@@ -37,7 +40,8 @@ nothing is planned, whenever the plan could differ from it in more than speed:
   as unplannable and always walks.
 
 The cache holds at most `MAX_PLANS` structures (oldest dropped first), and plans hold no
-tensors: only op definitions, attributes and constants the rules created from shapes.
+tensors: only op definitions, attributes, and constants made from shapes (by the rules, and
+the one-element seeds).
 
 Compiling a plan costs milliseconds (an MLP's backward: about 5 ms); it pays for itself after
 tens of steps. A workload whose structures rarely repeat (shapes that change every step or

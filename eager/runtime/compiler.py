@@ -43,14 +43,14 @@ The array form. An unplaced program with no device requests also compiles to a s
 
 with `f4` the op's kernel (for an op whose kernel is a Python operator, `OpDef.infix`, the
 expression itself: `v9 = v3 * v7`) and the values numpy (or CuPy) arrays: feeds are unwrapped
-once and only fetched values are wrapped into tensors, at the end. It is what dispatch would do anyway
-when it can only choose one device: a call uses it when the process has a single inline device
-(`context.FAST.device`), the thread has no device scope, placement logging and the inference
-cross-check are off, and every feed and constant is an eager tensor on that device; otherwise
-the tensor form runs. A kernel exception is turned into the same op error `_run_sync` raises
-(`dispatch.kernel_error`, on the failing node's inputs read back from the failed frame), with
-the same note. Donation in the array form (`donate_arrays`) checks the array's reference count
-as held by a local of the generated code, calibrated the same way.
+once and only fetched values are wrapped into tensors, at the end. It is what dispatch would do
+anyway when it can only choose one device: a call uses it when the process has a single inline
+device (`context.FAST.device`), the thread has no device scope, placement logging and the
+inference cross-check are off, and every feed and constant is an eager tensor on that device;
+otherwise the tensor form runs. A kernel exception is turned into the same op error `_run_sync`
+raises (`dispatch.kernel_error`, on the failing node's inputs read back from the failed frame),
+with the same note. Donation in the array form (`donate_arrays`) checks the array's reference
+count as held by a local of the generated code, calibrated the same way.
 """
 
 from __future__ import annotations
