@@ -296,3 +296,43 @@ def test_a_dropped_variable_is_destroyed_after_the_stream_work_that_uses_it(gpus
     np.testing.assert_array_equal(read.numpy(), np.full(8, 3.0))
     g0.synchronize()
     assert tf.experimental.live_resource_count() == live
+
+
+def test_a_finalizer_launching_on_a_stream_inside_a_launch_neither_deadlocks_nor_reorders():
+    """A collected variable's deleter launches its destroy on the device's stream from a GC
+    finalizer, which runs at any allocation: also inside a launch on that stream, while the
+    launching thread holds the stream's lock. (The whole suite on simulated GPUs hung there.)
+    GC is made to run at every allocation, with a callback launching as the deleter does;
+    every launch must come back, and the stream must run the work in the order it was
+    issued."""
+    import gc
+
+    stream = VirtualStream("finalizer-test")
+    ran = []
+    nested = []
+
+    def finalizer(phase, info):
+        if phase == "start" and len(nested) < 20:
+            nested.append(len(nested))
+            stream.launch(ran.append, ("finalizer", len(nested)))
+
+    def launches():
+        for i in range(20):
+            stream.launch(ran.append, ("launch", i))
+        stream.synchronize()
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(finalizer)
+    gc.set_threshold(1)
+    try:
+        worker = threading.Thread(target=launches, daemon=True)
+        worker.start()
+        worker.join(timeout=20)
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(finalizer)
+    assert not worker.is_alive(), "a launch from a finalizer deadlocked the stream"
+    stream.synchronize()
+    assert [item for item in ran if item[0] == "launch"] == [("launch", i) for i in range(20)]
+    assert sorted(item[1] for item in ran if item[0] == "finalizer") == list(range(1, 21))
+    assert stream.pending == 0

@@ -403,8 +403,9 @@ def record_operator(name, x, y, out):
         op = _OPERATOR_OPS[name]
         inputs = (x, y)
         keep_in, keep_out = op.grad_keeps_inputs, op.grad_keeps_outputs
+        attrs_key = () if op.gradient is not None else None  # as `record_op`
         for tape in tapes:
-            tape.record_eager(op, inputs, NO_ATTRS, out, keep_in, keep_out, ())
+            tape.record_eager(op, inputs, NO_ATTRS, out, keep_in, keep_out, attrs_key)
 
 
 def variable_accessed(variable):

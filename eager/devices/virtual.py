@@ -72,7 +72,9 @@ class VirtualStream(Stream):
     def __init__(self, name: str):
         self.name = name
         self._queue = collections.deque()
-        self._cv = threading.Condition(threading.Lock())
+        # RLock: a finalizer (a collected variable's deleter) may launch on this stream from
+        # any allocation, also one made while this thread holds the lock in a launch.
+        self._cv = threading.Condition(threading.RLock())
         self._issued = 0  # items launched so far
         self._completed = 0  # items the worker has finished
         self._error = None  # the first failure since the last synchronization
@@ -122,19 +124,22 @@ class VirtualStream(Stream):
     # -- internals ----------------------------------------------------------------------------
     def _push(self, item):
         with self._cv:
+            # Numbered and queued with no allocation between (an allocation may run a
+            # finalizer that launches here too): the queue stays in number order.
             self._issued += 1
+            seq = self._issued
             if not self._closed:
                 self._queue.append(item)
                 if self._sleeping:
                     self._cv.notify_all()
-                return VirtualEvent(self, self._issued)
-        self._wait_until(self._issued - 1)  # closed: the worker drained its queue and left
+                return VirtualEvent(self, seq)
+        self._wait_until(seq - 1)  # closed: the worker drained its queue and left
         fn, args, name = item
         _run_item(self, fn, args, name)
         with self._cv:
             self._completed += 1
             self._cv.notify_all()
-        return VirtualEvent(self, self._issued)
+        return VirtualEvent(self, seq)
 
     def close(self):
         """Lets the worker finish what is queued and exit; later work runs on the caller."""

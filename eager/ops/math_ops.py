@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..context import FAST
 from ..errors import InvalidArgumentError, NotFoundError
 from ..tensor import EagerTensor, TensorSpec
 from ..tensor_shape import TensorShape
 from .convert import as_tensor, check_dtype, same_type
-from ..context import FAST
 from .dispatch import execute, named, record_on_tapes
 from .registry import OpDef, op_error, register_op
 from .shapes import broadcast_shapes, normalize_axes, normalize_axis, reduced_shape, static_int
