@@ -580,7 +580,11 @@ def test_concurrent_callers_share_one_executor():
     assert failures == []
 
 
-def test_nested_runs_from_inside_kernels_do_not_deadlock():
+def test_nested_runs_from_inside_kernels_do_not_deadlock(cpu_only):
+    """A kernel that runs a program and reads its results. CPU-only by design: on a
+    simulated GPU kernels run on the stream's worker, and reading a value made on that stream
+    would wait for the kernel itself (as synchronizing a CUDA stream from its own callback
+    would)."""
     inner_g = Graph()
     with inner_g.as_default():
         y = inner_g.placeholder(eager.float32, [2], name="y")
