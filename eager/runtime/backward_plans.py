@@ -377,6 +377,10 @@ def _trace(needed, grads, source_ids, source_set, need, batch=0):
     kept_slots, kept_phs = [], []
     by_tape_id = {}
     proxies = []
+    # The default seeds the plan holds as constants (`_finish_key`), made eagerly: inside the
+    # graph, a seed on a device whose ones need an op would become a graph op.
+    constant_seeds = {id(g): _backprop.ones_seed(g.target)
+                      for gs in grads.values() for g in gs if g.__class__ is OnesSeed}
     with building_apart(graph):
         for index, record in enumerate(needed):
             op, attrs, backward, input_ids, output_ids, inputs, outputs, signature = record
@@ -391,8 +395,8 @@ def _trace(needed, grads, source_ids, source_set, need, batch=0):
         for tid, gs in grads.items():
             proxies_of_seeds = proxy_grads[tid] = []
             for g in gs:
-                if g.__class__ is OnesSeed:  # a constant of the plan (`_finish_key`)
-                    proxies_of_seeds.append(graph.capture(_backprop.ones_seed(g.target)))
+                if g.__class__ is OnesSeed:
+                    proxies_of_seeds.append(graph.capture(constant_seeds[id(g)]))
                     continue
                 ph = graph.placeholder(g.dtype, g.shape[1:] if batch else g.shape, name="seed")
                 proxies_of_seeds.append(ph)
