@@ -98,27 +98,8 @@ class GradientTape:
 
     # -- recording --------------------------------------------------------------------------
     def __enter__(self):
-        if self._recording:
-            self._push()  # raises
-        # `_push`, inline: every training step enters a tape.
-        stack = self._stack = _per_thread.state.tapes
-        stack.append(self._tape)
-        _context.enter_tape()
-        self._recording = True
-        return self
-
-    def __exit__(self, exc_type, exc_value, traceback):
-        if self._recording:
-            stack = self._stack
-            if stack and stack[-1] is self._tape:  # `_pop`'s usual case, inline
-                stack.pop()
-                _context.leave_tape()
-                self._recording = False
-            else:
-                self._pop()
-        return False
-
-    def _push(self):
+        """Starts recording on this thread (every training step comes here, and
+        `stop_recording` resumes through here)."""
         if self._recording:
             raise ValueError("Tape is still recording; this can happen if you try to re-enter "
                              "an already-active tape.")
@@ -126,30 +107,34 @@ class GradientTape:
         stack.append(self._tape)
         _context.enter_tape()
         self._recording = True
+        return self
 
-    def _pop(self):
-        stack = self._stack
-        tape = self._tape
-        if stack and stack[-1] is tape:  # the usual case: the innermost tape
-            stack.pop()
-        else:
-            for i in range(len(stack) - 1, -1, -1):
-                if stack[i] is tape:
-                    del stack[i]
-                    break
-        _context.leave_tape()
-        self._recording = False
+    def __exit__(self, exc_type=None, exc_value=None, traceback=None):
+        """Stops recording, if it is on (`stop_recording` pauses through here)."""
+        if self._recording:
+            stack = self._stack
+            tape = self._tape
+            if stack and stack[-1] is tape:  # the usual case: the innermost tape
+                stack.pop()
+            else:
+                for i in range(len(stack) - 1, -1, -1):
+                    if stack[i] is tape:
+                        del stack[i]
+                        break
+            _context.leave_tape()
+            self._recording = False
+        return False
 
     @contextlib.contextmanager
     def stop_recording(self):
         """Ops inside are not recorded on this tape."""
         if not self._recording:
             raise ValueError("Tape must be recording to stop recording.")
-        self._pop()
+        self.__exit__()
         try:
             yield
         finally:
-            self._push()
+            self.__enter__()
 
     def reset(self):
         """Forgets everything recorded so far (recording continues if it was on)."""
@@ -213,8 +198,7 @@ class GradientTape:
             if not (target._meta.dtype._inexact and sources._meta.dtype._inexact):
                 _warn_integer(target, sources)
             result = backward_one(tape, target, sources._tape_id)
-            self._used = True
-            tape.release()
+            self._finish()
             return result
         if self._used or tape.persistent:
             self._check_usable()

@@ -37,7 +37,7 @@ from ..ops.operators import OPERATOR_OPS as _OPERATOR_OPS
 from ..ops.registry import NO_ATTRS
 from ..tensor import EagerTensor, register_operators
 
-__all__ = ["Tape", "Entry", "links_of", "OP", "ATTRS", "BACKWARD", "INPUT_IDS", "OUTPUT_IDS",
+__all__ = ["Tape", "Entry", "OP", "ATTRS", "BACKWARD", "INPUT_IDS", "OUTPUT_IDS",
            "KEPT_INPUTS", "KEPT_OUTPUTS", "SIGNATURE", "new_id", "tensor_id", "record_op",
            "record_operator", "record_custom", "active_tapes", "variable_accessed",
            "watches_variables", "op_backward"]
@@ -91,7 +91,8 @@ class Entry:
     def links(self) -> tuple:
         """The input then output ids renumbered in the tape's order of first sight: how records
         connect, independent of the ids themselves."""
-        return links_of(self.record)
+        record = self.record
+        return record[SIGNATURE][3:3 + len(record[INPUT_IDS]) + len(record[OUTPUT_IDS])]
 
     @property
     def input_shapes(self) -> tuple:
@@ -127,12 +128,6 @@ class Entry:
 
     def __repr__(self):
         return f"<Entry {self.name} in={self.input_ids} out={self.output_ids}>"
-
-
-def links_of(record) -> tuple:
-    """A record's links (module doc)."""
-    count = len(record[INPUT_IDS]) + len(record[OUTPUT_IDS])
-    return record[SIGNATURE][3:3 + count]
 
 
 def _kept(tensors, keep) -> tuple:
@@ -227,10 +222,7 @@ class Tape:
         self.keyed = True
 
     def watch(self, t) -> int:
-        """Follows `t`; returns its tape id (`tensor_id`, inline: every step watches)."""
-        tid = t._tape_id
-        if not tid:
-            tid = t._tape_id = _next_id()
+        tid = tensor_id(t)
         self.ids.add(tid)
         return tid
 

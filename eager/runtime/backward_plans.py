@@ -55,7 +55,6 @@ from __future__ import annotations
 import operator
 import threading
 
-from .. import context as _context
 from ..context import _per_thread
 from ..autodiff import backprop as _backprop
 from ..autodiff.backprop import OnesSeed
@@ -148,29 +147,21 @@ def _plan_or_walk(tape, grads, source_ids, source_set):
 
     Hot: once per gradient call of every training step, and most of a small gradient's cost.
     """
-    state = _state
-    st = _per_thread.state
-    if (not state.enabled or st.tapes or st.interpreter is not None
-            or _dispatch._PROFILE.active):  # module doc: the walk must run op by op
+    st = _plannable_state()
+    if st is None:
         return None
     entries = tape.entries
+    key = None
     if tape.keyed:
         key, seeds = _finish_key(list(map(_signature, entries)), tape.numbers, grads,
                                  source_ids)
-        fed_from = entries
-    else:
-        key = None
+    fed_from, need = entries, None
     if key is None:
         fed_from, need = _backprop.prune(entries, source_set, grads)
         key, seeds = _key(fed_from, grads, source_ids, "walk")
         if key is None:
             return None
-    else:
-        need = None
-    try:
-        plan = state.cache.get(key)
-    except TypeError:  # an attribute value that cannot be hashed
-        plan = _UNPLANNABLE
+    plan = _cached(key)
     if plan.__class__ is not _Plan:
         plan = _sighted(plan, key, entries, fed_from, need, grads, source_ids, source_set)
         if plan is None:
@@ -184,31 +175,20 @@ def _plan_one(tape, target, source_id):
     tape, or None to go the general way (`_plan_or_walk`: no plan yet, a tape that cannot be
     keyed whole, another target). Its key is the one `_plan_or_walk` would make, built
     without the general path's lists and seeds. Hot: a tiny gradient's whole lookup."""
-    state = _state
-    st = _per_thread.state
-    if (not state.enabled or not tape.keyed or st.tapes or st.interpreter is not None
-            or _dispatch._PROFILE.active or target.__class__ is not EagerTensor):
+    if not tape.keyed or target.__class__ is not EagerTensor or target._value.size != 1:
         return None
-    value = target._value
+    st = _plannable_state()
     numbers = tape.numbers
     number = numbers.get(target._tape_id)
-    if value.size != 1 or number is None:
+    if st is None or number is None:
         return None
-    meta = target._meta
     entries = tape.entries
-    key = (*map(_signature, entries), (number, value.shape, meta.dtype, meta.device),
+    key = (*map(_signature, entries), _constant_seed_part(number, target),
            (numbers.get(source_id, -1),))
-    try:
-        plan = state.cache.get(key)
-    except TypeError:  # an attribute value that cannot be hashed
-        return None
+    plan = _cached(key)
     if plan.__class__ is not _Plan:
         return None
-    state.runs += 1  # `_run`, inline
-    feeds = []
-    for index, kept, position in plan.kept_slots:
-        feeds.append(entries[index][kept][position])
-    values = plan.run(feeds, st)
+    values = _run(plan, entries, (), st)
     return values if plan.dense else _results(plan, values)
 
 
@@ -255,7 +235,7 @@ def _plannable_state():
     another tape recording, a graph being traced, async execution, the profiler)."""
     if not _state.enabled:
         return None
-    st = _context.thread_state()
+    st = _per_thread.state  # (`context.thread_state()`, without its call: hot)
     if st.tapes or st.interpreter is not None or _dispatch._PROFILE.active:
         return None
     return st
@@ -333,21 +313,23 @@ def _finish_key(parts, numbers, grads, source_ids):
                 target = g.target
                 if target.__class__ is not EagerTensor:
                     return None, None
-                value = target._value
-                meta = target._meta
-                if value.size == 1:
-                    parts.append((number, value.shape, meta.dtype, meta.device))
+                if target._value.size == 1:
+                    parts.append(_constant_seed_part(number, target))
                     continue
                 g = gs[i] = _backprop.ones_seed(target)
             elif g.__class__ is not EagerTensor:
                 return None, None
             parts.append((number, g._value.shape, g._meta.dtype))
             seeds.append(g)
-    if len(source_ids) == 1:
-        parts.append((numbers.get(source_ids[0], -1),))
-    else:
-        parts.append(tuple([numbers.get(s, -1) for s in source_ids]))
+    parts.append(tuple([numbers.get(s, -1) for s in source_ids]))
     return tuple(parts), seeds
+
+
+def _constant_seed_part(number, target) -> tuple:
+    """The key's part for the default seed of `target`, a one-element eager tensor numbered
+    `number` on the tape: a constant of the plan, so its device is part of the key."""
+    meta = target._meta
+    return number, target._value.shape, meta.dtype, meta.device
 
 
 def _make_plan(needed, grads, source_ids, source_set, need, entries=None):
