@@ -6,14 +6,14 @@ keeps only in a namespace (`tf.math.log`) are only in that namespace here (`eage
 
 import warnings as _warnings
 
-from . import dtypes, errors
-from .dtypes import (DType, as_dtype, bool, complex64, complex128, double, float16,  # noqa: A004
-                     float32, float64, half, int8, int16, int32, int64, resource, uint8, uint16,
-                     uint32, uint64, variant)
-from .tensor_shape import TensorShape
+from . import dtypes, errors, nest
+from .dtypes import (DType, as_dtype, bool, complex64, complex128, double,  # noqa: A004
+                          float16, float32, float64, half, int8, int16, int32, int64, resource,
+                          uint8, uint16, uint32, uint64, variant)
+from .base.tensor_shape import TensorShape
 from .tensor import (EagerTensor, IndexedSlices, Tensor, TensorSpec, constant, convert_to_tensor,
                      is_tensor, register_tensor_conversion_function)
-from .context import device, executing_eagerly, name_scope
+from .core.context import device, executing_eagerly, name_scope
 from . import ops as _ops
 from .ops.cumulative_ops import cumsum
 from .ops.math_ops import (abs, add, argmax, argmin, cast, clip_by_value, cos,  # noqa: A004
@@ -33,14 +33,14 @@ from .ops.sort_ops import argsort, sort
 from .ops.logging_ops import print  # noqa: A004
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import optimizers, profiler, train  # noqa: F401
-from .module import Module
+from .state.module import Module
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient
 from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
 from .function import function
 from .control_flow import cond, switch_case, while_loop
-from .session import Session
-from .parallel_for import vectorized_map
+from .runtime.session import Session
+from .functions.vectorized_map import vectorized_map
 
 #: ≈ `tf.newaxis`: index with it to insert an axis of length 1.
 newaxis = None

@@ -11,7 +11,7 @@ without waiting, so dispatch stays asynchronous.
 Errors: the first failing kernel poisons its executor. Later ops on it fail fast (they never
 run), and the error is raised at the next sync point — `.numpy()` of a tensor that did not
 complete, `async_wait()`, `sync_devices()`, leaving `async_scope()` — as the kernel's own
-`eager.errors` class, naming the op and the Python line that issued it. `async_clear_error()`
+`eager.base.errors` class, naming the op and the Python line that issued it. `async_clear_error()`
 recovers.
 
 Hand-off is cheap: a `collections.deque` (append/popleft are atomic under the GIL) and one
@@ -29,14 +29,14 @@ import itertools
 import threading
 import weakref
 
-from . import context as _context
-from . import profile_events as _profile_events
-from . import user_code as _user_code
+from .core import context as _context
+from .base import profile_events as _profile_events
+from .base import user_code as _user_code
 from .devices import registry as _devices
-from .errors import InvalidArgumentError, OpError
-from .ops import dispatch as _dispatch
+from .base.errors import InvalidArgumentError, OpError
+from .core import dispatch as _dispatch
 from .tensor import _METAS, EagerTensor, Tensor, TensorSpec, meta_for
-from .tensor_shape import TensorShape
+from .base.tensor_shape import TensorShape
 
 __all__ = ["PendingTensor", "AsyncExecutor", "async_scope", "async_wait", "async_clear_error",
            "set_synchronous_execution", "get_synchronous_execution", "sync_devices",

@@ -1,15 +1,15 @@
 """`eager.function` ≈ `tf.function`: trace a Python function into a graph once per tracing
 type of its arguments, and run the graph on later calls.
 
-This module is the public entry point; the implementation lives in `eager.polymorphic_function`
+This module is the public entry point; the implementation lives in `eager.functions`
 (`polymorphic`: the decorator and its cache of traces; `concrete`: `ConcreteFunction`;
 `arguments`: cache keys; `lifting`: variables made on the first call; `runner`: the graph
 runtime). Note that `import eager` binds the attribute `eager.function` to the decorator, as
 TensorFlow does; `from eager.function import ConcreteFunction` still reaches this module.
 """
 
-from .polymorphic_function.concrete import ConcreteFunction
-from .polymorphic_function.polymorphic import Function, function
-from .polymorphic_function.runner import GraphPlan, run_graph
+from .functions.concrete import ConcreteFunction
+from .functions.polymorphic import Function, function
+from .runtime.graph_runner import GraphPlan, run_graph
 
 __all__ = ["function", "Function", "ConcreteFunction", "run_graph", "GraphPlan"]

@@ -20,14 +20,14 @@ import warnings
 
 import numpy as np
 
-from . import dtypes as _dt
-from .context import FAST
-from .context import placement_device as _placement_device
+from .base import dtypes as _dt
+from .core.context import FAST
+from .core.context import placement_device as _placement_device
 from .devices import registry as _registry
 from .devices.base import Device
-from .elision import MIN_ELEMENTS, writable_operand
-from .dtypes import BY_NUMPY, DType
-from .tensor_shape import TensorShape, as_shape
+from .core.buffer_reuse import MIN_ELEMENTS, writable_operand
+from .base.dtypes import BY_NUMPY, DType
+from .base.tensor_shape import TensorShape, as_shape
 
 __all__ = ["Tensor", "EagerTensor", "TensorSpec", "IndexedSlices", "convert_to_tensor", "constant",
            "register_tensor_conversion_function", "register_operators", "is_tensor",
@@ -548,7 +548,7 @@ def _fast_operators(name, compute, ufunc, inexact_only):
     TensorFlow's range check.
 
     For large arrays, the result is written into the buffer of an operand that is an unobserved
-    temporary (`eager.elision`), so `p - lr * g` allocates once, not twice.
+    temporary (`eager.core.buffer_reuse`), so `p - lr * g` allocates once, not twice.
 
     Under a gradient tape (`FAST.taped`) the same path runs, and a result computed from an
     operand some tape follows (a nonzero tape id, while any tape exists: `not FAST.on`) is
@@ -564,7 +564,7 @@ def _fast_operators(name, compute, ufunc, inexact_only):
     def forward(self, other):
         meta = self._meta
         # No other local may refer to `other`: elision counts the references to it (see
-        # `eager.elision`, whose calibration probe has this frame's shape).
+        # `eager.core.buffer_reuse`, whose calibration probe has this frame's shape).
         if other.__class__ is EagerTensor:
             ok = meta is other._meta and (meta.fast_inexact if inexact_only else meta.fast_arith)
             other_value = other._value
@@ -902,7 +902,7 @@ def _sequence_to_numpy(value, dtype):
         # TensorFlow packs a list holding tensors: they must share one dtype, which the other
         # elements adopt (as if it were requested).
         if len(tensor_dtypes) > 1:
-            from .errors import InvalidArgumentError  # noqa: PLC0415
+            from .base.errors import InvalidArgumentError  # noqa: PLC0415  # noqa: PLC0415
 
             names = sorted(d.name for d in tensor_dtypes)
             raise InvalidArgumentError(None, "Pack", f"cannot compute Pack: the tensors in "

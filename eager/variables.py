@@ -22,18 +22,18 @@ import weakref
 
 import numpy as np
 
-from . import context as _context
-from . import dtypes as _dt
+from .core import context as _context
+from .base import dtypes as _dt
 from .async_exec import after_pending_work as _after_pending_work
 from .async_exec import get_synchronous_execution as _synchronous
 from .autodiff import tape as _tape
-from .context import FAST
+from .core.context import FAST
 from .ops import resource_ops as _res
-from .ops.dispatch import _run_sync, execute
+from .core.dispatch import _run_sync, execute
 from .ops.resource_ops import apply_update as _apply_update
 from .tensor import (EagerTensor, IndexedSlices, convert_to_tensor, meta_for,
                      register_tensor_conversion_function, wrap_array)
-from .tensor_shape import TensorShape, as_shape
+from .base.tensor_shape import TensorShape, as_shape
 
 __all__ = ["Variable", "ResourceVariable", "VariableSynchronization", "VariableAggregation",
            "variable_creator_scope"]
@@ -353,7 +353,7 @@ class ResourceVariable(Variable):
         if dtype is not None and value.dtype is not _dt.as_dtype(dtype):
             value = convert_to_tensor(initial_value, dtype=dtype)
         if value.__class__ is not EagerTensor:
-            from .ops.dispatch import _concrete  # noqa: PLC0415 - pending values wait here
+            from .core.dispatch import _concrete  # noqa: PLC0415 - pending values wait here  # noqa: PLC0415 - pending values wait here
 
             value = _concrete(value, _res.ASSIGN)
         var_shape = value.shape if shape is None else as_shape(shape)

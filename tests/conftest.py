@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import eager
-from eager.context import _reset_for_tests
+from eager.core.context import _reset_for_tests
 from eager.devices import registry
-from eager.ops import dispatch
+from eager.core import dispatch
 
 settings.register_profile("default", max_examples=25, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])

@@ -9,7 +9,7 @@ gradients must add up), pads of both mirror modes up to their largest width.
 import numpy as np
 
 import eager as tf
-from eager.ops import dispatch
+from eager.core import dispatch
 from eager.ops.slicing_ops import INDEX_AXIS, SLICE_AXIS, SLICE_AXIS_GRAD
 from gradcase import GradCase, crand, rand
 

@@ -5,7 +5,8 @@ differences are exact up to rounding."""
 import numpy as np
 
 import eager as tf
-from eager.ops import dispatch, nn_grad
+from eager.core import dispatch
+from eager.ops import nn_grad
 from gradcase import GradCase, away_from_zero, rand
 
 C = GradCase

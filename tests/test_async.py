@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import eager as tf
-from eager import context
+from eager.core import context
 from eager.async_exec import PendingTensor, _current_executor
 
 async_scope = tf.experimental.async_scope

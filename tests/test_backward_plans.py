@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import eager
-from eager.ops import dispatch
+from eager.core import dispatch
 from eager.runtime import backward_plans
 
 from gradcheck import _differentiable, _outputs, _weights, tape_gradients
@@ -71,7 +71,7 @@ def plan_form(request):
     if request.param == "array form":
         request.getfixturevalue("cpu_only")
         dispatch.check_inference(False)
-        assert eager.context.FAST.device is not None
+        assert eager.core.context.FAST.device is not None
         yield request.param
         dispatch.check_inference(True)
     else:

@@ -25,8 +25,8 @@ from eager.errors import DataLossError, InvalidArgumentError, NotFoundError
 from eager.train import _format, _restore, checkpoint_management
 from eager.train._graph import python_variables
 from eager.train.checkpoint import restore_deferred
-from eager.module import Module
-from eager.trackable import Trackable
+from eager.state.module import Module
+from eager.state.trackable import Trackable
 
 
 class Node(Trackable):

@@ -173,7 +173,7 @@ def test_intermediates_are_freed_after_their_last_use():
                 assert f"del v{v}" in body or f"del v{v}," in body or f", v{v}" in body
     x = eager.constant(np.ones(1000, np.float32))
     refs = []
-    original = eager.ops.dispatch._run_sync
+    original = eager.core.dispatch._run_sync
 
     def spy(op, inputs, attrs, device):
         out = original(op, inputs, attrs, device)
@@ -337,14 +337,14 @@ def test_array_form_matches_tensor_form_and_reference_runner(cpu_only, ops, shap
              eager.constant(rng.standard_normal(shape).astype(np.float32))]
     program = _program(f, TensorSpec(shape), TensorSpec(shape))
     compiled = compile_program(program)
-    tensor_form = compiled._fn(feeds, eager.context.thread_state())
+    tensor_form = compiled._fn(feeds, eager.core.context.thread_state())
     reference = run_program(program, feeds)
-    eager.ops.dispatch.check_inference(False)
+    eager.core.dispatch.check_inference(False)
     try:
         runs = _count_array_runs(compiled)
         array_form = compiled(feeds)
     finally:
-        eager.ops.dispatch.check_inference(True)
+        eager.core.dispatch.check_inference(True)
     assert runs == [1]
     for a, t, r in zip(array_form, tensor_form, reference):
         assert a.dtype == t.dtype and a.shape == t.shape and a.device == t.device
@@ -398,7 +398,7 @@ def test_array_form_failure_is_the_ops_error_with_the_node_noted(cpu_only, no_in
         compiled([eager.constant(7)])
     assert len(runs) == 2
     with pytest.raises(eager.errors.InvalidArgumentError) as in_tensors:
-        compiled._fn([eager.constant(7)], eager.context.thread_state())
+        compiled._fn([eager.constant(7)], eager.core.context.thread_state())
     assert str(in_arrays.value) == str(in_tensors.value)
     assert "GatherV2" in str(in_arrays.value)
     notes = getattr(in_arrays.value, "__notes__", [])

@@ -18,7 +18,7 @@ from eager.control_flow import ops as cf_ops
 from gradcheck import derivatives
 from eager.control_flow.gradients import NotRecomputableError, recompute_issue
 from eager.ops import list_ops
-from eager.polymorphic_function.runner import replay_graph
+from eager.runtime.graph_runner import replay_graph
 
 
 def c(x, dtype=None):

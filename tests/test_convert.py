@@ -1,4 +1,4 @@
-"""eager.ops.convert: the error class of a rejected dtype (InvalidArgumentError, or NotFoundError
+"""eager.core.argument_conversion: the error class of a rejected dtype (InvalidArgumentError, or NotFoundError
 for a dtype TensorFlow declares without a CPU kernel) and how each op converts Python values it
 is given beside tensors. Every expectation here was verified against TensorFlow 2.21 eagerly."""
 
@@ -8,9 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import eager
-from eager import dtypes, errors
-from eager.ops import convert
-from eager.ops.registry import OpDef, registered_ops
+from eager import errors
+from eager.base import dtypes
+from eager.core import argument_conversion as convert
+from eager.core.registry import OpDef, registered_ops
 from eager.tensor import Tensor, TensorShape
 
 T = eager.constant

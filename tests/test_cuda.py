@@ -73,7 +73,7 @@ def test_kernels_run_with_the_device_compute_stream_current():
 
 @pytest.fixture
 def two_logical_gpus():
-    from eager.context import _reset_for_tests
+    from eager.core.context import _reset_for_tests
 
     _reset_for_tests()
     gpu = tf.config.list_physical_devices("GPU")[0]

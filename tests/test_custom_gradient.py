@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import eager as tf
 from eager import profiler
 from eager.autodiff.backprop import NotRecomputableError
-from eager.polymorphic_function import backward as derived
+from eager.functions import backward as derived
 from gradcheck import numeric_gradients
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import eager as tf
-from eager import context
+from eager.core import context
 from eager.devices import COMPLETED, registry
 from eager.devices.spec import DeviceSpec, parse
 
@@ -229,7 +229,7 @@ def test_gpu_probe_never_raises_and_agrees_with_listing():
 
 
 def test_visible_devices_hide_gpus_before_initialization_only():
-    from eager.context import _reset_for_tests
+    from eager.core.context import _reset_for_tests
 
     _reset_for_tests()
     try:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import eager
 from eager import errors
-from eager.tensor_shape import TensorShape, as_shape
+from eager.base.tensor_shape import TensorShape, as_shape
 
 NUMPY_BACKED = {
     "float16": np.float16, "float32": np.float32, "float64": np.float64, "int8": np.int8,

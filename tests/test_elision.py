@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import eager as tf
-from eager import elision
+from eager.core import buffer_reuse as elision
 
 N = elision.MIN_ELEMENTS * 4  # large enough to be considered
 
@@ -21,7 +21,7 @@ def _fast_path(cpu_only, no_inference_check):
     """Elision lives in the operators' fast path, which the suite's inference check disables
     and which exists only where the one device is the CPU (a GPU machine: `cpu_only`)."""
     tf.constant(0.0)
-    assert tf.context.FAST.on
+    assert tf.core.context.FAST.on
     yield
 
 

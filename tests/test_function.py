@@ -812,7 +812,7 @@ def test_concrete_function_direct_calls_check_new_kinds_of_arguments():
 
 
 def test_fast_lookups_stay_bounded_for_shapes_that_keep_changing():
-    from eager.polymorphic_function import concrete, polymorphic
+    from eager.functions import concrete, polymorphic
 
     f = eager.function(lambda x: x * 2.0,
                        input_signature=[eager.TensorSpec([None], eager.float32)])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import eager
-from eager.ops.shapes import UnknownDimensionError
+from eager.core.shapes import UnknownDimensionError
 
 
 def _model():

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import eager as tf
-from eager import elision
-from eager.ops import dispatch
+from eager.core import buffer_reuse as elision
+from eager.core import dispatch
 from gradcheck import check_second_order
 from strategies import arrays, broadcastable_pair
 
@@ -193,7 +193,7 @@ def test_taped_dispatch_records_on_this_threads_tapes_only(cpu_only, no_inferenc
     calling thread's tapes (`FAST.taped`): another thread's ops are computed, not recorded;
     a device scope inside the tape turns that path off (full placement) and back on; leaving
     the tape restores the operators' fast path."""
-    fast = tf.context.FAST
+    fast = tf.core.context.FAST
     assert fast.on
     x = T([2.0, 3.0])
     result = {}
@@ -253,7 +253,7 @@ def test_operators_under_a_tape_record_what_dispatch_records(cpu_only, no_infere
         dispatch.check_inference(not fast)
         try:
             x, y = tf.constant(x_np), tf.constant(y_np)
-            assert tf.context.FAST.taped is fast
+            assert tf.core.context.FAST.taped is fast
             tape, loss = _taped_program(x, y, ops)
             gx, gy = tape.gradient(loss, [x, y])
             results.append(([(e.op.name, e.input_shapes) for e in tape._tape.as_entries()],
@@ -270,7 +270,7 @@ def test_operators_under_a_tape_record_what_dispatch_records(cpu_only, no_infere
 @pytest.fixture
 def _taped_fast_path(cpu_only, no_inference_check):
     tf.constant(0.0)
-    assert tf.context.FAST.on
+    assert tf.core.context.FAST.on
     yield
 
 
@@ -280,13 +280,13 @@ def test_a_tape_leaves_the_operators_fast_path_open(_taped_fast_path):
     x, c = T([1.0, 2.0]), T([3.0, 4.0])
     meta = x._meta
     with tf.GradientTape() as tape:
-        assert meta.fast_arith and not tf.context.FAST.on and tf.context.FAST.taped
+        assert meta.fast_arith and not tf.core.context.FAST.on and tf.core.context.FAST.taped
         tape.watch(x)
         unfollowed = c * c
         y = tf.reduce_sum(x * c + unfollowed)
     assert [e.op.name for e in tape._tape.as_entries()] == ["Mul", "AddV2", "Sum"]
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.0, 4.0])
-    assert tf.context.FAST.on and meta.fast_arith
+    assert tf.core.context.FAST.on and meta.fast_arith
 
 
 def test_a_followed_tensor_with_a_python_number_records_the_converted_constant(_taped_fast_path):

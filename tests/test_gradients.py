@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import eager  # noqa: F401  (registers every op)
-from eager.ops.registry import registered_ops
+from eager.core.registry import registered_ops
 from gradcheck import check_gradient
 
 

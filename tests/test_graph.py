@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import eager
 from eager import TensorSpec
-from eager import context as _context
-from eager.ops.registry import get_op
+from eager.core import context as _context
+from eager.core.registry import get_op
 from eager.graph import Graph, Operation, SymbolicTensor, building, get_default_graph, trace
 
 

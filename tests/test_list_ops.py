@@ -14,7 +14,7 @@ import eager as tf
 from eager.autodiff import backprop
 from eager.devices import registry
 from eager.errors import InternalError, InvalidArgumentError
-from eager.ops import dispatch
+from eager.core import dispatch
 from eager.ops import list_grad  # (importing it registers the list gradients)
 from eager.ops import list_ops as L
 from eager.ops.creation_ops import zeros

@@ -18,7 +18,7 @@ from eager import errors
 from eager.devices import registry
 from eager.ops import math_ops
 from eager.tensor import TensorSpec
-from eager.tensor_shape import TensorShape
+from eager.base.tensor_shape import TensorShape
 from strategies import COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, arrays, broadcastable_pair, shapes
 
 # strategies' dtypes plus the wider unsigned ones, which every integer op also accepts.

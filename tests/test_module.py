@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 import eager as tf
 import eager.optimizers  # noqa: F401 - until eager/__init__ exports it
 from eager import nest
-from eager.context import thread_state
-from eager.module import Module
-from eager.trackable import Trackable
+from eager.core.context import thread_state
+from eager.state.module import Module
+from eager.state.trackable import Trackable
 
 
 class MyDense(Module):

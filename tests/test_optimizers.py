@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 
 import eager as tf
 import eager.optimizers  # noqa: F401 - until eager/__init__ exports it
-from eager.context import FAST
+from eager.core.context import FAST
 from eager.ops import training_ops
-from eager.ops.dispatch import execute
-from eager.ops.registry import get_op
+from eager.core.dispatch import execute
+from eager.core.registry import get_op
 from eager.tensor import TensorSpec
-from eager.trackable import Trackable
+from eager.state.trackable import Trackable
 
 optimizers = eager.optimizers
 

@@ -21,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import eager
-from eager import context as _context
+from eager.core import context as _context
 from eager.errors import FailedPreconditionError, InvalidArgumentError
 from eager.graph import Graph
-from eager.ops.registry import OpDef
+from eager.core.registry import OpDef
 from eager.runtime import Program, run_program
 from eager.runtime import parallel
 from eager.runtime.parallel import ParallelExecutor

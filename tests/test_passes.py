@@ -16,7 +16,7 @@ import eager
 from eager import TensorSpec
 from eager.errors import InvalidArgumentError
 from eager.graph import Graph, trace
-from eager.ops.registry import OpDef
+from eager.core.registry import OpDef
 from eager.runtime import Node, Program, run_program
 from eager.runtime.passes import (DEFAULT_PASSES, ELEMENTWISE_OPS, PassOptions,
                                   bypass_identities, eliminate_common_subexpressions,

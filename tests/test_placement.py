@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 import eager as tf
 from eager import TensorSpec
-from eager.context import _reset_for_tests
+from eager.core.context import _reset_for_tests
 from eager.devices import registry
-from eager.ops import dispatch
-from eager.ops.registry import OpDef, get_op
+from eager.core import dispatch
+from eager.core.registry import OpDef, get_op
 from eager.runtime import Node, Program, run_program
 from eager.runtime.partition import PartitionedProgram, partition, run_partitioned
 from eager.runtime.placement import place

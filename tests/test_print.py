@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import eager
 from eager.errors import InvalidArgumentError
 from eager.ops import logging_ops
-from eager.ops.dispatch import execute
+from eager.core.dispatch import execute
 from tests.strategies import INT_DTYPES, arrays, shapes
 
 

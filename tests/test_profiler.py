@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 import eager as tf
-from eager import context, profile_events, profiler
+from eager.core import context
+from eager.base import profile_events
+from eager import profiler
 
 HOST = f"host dispatch: {threading.current_thread().name}"
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import eager
 from eager.errors import InvalidArgumentError
 from eager.ops import random_ops, stateful_random_ops
-from eager.ops.dispatch import execute
+from eager.core.dispatch import execute
 from eager.tensor import TensorSpec
 from tests.strategies import shapes
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import eager
-from eager.context import _reset_for_tests
+from eager.core.context import _reset_for_tests
 from eager.devices import registry
 from eager.graph import Graph
 from eager.runtime.compiler import CompiledProgram

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import eager as tf
 from eager.errors import InvalidArgumentError
-from eager.ops.shapes import UnknownDimensionError
+from eager.core.shapes import UnknownDimensionError
 
 
 @settings(max_examples=30)

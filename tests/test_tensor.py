@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import eager
-from eager import context, errors
+from eager.core import context
+from eager import errors
 from eager.devices import registry
 from eager.tensor import EagerTensor, TensorShape
 from strategies import NUMERIC_DTYPES, arrays, broadcastable_pair, shapes

@@ -201,7 +201,7 @@ def test_a_mismatched_update_fails_at_the_call_even_when_queued(queued_updates):
 def test_a_mismatched_update_on_the_fast_path_is_the_op_error(cpu_only, no_inference_check):
     """The variable's own update path (no dispatch) applies the same rule as the kernel."""
     v = tf.Variable([1.0, 2.0])
-    assert tf.context.FAST.on
+    assert tf.core.context.FAST.on
     with pytest.raises(tf.errors.InvalidArgumentError, match="AssignAddVariableOp: Cannot "
                                                              "update variable with shape"):
         v.assign_add([1.0, 2.0, 3.0])
@@ -399,7 +399,7 @@ def test_destruction_at_interpreter_exit_raises_nothing():
 def test_reading_a_destroyed_variable_is_a_clear_error():
     v = tf.Variable(1.0)
     tf.raw_destroy = None
-    from eager.ops.dispatch import execute
+    from eager.core.dispatch import execute
 
     execute(resource_ops.DESTROY, (v.handle,))
     with pytest.raises(tf.errors.NotFoundError, match="does not exist"):

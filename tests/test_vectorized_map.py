@@ -64,7 +64,7 @@ def test_per_example_gradients_vectorise():
         programs.append(result)
         return result
 
-    _vectorize_module = eager.parallel_for
+    _vectorize_module = eager.functions.vectorized_map
     _vectorize_module.vectorize = spy
     try:
         got = eager.vectorized_map(grad, eager.constant(xs))

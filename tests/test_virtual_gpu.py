@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import eager as tf
-from eager.context import _reset_for_tests
+from eager.core.context import _reset_for_tests
 from eager.devices import registry
 from eager.devices.virtual import VirtualArray, VirtualStream
 from eager.ops import list_ops

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import int64, variant
-from ..errors import UnimplementedError
+from ..base.dtypes import int64, variant
+from ..base.errors import UnimplementedError
 from ..ops.math_ops import cast
 from ..ops.array_ops import concat
 from ..ops.creation_ops import ones_like, zeros

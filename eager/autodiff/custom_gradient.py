@@ -33,11 +33,11 @@ from __future__ import annotations
 import functools
 import inspect
 
-from .. import context as _context
-from .. import nest
+from ..core import context as _context
+from ..base import nest
 from ..ops.array_ops import identity
-from ..ops.dispatch import execute
-from ..ops.registry import OpDef
+from ..core.dispatch import execute
+from ..core.registry import OpDef
 from ..tensor import Tensor, TensorSpec, convert_to_tensor
 from . import tape as _tape
 from .backprop import NotRecomputableError

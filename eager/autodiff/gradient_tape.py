@@ -8,13 +8,13 @@ import logging
 
 import numpy as np
 
-from .. import context as _context
-from ..context import _per_thread
-from .. import nest
+from ..core import context as _context
+from ..core.context import _per_thread
+from ..base import nest
 from ..ops.array_ops import concat, reshape, stack, transpose
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..ops.creation_ops import zeros, zeros_like
-from ..resources import handle_data
+from ..devices.resource_handles import handle_data
 from ..tensor import EagerTensor, IndexedSlices, Tensor, convert_to_tensor
 from . import tape as _tape
 from .backprop import backward, backward_batched, backward_one

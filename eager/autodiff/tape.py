@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import itertools
 
-from .. import context as _context
-from ..context import _per_thread
-from ..dtypes import variant
-from ..ops import dispatch as _dispatch
+from ..core import context as _context
+from ..core.context import _per_thread
+from ..base.dtypes import variant
+from ..core import dispatch as _dispatch
 from ..ops.operators import OPERATOR_OPS as _OPERATOR_OPS
-from ..ops.registry import NO_ATTRS
+from ..core.registry import NO_ATTRS
 from ..tensor import EagerTensor, register_operators
 
 __all__ = ["Tape", "Entry", "OP", "ATTRS", "BACKWARD", "INPUT_IDS", "OUTPUT_IDS",

@@ -1,7 +1,7 @@
 """`eager.config` ≈ `tf.config`: devices and placement settings."""
 
-from ..context import set_soft_device_placement
-from ..context import soft_device_placement as get_soft_device_placement
+from ..core.context import set_soft_device_placement
+from ..core.context import soft_device_placement as get_soft_device_placement
 from ..devices.registry import (LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice,
                                 get_logical_device_configuration, get_visible_devices,
                                 list_logical_devices, list_physical_devices,

@@ -9,7 +9,7 @@
   `If` / `Case` / `While` operation is added to the graph being built. At run time its kernel runs
   the selected sub-graph with the function layer's `run_graph`. See `eager.control_flow.ops`.
 
-This package sits above `eager.graph` and `eager.polymorphic_function.runner`; nothing lower imports it.
+This package sits above `eager.graph` and `eager.runtime.graph_runner`; nothing lower imports it.
 """
 
 from .api import cond, switch_case, while_loop

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import nest
-from ..dtypes import as_dtype, bool as _bool, int32 as _int32
+from ..base import nest
+from ..base.dtypes import as_dtype, bool as _bool, int32 as _int32
 from ..graph import get_default_graph
 from ..tensor import Tensor, TensorSpec, convert_to_tensor
-from ..tensor_shape import TensorShape, as_shape
+from ..base.tensor_shape import TensorShape, as_shape
 from . import ops as _cf
 
 __all__ = ["cond", "switch_case", "while_loop"]

@@ -69,18 +69,18 @@ from __future__ import annotations
 import contextlib
 import weakref
 
-from .. import context as _context
+from ..core import context as _context
 from ..autodiff.backprop import NotRecomputableError, aggregate, backward
 from ..autodiff.tape import Tape
-from ..dtypes import int32, resource, variant
+from ..base.dtypes import int32, resource, variant
 from ..graph import building, get_default_graph
 from ..graph.placeholder import PLACEHOLDER
-from ..ops import dispatch
+from ..core import dispatch
 from ..ops.creation_ops import zeros, zeros_like
 from ..ops.grad_utils import needs_gradient, output_unused
 from ..ops.list_ops import TensorList, list_execute, tensor_list_get_item
-from ..ops.registry import register_op
-from ..resources import handle_data
+from ..core.registry import register_op
+from ..devices.resource_handles import handle_data
 from ..tensor import IndexedSlices, TensorSpec, convert_to_tensor
 from . import ops as _cf
 

@@ -46,18 +46,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import context as _context
+from ..core import context as _context
 from ..devices import registry as _devices
 from ..devices.base import transfer
-from ..dtypes import int32 as _int32, resource as _resource, variant as _variant
-from ..errors import InvalidArgumentError
-from ..polymorphic_function.runner import GraphPlan, replay_graph, run_graph
+from ..base.dtypes import int32 as _int32, resource as _resource, variant as _variant
+from ..base.errors import InvalidArgumentError
+from ..runtime.graph_runner import GraphPlan, replay_graph, run_graph
 from ..graph import Graph, SymbolicTensor, building
 from ..ops import list_ops as _list_ops
 from ..ops.list_ops import TensorList
-from ..ops.registry import OpDef
+from ..core.registry import OpDef
 from ..tensor import EagerTensor, TensorSpec, convert_to_tensor, meta_for
-from ..tensor_shape import TensorShape
+from ..base.tensor_shape import TensorShape
 
 __all__ = ["BranchGraph", "trace_branch", "add_case_op", "add_while_op", "emit_while",
            "followed_by_tape", "CaseBody", "WhileBody"]
@@ -261,7 +261,7 @@ def add_case_op(name, selector, branches, flat_outputs):
     """Adds an `If` (two branches, false first; `selector` a bool scalar) or `Case` op (`selector`
     an int32 scalar) to the graph being built; returns its outputs. `flat_outputs` are each
     branch's flat output tensors (already checked to agree in number and dtype)."""
-    from ..ops import dispatch  # noqa: PLC0415
+    from ..core import dispatch  # noqa: PLC0415  # noqa: PLC0415
 
     for g, outs in zip(branches, flat_outputs):
         finish_branch(g, outs)
@@ -454,7 +454,7 @@ def emit_while(body, inputs, accumulate=None) -> tuple:
     The op accumulates (module doc) when `body` already does (a gradient built beside it may
     read its lists), when `accumulate` is True, or, when it is None, when a tape follows an
     input (`followed_by_tape`)."""
-    from ..ops import dispatch  # noqa: PLC0415
+    from ..core import dispatch  # noqa: PLC0415  # noqa: PLC0415
 
     if accumulate is None:
         accumulate = followed_by_tape(inputs)

@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from .. import profile_events
+from ..base import profile_events
 from .base import COMPLETED, Device, Event, KeepAlive, Stream, _call_kernel
 
 __all__ = ["cuda_device_count", "CUDADevice", "CUDAStream", "CUDAEvent"]

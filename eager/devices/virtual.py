@@ -34,8 +34,8 @@ import threading
 
 import numpy as np
 
-from .. import profile_events
-from ..errors import InvalidArgumentError, OpError
+from ..base import profile_events
+from ..base.errors import InvalidArgumentError, OpError
 from .base import COMPLETED, Device, Event, KeepAlive, Stream
 
 __all__ = ["VirtualArray", "VirtualDevice", "VirtualEvent", "VirtualStream"]

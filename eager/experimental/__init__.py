@@ -1,7 +1,7 @@
 """`eager.experimental`: asynchronous execution controls, DLPack interop, resource accounting."""
 
 from ..async_exec import async_clear_error, async_scope, async_wait, sync_devices
-from ..resources import live_resource_count
+from ..devices.resource_handles import live_resource_count
 from ..runtime.explorer import allowed_outcomes
 from . import dlpack  # noqa: F401
 

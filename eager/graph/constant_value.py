@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..devices import registry as _devices
-from ..ops import dispatch as _dispatch
+from ..core import dispatch as _dispatch
 from ..ops.array_ops import RANK, SHAPE, SIZE
 from ..tensor import EagerTensor
 from .placeholder import PLACEHOLDER

@@ -2,7 +2,7 @@
 by `tf.function`).
 
 A graph is also a *tracing interpreter*: installed as the thread's interpreter (see
-`eager.graph.tracing`), it receives every op that goes through `eager.ops.dispatch.execute` and,
+`eager.graph.tracing`), it receives every op that goes through `eager.core.dispatch.execute` and,
 instead of running a kernel, adds an `Operation` and returns symbolic outputs typed by the op's
 own shape inference (`OpDef.infer`), exactly the record eager execution uses. So an op is
 defined once and traced for free.
@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import contextlib
 
-from .. import context as _context
-from .. import user_code as _user_code
-from ..dtypes import as_dtype
+from ..core import context as _context
+from ..base import user_code as _user_code
+from ..base.dtypes import as_dtype
 from ..ops.array_ops import IDENTITY
 from ..tensor import EagerTensor, TensorSpec
-from ..tensor_shape import as_shape
+from ..base.tensor_shape import as_shape
 from .control_deps import AutoControlDeps, wait_for
 from .operation import Operation
 from .placeholder import PLACEHOLDER

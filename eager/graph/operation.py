@@ -7,7 +7,7 @@ A node keeps exactly what a later runtime needs to run it with the op's own kern
 
 from __future__ import annotations
 
-from .. import user_code as _user_code
+from ..base import user_code as _user_code
 
 __all__ = ["Operation"]
 

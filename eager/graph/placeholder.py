@@ -7,8 +7,8 @@ its inference returns the spec its attributes declare (`dtype`, `shape`, shape p
 
 from __future__ import annotations
 
-from ..errors import InvalidArgumentError
-from ..ops.registry import register_op
+from ..base.errors import InvalidArgumentError
+from ..core.registry import register_op
 from ..tensor import TensorSpec
 
 __all__ = ["PLACEHOLDER"]

@@ -13,7 +13,7 @@ Slotted: a traced graph holds one of these per op output.
 from __future__ import annotations
 
 from ..tensor import Tensor
-from ..tensor_shape import TensorShape, as_shape
+from ..base.tensor_shape import TensorShape, as_shape
 
 __all__ = ["SymbolicTensor"]
 

@@ -3,7 +3,7 @@
 `building(graph)` (also `graph.as_default()`) makes `graph` this thread's interpreter, so every
 op dispatched in this thread adds a node to it (see `eager.graph.graph`); other threads keep
 running eagerly, because the interpreter is per-thread state. It also holds a slow-path reason
-(`eager.context.enter_slow_path`) while open: the `EagerTensor` operators' fast path computes
+(`eager.core.context.enter_slow_path`) while open: the `EagerTensor` operators' fast path computes
 without calling dispatch, and with it a `captured + 1` inside a trace would run eagerly instead
 of being traced. Scopes nest: an inner graph is built while it is open and the outer one is
 restored afterwards; the inner graph does not capture the outer graph's symbolic tensors (using
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import contextlib
 
-from .. import context as _context
-from .. import nest
+from ..core import context as _context
+from ..base import nest
 from ..tensor import Tensor, TensorSpec, convert_to_tensor
 from .graph import Graph
 from .symbolic import SymbolicTensor

@@ -24,7 +24,7 @@ import functools
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import IndexedSlices, Tensor, convert_to_tensor
 from . import math_ops as m
 from .array_ops import (BROADCAST_TO, CONCAT, CONJUGATE_TRANSPOSE, PACK, RESHAPE, SPLIT_V,
@@ -32,11 +32,11 @@ from .array_ops import (BROADCAST_TO, CONCAT, CONJUGATE_TRANSPOSE, PACK, RESHAPE
 from .array_ops import expand_dims
 from .creation_ops import zeros
 from .creation_ops import range as _range
-from .dispatch import execute
+from ..core.dispatch import execute
 from .grad_utils import dense_shape_tensor, unbroadcast
 from .padding_ops import PAD
-from .registry import get_op
-from .shapes import UnknownDimensionError
+from ..core.registry import get_op
+from ..core.shapes import UnknownDimensionError
 from .slicing_ops import (SCATTER_ND, SLICE, SLICE_AXIS, SLICE_AXIS_GRAD, STRIDED_SLICE,
                           _strided_plan, gather_nd, prod)
 

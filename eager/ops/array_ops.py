@@ -16,16 +16,16 @@ import builtins
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import (IndexedSlices, Tensor, TensorSpec, convert_to_tensor,
                       register_tensor_conversion_function)
-from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
-from .convert import as_tensor, same_type
+from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
+from ..core.argument_conversion import as_tensor, same_type
 from .creation_ops import eye, fill, one_hot, ones, ones_like, range, zeros, zeros_like
-from .dispatch import execute, named
+from ..core.dispatch import execute, named
 from .padding_ops import pad
-from .registry import op_error, register_op
-from .shapes import broadcast_shapes, normalize_axis, static_int, static_ints
+from ..core.registry import op_error, register_op
+from ..core.shapes import broadcast_shapes, normalize_axis, static_int, static_ints
 from .slicing_ops import check_non_negative, fmt_dims as _fmt, prod as _prod
 from .slicing_ops import gather, gather_nd, getitem, scatter_nd, slice, strided_slice
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import builtins
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import IndexedSlices, Tensor, convert_to_tensor
 from . import math_ops as m
 from .array_ops import broadcast_to, concat, identity, reshape, squeeze, stop_gradient
 from .array_ops import range as _range
-from .convert import as_tensor
-from .shapes import normalize_axis, static_int, static_ints
+from ..core.argument_conversion import as_tensor
+from ..core.shapes import normalize_axis, static_int, static_ints
 from .slicing_ops import gather
 
 __all__ = ["add_n", "bias_add", "leaky_relu", "elu", "l2_loss", "moments", "reduce_variance",

@@ -18,13 +18,13 @@ import operator
 
 import numpy as np
 
-from .. import dtypes as _dt
-from ..errors import UnimplementedError
+from ..base import dtypes as _dt
+from ..base.errors import UnimplementedError
 from ..tensor import TensorSpec
-from ..tensor_shape import UNKNOWN_SHAPE
-from .convert import as_tensor, check_dtype, same_type
-from .dispatch import execute
-from .registry import op_error, register_op
+from ..base.tensor_shape import UNKNOWN_SHAPE
+from ..core.argument_conversion import as_tensor, check_dtype, same_type
+from ..core.dispatch import execute
+from ..core.registry import op_error, register_op
 
 __all__ = ["conv2d", "max_pool2d"]
 

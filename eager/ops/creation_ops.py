@@ -10,14 +10,14 @@ import builtins
 
 import numpy as np
 
-from .. import dtypes as _dt
-from ..errors import InvalidArgumentError, NotFoundError
+from ..base import dtypes as _dt
+from ..base.errors import InvalidArgumentError, NotFoundError
 from ..tensor import Tensor, TensorSpec, convert_to_tensor
-from ..tensor_shape import UNKNOWN_SHAPE
-from .convert import as_tensor, check_dtype
-from .dispatch import execute
-from .registry import op_error, register_op
-from .shapes import static_array, static_int, static_ints
+from ..base.tensor_shape import UNKNOWN_SHAPE
+from ..core.argument_conversion import as_tensor, check_dtype
+from ..core.dispatch import execute
+from ..core.registry import op_error, register_op
+from ..core.shapes import static_array, static_int, static_ints
 from .slicing_ops import check_non_negative, fmt_dims as _fmt
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "range", "eye", "one_hot"]

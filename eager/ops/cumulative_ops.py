@@ -7,13 +7,13 @@ starts from the identity (0 or 1). Their gradients live in `math_grad`.
 
 from __future__ import annotations
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import TensorSpec
-from .convert import as_tensor, check_dtype
-from .dispatch import execute
+from ..core.argument_conversion import as_tensor, check_dtype
+from ..core.dispatch import execute
 from .math_ops import _check_axis_rank, _scalar_axis
-from .registry import register_op
-from .shapes import normalize_axis, static_int
+from ..core.registry import register_op
+from ..core.shapes import normalize_axis, static_int
 
 __all__ = ["cumsum", "cumprod"]
 

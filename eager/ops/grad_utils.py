@@ -12,9 +12,9 @@ import numpy as np
 
 from ..devices import registry as _devices
 from ..tensor import EagerTensor, wrap_array
-from ..tensor_shape import TensorShape
+from ..base.tensor_shape import TensorShape
 from .array_ops import BROADCAST_TO, RESHAPE, broadcast_to, reshape
-from .dispatch import execute
+from ..core.dispatch import execute
 from .math_ops import SUM, conj
 
 __all__ = ["unbroadcast", "grad_conj", "restore_reduced", "reduced_keepdims_shape",

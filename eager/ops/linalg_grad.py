@@ -14,16 +14,16 @@ import string
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import TensorSpec
 from . import math_ops as m
 from .array_ops import expand_dims, reshape, transpose
 from .creation_ops import eye, ones
-from .dispatch import execute
+from ..core.dispatch import execute
 from .grad_utils import grad_conj, needs_gradient, unbroadcast
 from .linalg_ops import (_ELLIPSIS, EINSUM, SPECTRAL_NORM, TENSORDOT, _parse_equation, einsum,
                          matmul, tensordot)
-from .registry import op_error, register_op
+from ..core.registry import op_error, register_op
 
 # -----------------------------------------------------------------------------------------------
 # Tensordot

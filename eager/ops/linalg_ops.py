@@ -15,15 +15,15 @@ import re
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import TensorSpec
-from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
+from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as _m
 from .array_ops import expand_dims, squeeze
-from .convert import as_tensor, check_dtype, same_type
-from .dispatch import execute, named
-from .registry import op_error, register_op
-from .shapes import broadcast_shapes, normalize_axis, reduced_shape, static_int, static_ints
+from ..core.argument_conversion import as_tensor, check_dtype, same_type
+from ..core.dispatch import execute, named
+from ..core.registry import op_error, register_op
+from ..core.shapes import broadcast_shapes, normalize_axis, reduced_shape, static_int, static_ints
 
 __all__ = ["matmul", "matvec", "tensordot", "einsum", "norm"]
 

@@ -27,7 +27,7 @@ from .list_ops import (_LIST_SPEC, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_GET_ITEM
 # Every rule runs its list ops through list_execute, which first copies a list input that lives
 # on another device than the op's (a forward list under a CPU scope, its gradient on the GPU).
 from .list_ops import list_execute as execute
-from .registry import op_error, register_op
+from ..core.registry import op_error, register_op
 
 __all__ = ["add_list_gradients", "TENSOR_LIST_ADD_N"]
 

@@ -19,7 +19,7 @@ push loop is O(1) per push, and `l1 = push(l0, a); l2 = push(l0, b)` leaves l1 a
 push finds the storage longer than l0 and copies). When the storage is longer than the view (after
 a pop, or a push onto an older view), the entries beyond the view are garbage if no other view
 shares the storage; that is decided by reference count, calibrated at import like
-`eager.elision` (see `_calibrate`): where a storage held by one view cannot be told apart from a
+`eager.core.buffer_reuse` (see `_calibrate`): where a storage held by one view cannot be told apart from a
 shared one, pushes copy instead. Pops are O(1) views. `set_item` copies the first n pointers
 (the kernel cannot know whether anyone still holds the input list: the caller's own variable
 does, while it is being rebound), as TensorFlow eager does.
@@ -42,14 +42,14 @@ import threading
 
 import numpy as np
 
-from .. import context as _context
-from .. import dtypes as _dt
+from ..core import context as _context
+from ..base import dtypes as _dt
 from ..tensor import EagerTensor, Tensor, TensorSpec, convert_to_tensor, meta_for
-from ..tensor_shape import TensorShape, as_shape
-from .convert import as_tensor
-from .dispatch import execute
-from .registry import NO_ATTRS, op_error, register_op
-from .shapes import static_array
+from ..base.tensor_shape import TensorShape, as_shape
+from ..core.argument_conversion import as_tensor
+from ..core.dispatch import execute
+from ..core.registry import NO_ATTRS, op_error, register_op
+from ..core.shapes import static_array
 
 __all__ = ["TensorList", "empty_tensor_list", "tensor_list_reserve", "tensor_list_from_tensor",
            "tensor_list_push_back", "tensor_list_pop_back", "tensor_list_get_item",

@@ -28,9 +28,9 @@ import threading
 import numpy as np
 
 from ..tensor import Tensor, convert_to_tensor, is_tensor
-from .convert import _is_tensorlike
-from .dispatch import execute
-from .registry import op_error, register_op
+from ..core.argument_conversion import _is_tensorlike
+from ..core.dispatch import execute
+from ..core.registry import op_error, register_op
 
 __all__ = ["print"]
 

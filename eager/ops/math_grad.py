@@ -9,14 +9,14 @@ conjugated, so `dy * conj(y)` for products).
 
 from __future__ import annotations
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from . import math_ops as m
 from .array_ops import reshape, transpose
 from .creation_ops import ones_like, zeros_like
 from .cumulative_ops import cumprod, cumsum
 from .grad_utils import grad_conj, needs_gradient, restore_reduced, unbroadcast
 from .linalg_ops import MATMUL, matmul
-from .registry import get_op
+from ..core.registry import get_op
 
 # -- arithmetic ----------------------------------------------------------------------------------
 

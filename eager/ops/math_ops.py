@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
-from ..context import FAST
-from ..errors import InvalidArgumentError, NotFoundError
+from ..base import dtypes as _dt
+from ..core.context import FAST
+from ..base.errors import InvalidArgumentError, NotFoundError
 from ..tensor import EagerTensor, TensorSpec
-from ..tensor_shape import TensorShape
-from .convert import as_tensor, check_dtype, same_type
-from .dispatch import execute, named, record_on_tapes
-from .registry import OpDef, op_error, register_op
-from .shapes import broadcast_shapes, normalize_axes, normalize_axis, reduced_shape, static_int
+from ..base.tensor_shape import TensorShape
+from ..core.argument_conversion import as_tensor, check_dtype, same_type
+from ..core.dispatch import execute, named, record_on_tapes
+from ..core.registry import OpDef, op_error, register_op
+from ..core.shapes import (broadcast_shapes, normalize_axes, normalize_axis, reduced_shape,
+                           static_int)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",

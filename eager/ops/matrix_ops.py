@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import TensorSpec
-from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
+from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as m
 from .array_ops import expand_dims, transpose
-from .convert import as_tensor, check_dtype, same_type
-from .dispatch import execute
+from ..core.argument_conversion import as_tensor, check_dtype, same_type
+from ..core.dispatch import execute
 from .linalg_ops import matmul
-from .registry import op_error, register_op
+from ..core.registry import op_error, register_op
 
 __all__ = ["inv", "det", "solve"]
 

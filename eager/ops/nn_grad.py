@@ -17,18 +17,18 @@ import math
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import TensorSpec
 from . import math_ops as m
 from .array_ops import expand_dims, reshape, transpose
 from .conv_ops import (_CONV, _POOL, AVG_POOL, CONV2D, _from_nhwc, _geometry, _lowest, _to_nhwc,
                        _windows, window_counts)
-from .shapes import UnknownDimensionError
+from ..core.shapes import UnknownDimensionError
 from .creation_ops import range as _range, zeros
-from .dispatch import execute
+from ..core.dispatch import execute
 from .grad_utils import needs_gradient, output_unused, unbroadcast
 from .nn_ops import _normal_cdf, _upcast, log_softmax, softmax
-from .registry import get_op, register_op
+from ..core.registry import get_op, register_op
 from .slicing_ops import scatter_nd
 
 FLOATING = _dt.FLOATING

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import TensorSpec
-from ..tensor_shape import TensorShape
+from ..base.tensor_shape import TensorShape
 from .conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401 - re-exported as eager.nn.*
-from .convert import as_tensor, check_dtype, same_type
-from .dispatch import execute
+from ..core.argument_conversion import as_tensor, check_dtype, same_type
+from ..core.dispatch import execute
 from .math_ops import cast
-from .registry import op_error, register_op
-from .shapes import normalize_axis
+from ..core.registry import op_error, register_op
+from ..core.shapes import normalize_axis
 
 __all__ = ["relu", "gelu", "softmax", "log_softmax", "sigmoid_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits",

@@ -13,8 +13,8 @@ from __future__ import annotations
 from ..tensor import Tensor, register_operators
 from . import math_ops as m
 from .array_ops import getitem
-from .convert import same_type
-from .dispatch import execute
+from ..core.argument_conversion import same_type
+from ..core.dispatch import execute
 from .linalg_ops import matmul
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import TensorSpec
-from .convert import as_tensor, check_dtype, same_type
-from .dispatch import execute
-from .registry import op_error, register_op
-from .shapes import static_array
+from ..core.argument_conversion import as_tensor, check_dtype, same_type
+from ..core.dispatch import execute
+from ..core.registry import op_error, register_op
+from ..core.shapes import static_array
 from .slicing_ops import fmt_dims as _fmt
 
 __all__ = ["pad"]

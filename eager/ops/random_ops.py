@@ -28,15 +28,15 @@ import threading
 
 import numpy as np
 
-from .. import dtypes as _dt
-from ..errors import InvalidArgumentError
+from ..base import dtypes as _dt
+from ..base.errors import InvalidArgumentError
 from ..tensor import Tensor, TensorSpec, convert_to_tensor
-from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
+from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as _math
-from .convert import as_tensor
-from .dispatch import execute
-from .registry import op_error, register_op
-from .shapes import broadcast_shapes, static_ints
+from ..core.argument_conversion import as_tensor
+from ..core.dispatch import execute
+from ..core.registry import op_error, register_op
+from ..core.shapes import broadcast_shapes, static_ints
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_seed", "Generator",
            "Algorithm", "get_global_generator", "set_global_generator"]

@@ -20,15 +20,15 @@ import threading
 
 import numpy as np
 
-from .. import dtypes as _dt
-from ..errors import InvalidArgumentError
+from ..base import dtypes as _dt
+from ..base.errors import InvalidArgumentError
 from ..devices import registry as _registry
 from ..devices.resource_manager import next_resource_id
-from ..resources import ResourceHandle, handle_data
+from ..devices.resource_handles import ResourceHandle, handle_data
 from ..tensor import IndexedSlices, TensorSpec
-from ..tensor_shape import TensorShape
+from ..base.tensor_shape import TensorShape
 from .grad_utils import dense_shape_tensor
-from .registry import op_error, register_op
+from ..core.registry import op_error, register_op
 from .scatter_add import scatter_add
 
 __all__ = ["VariableStorage", "create_variable_handle", "apply_update", "VAR_HANDLE", "READ",

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import TensorSpec
-from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
+from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as m
 from .array_ops import reshape
-from .convert import as_tensor, check_dtype
+from ..core.argument_conversion import as_tensor, check_dtype
 from .creation_ops import zeros_like
-from .dispatch import execute
-from .registry import op_error, register_op
+from ..core.dispatch import execute
+from ..core.registry import op_error, register_op
 from .scatter_add import scatter_add
-from .shapes import static_int
+from ..core.shapes import static_int
 from .slicing_ops import INDEX_DTYPES, gather
 
 __all__ = ["unsorted_segment_sum", "segment_sum", "unsorted_segment_mean"]

@@ -24,15 +24,15 @@ import operator
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import Tensor, TensorSpec, convert_to_tensor
-from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
+from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as _math
-from .convert import as_tensor, check_dtype
-from .dispatch import execute
-from .registry import get_op, op_error, register_op
+from ..core.argument_conversion import as_tensor, check_dtype
+from ..core.dispatch import execute
+from ..core.registry import get_op, op_error, register_op
 from .scatter_add import scatter_add
-from .shapes import static_int, static_ints, trace_time_value
+from ..core.shapes import static_int, static_ints, trace_time_value
 
 __all__ = ["slice", "strided_slice", "gather", "gather_nd", "scatter_nd", "getitem"]
 

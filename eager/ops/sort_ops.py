@@ -16,12 +16,12 @@ import collections
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..tensor import TensorSpec
-from .convert import as_tensor, check_dtype
-from .dispatch import execute
-from .registry import op_error, register_op
-from .shapes import static_int
+from ..core.argument_conversion import as_tensor, check_dtype
+from ..core.dispatch import execute
+from ..core.registry import op_error, register_op
+from ..core.shapes import static_int
 
 __all__ = ["sort", "argsort", "top_k"]
 

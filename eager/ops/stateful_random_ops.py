@@ -15,13 +15,13 @@ import threading
 
 import numpy as np
 
-from .. import context as _context
-from .. import dtypes as _dt
+from ..core import context as _context
+from ..base import dtypes as _dt
 from ..tensor import Tensor, convert_to_tensor
 from .random_ops import (_UNIFORM_INTS, _as_dtype, _convert, _draw, _float_dtype, _int_seed,
                          _make_infer, _run, _runtime_shape, _scale_shift, _shape_arg, _stretch,
                          _uniform_dtype)
-from .registry import register_op
+from ..core.registry import register_op
 
 __all__ = ["Generator", "Algorithm", "get_global_generator", "set_global_generator"]
 

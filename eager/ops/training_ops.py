@@ -41,10 +41,10 @@ import threading
 
 import numpy as np
 
-from .. import dtypes as _dt
-from ..resources import eager_handle, handle_data
-from ..tensor_shape import TensorShape
-from .registry import op_error, register_op
+from ..base import dtypes as _dt
+from ..devices.resource_handles import eager_handle, handle_data
+from ..base.tensor_shape import TensorShape
+from ..core.registry import op_error, register_op
 from .resource_ops import _UNSHARED, _check_indices, unshared
 from .scatter_add import scatter_add
 

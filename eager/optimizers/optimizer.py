@@ -23,14 +23,14 @@ import weakref
 
 import numpy as np
 
-from .. import dtypes as _dt
-from ..context import FAST, thread_state
-from ..errors import InvalidArgumentError
-from ..module import camel_to_snake
-from ..ops.dispatch import execute
+from ..base import dtypes as _dt
+from ..core.context import FAST, thread_state
+from ..base.errors import InvalidArgumentError
+from ..state.module import camel_to_snake
+from ..core.dispatch import execute
 from ..ops.math_ops import cast
 from ..tensor import EagerTensor, IndexedSlices, Tensor, convert_to_tensor, wrap_array
-from ..trackable import Trackable, children_added
+from ..state.trackable import Trackable, children_added
 from ..variables import ResourceVariable, Variable
 from .schedules import LearningRateSchedule
 
@@ -308,7 +308,7 @@ class Optimizer(Trackable):
         """Zero-initialized, non-trainable slots on each new variable's device, named as Keras
         names them (`<variable name>_<slot>`) and created in Keras' order (slot groups in turn,
         e.g. Adam's momentum and velocity interleaved per variable, then velocity_hat)."""
-        from ..context import device  # noqa: PLC0415 - the scope object only
+        from ..core.context import device  # noqa: PLC0415 - the scope object only  # noqa: PLC0415 - the scope object only
 
         new, seen = [], set()
         for var in variables:

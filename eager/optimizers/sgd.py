@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import training_ops as _train
-from ..ops.dispatch import execute
+from ..core.dispatch import execute
 from .optimizer import Optimizer, scalar_as, scalar_input
 
 __all__ = ["SGD"]

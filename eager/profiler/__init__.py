@@ -13,11 +13,11 @@ The trace has one row (a Chrome "thread") per lane, grouped into Chrome "process
   record their stream work.
 
 Every slice is named after the op (`AddV2`, `MatMul`). Lanes are strings recorded by
-`eager.profile_events`; a lane is split into process and thread at its first "/" or ": " (so
+`eager.base.profile_events`; a lane is split into process and thread at its first "/" or ": " (so
 "GPU:0/compute" is process "GPU:0", thread "compute", and "host dispatch: MainThread" is process
 "host dispatch", thread "MainThread").
 
-While a trace runs, profiling is a slow-path reason (see `eager.context`): the fast paths
+While a trace runs, profiling is a slow-path reason (see `eager.core.context`): the fast paths
 (operators, variable reads, fused optimizer updates) skip dispatch, and so would skip the
 recording.
 """
@@ -33,9 +33,9 @@ import os
 import threading
 
 from .. import async_exec as _async_exec
-from .. import context as _context
-from .. import profile_events as _profile_events
-from ..errors import AlreadyExistsError, UnavailableError
+from ..core import context as _context
+from ..base import profile_events as _profile_events
+from ..base.errors import AlreadyExistsError, UnavailableError
 
 __all__ = ["trace", "start", "stop", "Trace", "Slice"]
 

@@ -55,13 +55,13 @@ from __future__ import annotations
 import operator
 import threading
 
-from ..context import _per_thread
+from ..core.context import _per_thread
 from ..autodiff import backprop as _backprop
 from ..autodiff.backprop import OnesSeed
 from ..autodiff.tape import (BACKWARD, INPUT_IDS, KEPT_INPUTS, KEPT_OUTPUTS, OP, OUTPUT_IDS,
                              SIGNATURE, op_backward)
 from ..graph import Graph, SymbolicTensor, building_apart
-from ..ops import dispatch as _dispatch
+from ..core import dispatch as _dispatch
 from ..ops.array_ops import broadcast_to
 from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
 from .compiler import compile_program

@@ -29,7 +29,7 @@ at least `MIN_DONATED_ELEMENTS` elements, one of whose inputs is an intermediate
 last time by that node with exactly the output's static shape and dtype, compile to
 `donate(...)`: on a CPU device, when that input's array is provably exclusive (it owns its
 memory and nothing but its dead tensor refers to it: a reference count, calibrated at import
-as in `eager.elision`), the result is written into it (`ufunc(a, b, out=a)`), saving an
+as in `eager.core.buffer_reuse`), the result is written into it (`ufunc(a, b, out=a)`), saving an
 allocation; otherwise it runs as usual. `p.assign_sub(lr * g)` in a traced training step
 thus scales the gradient in place, which hand-written numpy (`p -= lr * g`) does not.
 
@@ -62,16 +62,16 @@ import weakref
 
 import numpy as np
 
-from .. import context as _context
-from .. import user_code as _user_code
-from ..context import FAST as _FAST
+from ..core import context as _context
+from ..base import user_code as _user_code
+from ..core.context import FAST as _FAST
 from ..devices import registry as _registry
-from ..errors import OpError
+from ..base.errors import OpError
 from ..graph.placeholder import PLACEHOLDER
-from ..ops import dispatch as _dispatch
+from ..core import dispatch as _dispatch
 from ..ops.math_ops import ADD, MUL, SUB
 from ..ops.nn_grad import RELU_GRAD
-from ..ops.registry import NO_ATTRS
+from ..core.registry import NO_ATTRS
 from ..tensor import EagerTensor
 from .interpret import device_scope_for, missing_feed_error
 

@@ -14,8 +14,8 @@ pipeline:
 
 from __future__ import annotations
 
-from .. import context as _context
-from .. import dtypes as _dt
+from ..core import context as _context
+from ..base import dtypes as _dt
 from ..devices import registry as _registry
 from .compiler import compile_program
 from .partition import partition, run_partitioned

@@ -29,7 +29,7 @@ What an outcome is (`Outcome`, hashable, compared with `==`):
   apart.
 * `variables`: `(name, value)` for every resource the program touches, in resource-creation
   (uid) order, value as above; None for an uninitialized variable, `DESTROYED` for a deleted one.
-* `error`: None, or the class name of the `eager.errors.OpError` an order ended with (then
+* `error`: None, or the class name of the `eager.base.errors.OpError` an order ended with (then
   `fetches` and `variables` are empty: which other ops ran before a failure is a property of
   the runner, not of the semantics).
 
@@ -76,14 +76,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..devices import registry as _registry
-from ..errors import OpError
+from ..base.errors import OpError
 from ..graph.graph import Graph
 from ..graph.placeholder import PLACEHOLDER
-from ..ops import dispatch as _dispatch
+from ..core import dispatch as _dispatch
 from ..ops.resource_ops import VariableStorage
-from ..resources import ResourceHandle
+from ..devices.resource_handles import ResourceHandle
 from ..tensor import EagerTensor, convert_to_tensor, meta_for
 from .interpret import missing_feed_error
 from .outcome import DESTROYED, Outcome, host_value, outcome_of, plain_value

@@ -11,10 +11,10 @@ placer chose), else the caller's device scope, else the default device.
 
 from __future__ import annotations
 
-from .. import context as _context
-from ..errors import InvalidArgumentError
+from ..core import context as _context
+from ..base.errors import InvalidArgumentError
 from ..graph.placeholder import PLACEHOLDER
-from ..ops import dispatch as _dispatch
+from ..core import dispatch as _dispatch
 
 __all__ = ["run_program", "device_scope_for", "missing_feed_error"]
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import nest
-from ..context import wait_for_pending_work
-from ..resources import ResourceHandle
+from ..base import nest
+from ..core.context import wait_for_pending_work
+from ..devices.resource_handles import ResourceHandle
 from ..tensor import Tensor
 
 __all__ = ["Outcome", "outcome_of", "DESTROYED", "plain_value", "host_value", "as_handle"]
@@ -82,7 +82,7 @@ def plain_value(value):
 
 def outcome_of(fetched, variables=(), error=None) -> Outcome:
     """The `Outcome` of a real run, to compare with `allowed_outcomes`: `fetched` is what the run
-    returned (a tensor or a nested structure of them, flattened in `eager.nest` order; pass the
+    returned (a tensor or a nested structure of them, flattened in `eager.base.nest` order; pass the
     function's tensor outputs, not Python values it returns), `variables` the variables (or
     resource handle tensors, or `ResourceHandle`s) the graph touches, read now. `error` (an
     exception or its class name) makes an error outcome, as the explorer records failures."""

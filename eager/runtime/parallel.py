@@ -24,7 +24,7 @@ How a run proceeds (TensorFlow's executor, in small):
   `num_threads - 1` daemon workers (the caller is the n-th thread); they stop at interpreter
   exit and are forgotten in a forked child. A pool thread only ever gets "help run R" tokens,
   so a stale token (its run already over) costs one empty look.
-* The first error (a kernel's `eager.errors` class, or anything else a node raised) stops the
+* The first error (a kernel's `eager.base.errors` class, or anything else a node raised) stops the
   scheduling of new nodes; the caller waits for the nodes already running, then re-raises that
   error. Nothing outlives the run, so the executor stays usable.
 
@@ -46,10 +46,10 @@ import os
 import queue
 import threading
 
-from .. import context as _context
-from ..errors import InternalError
+from ..core import context as _context
+from ..base.errors import InternalError
 from ..graph.placeholder import PLACEHOLDER
-from ..ops import dispatch as _dispatch
+from ..core import dispatch as _dispatch
 from .interpret import device_scope_for, missing_feed_error
 
 __all__ = ["ParallelExecutor"]

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import threading
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..devices import registry as _registry
-from ..errors import InvalidArgumentError
+from ..base.errors import InvalidArgumentError
 from ..ops.array_ops import IDENTITY
 from .interpret import run_program
 from .program import Node, Program

@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import sys
 
-from .. import context as _context
-from .. import dtypes as _dt
+from ..core import context as _context
+from ..base import dtypes as _dt
 from ..devices import registry as _registry
 from ..devices.base import Device
 from ..devices.spec import DeviceSpec
-from ..errors import InvalidArgumentError
+from ..base.errors import InvalidArgumentError
 
 __all__ = ["place"]
 

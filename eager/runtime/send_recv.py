@@ -39,11 +39,11 @@ import threading
 
 import numpy as np
 
-from .. import dtypes as _dt
+from ..base import dtypes as _dt
 from ..devices import registry as _registry
 from ..devices.base import transfer
-from ..errors import CancelledError, InternalError
-from ..ops.registry import register_op
+from ..base.errors import CancelledError, InternalError
+from ..core.registry import register_op
 from ..tensor import EagerTensor, TensorSpec, meta_for
 
 __all__ = ["Rendezvous", "SEND", "RECV", "rendezvous_tensor", "RENDEZVOUS_SPEC"]

@@ -51,14 +51,14 @@ import zipfile
 
 import numpy as np
 
-from .. import dtypes as _dt
-from ..errors import DataLossError, NotFoundError
+from ..base import dtypes as _dt
+from ..base.errors import DataLossError, NotFoundError
 
 FORMAT = "eager.train.Checkpoint"
 VERSION = 1
 METADATA = "_CHECKPOINTABLE_OBJECT_GRAPH.json"
 
-# Element types a checkpoint may hold: the numeric and bool types of `eager.dtypes`.
+# Element types a checkpoint may hold: the numeric and bool types of `eager.base.dtypes`.
 _DTYPES = {d.name: d for d in (_dt.float16, _dt.float32, _dt.float64, _dt.int8, _dt.int16,
                                _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32,
                                _dt.uint64, _dt.bool, _dt.complex64, _dt.complex128)}

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..trackable import is_trackable
+from ..state.trackable import is_trackable
 from ..variables import Variable
 from . import _format
 

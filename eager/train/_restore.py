@@ -13,12 +13,12 @@ import collections
 import logging
 import weakref
 
-from .. import dtypes as _dt
-from ..errors import InvalidArgumentError
+from ..base import dtypes as _dt
+from ..base.errors import InvalidArgumentError
 from ..ops import resource_ops as _res
-from ..ops.dispatch import execute
+from ..core.dispatch import execute
 from ..tensor import convert_to_tensor
-from ..trackable import is_trackable, set_deferred_restorer
+from ..state.trackable import is_trackable, set_deferred_restorer
 from ..variables import ResourceVariable, Variable
 from ._graph import children_of, python_variables
 

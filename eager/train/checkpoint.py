@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import os
 
-from .. import context as _context
-from .. import dtypes as _dt
-from ..trackable import Trackable, is_trackable
+from ..core import context as _context
+from ..base import dtypes as _dt
+from ..state.trackable import Trackable, is_trackable
 from ..variables import Variable
 from . import _format
 from . import checkpoint_management as _management

@@ -43,12 +43,12 @@ from __future__ import annotations
 
 import math
 
-from ... import context as _context
-from ... import dtypes as _dt
+from ...core import context as _context
+from ...base import dtypes as _dt
 from ...devices import registry as _devices
 from ...graph.constant_value import shape_stand_in
 from ...graph.placeholder import PLACEHOLDER
-from ...ops import dispatch as _dispatch
+from ...core import dispatch as _dispatch
 from ...ops.array_ops import IDENTITY, RANK, SHAPE, SIZE
 from ...ops.creation_ops import ONES_LIKE, ZEROS_LIKE
 from ...tensor import EagerTensor

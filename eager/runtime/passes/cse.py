@@ -39,7 +39,7 @@ import numpy as np
 from ...graph.placeholder import PLACEHOLDER
 from ...ops import math_ops as _m
 from ...tensor import EagerTensor
-from ...tensor_shape import TensorShape
+from ...base.tensor_shape import TensorShape
 
 __all__ = ["eliminate_common_subexpressions"]
 

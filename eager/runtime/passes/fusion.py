@@ -55,7 +55,7 @@ import numpy as np
 from ...ops import math_ops as _m
 from ...ops import nn_grad as _nn_grad
 from ...ops import nn_ops as _nn
-from ...ops.registry import NO_ATTRS, OpDef
+from ...core.registry import NO_ATTRS, OpDef
 from ..program import Node
 
 __all__ = ["fuse_elementwise", "ELEMENTWISE_OPS", "MIN_CLUSTER"]

@@ -23,17 +23,17 @@ from __future__ import annotations
 
 import logging
 
-from . import context as _context
-from . import nest
-from .graph import trace
-from .ops import dispatch as _dispatch
-from .ops.array_ops import broadcast_to, stack, unstack
-from .ops.dispatch import execute
-from .runtime.compiler import compile_program
-from .runtime.passes import optimize
-from .runtime.program import Program
-from .runtime.vectorize import vectorize
-from .tensor import TensorSpec, convert_to_tensor
+from ..core import context as _context
+from ..base import nest
+from ..graph import trace
+from ..core import dispatch as _dispatch
+from ..ops.array_ops import broadcast_to, stack, unstack
+from ..core.dispatch import execute
+from ..runtime.compiler import compile_program
+from ..runtime.passes import optimize
+from ..runtime.program import Program
+from ..runtime.vectorize import vectorize
+from ..tensor import TensorSpec, convert_to_tensor
 
 __all__ = ["vectorized_map"]
 

@@ -8,10 +8,10 @@ a plain value: copying it never copies the resource; the resource lives until de
 
 from __future__ import annotations
 
-from . import dtypes as _dt
-from .devices import registry as _registry
-from .errors import FailedPreconditionError, NotFoundError
-from .tensor_shape import TensorShape
+from ..base import dtypes as _dt
+from . import registry as _registry
+from ..base.errors import FailedPreconditionError, NotFoundError
+from ..base.tensor_shape import TensorShape
 
 __all__ = ["ResourceHandle", "eager_handle", "handle_data", "live_resource_count"]
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import sys
 import threading
 
-from .. import context as _context
-from .. import profile_events as _profile_events
+from . import context as _context
+from ..base import profile_events as _profile_events
 from ..devices import registry as _devices
 from ..devices.base import transfer as _transfer
-from ..errors import (InternalError, InvalidArgumentError, NotFoundError, OpError,
-                      ResourceExhaustedError)
+from ..base.errors import (InternalError, InvalidArgumentError, NotFoundError, OpError,
+                           ResourceExhaustedError)
 from ..tensor import _METAS, EagerTensor, Tensor, meta_for
 from .registry import NO_ATTRS, describe_inputs
 

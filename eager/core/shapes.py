@@ -7,7 +7,7 @@ import operator
 import numpy as np
 
 from ..tensor import TensorSpec
-from ..tensor_shape import UNKNOWN_SHAPE, TensorShape
+from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from .registry import op_error
 
 __all__ = ["broadcast_shapes", "normalize_axis", "normalize_axes", "reduced_shape", "spec",

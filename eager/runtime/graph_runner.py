@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import operator
 
-from .. import context as _context
-from .. import profile_events as _profile_events
+from ..core import context as _context
+from ..base import profile_events as _profile_events
 from ..graph.placeholder import PLACEHOLDER
-from ..ops import dispatch as _dispatch
-from ..runtime.interpret import device_scope_for
+from ..core import dispatch as _dispatch
+from .interpret import device_scope_for
 
 __all__ = ["GraphPlan", "run_graph", "replay_graph"]
 

@@ -13,7 +13,7 @@ Cache keys (`describe`), as TensorFlow 2.21's tracing types:
   tensor the call feeds;
 * lists, tuples, namedtuples and dicts by their type, length / keys, and their leaves' keys.
 
-Leaves are visited in `eager.nest` order (sequences in order, dicts by sorted key), the order
+Leaves are visited in `eager.base.nest` order (sequences in order, dicts by sorted key), the order
 `nest.flatten` gives, so the tensors `describe` collects line up with the placeholders tracing
 makes.
 """

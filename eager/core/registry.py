@@ -33,7 +33,7 @@ hashable so that graphs can compare nodes.
 
 from __future__ import annotations
 
-from ..errors import InvalidArgumentError, OpError
+from ..base.errors import InvalidArgumentError, OpError
 
 __all__ = ["OpDef", "register_op", "get_op", "registered_ops", "op_error", "describe_inputs",
            "NO_ATTRS"]

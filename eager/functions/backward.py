@@ -57,8 +57,8 @@ between the call and `gradient`), and only the replay keeps the values the forwa
 
 from __future__ import annotations
 
-from .. import context as _context
-from .. import dtypes as _dt
+from ..core import context as _context
+from ..base import dtypes as _dt
 from ..autodiff import tape as _tape
 from ..autodiff.backprop import backward as _backprop
 from ..graph import Graph, SymbolicTensor, building_apart
@@ -68,7 +68,7 @@ from ..runtime.executable import build, function_program
 from ..runtime.passes import optimize, prune
 from ..runtime.program import Program
 from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
-from .runner import GraphPlan
+from ..runtime.graph_runner import GraphPlan
 
 __all__ = ["CallOp", "FunctionGradients", "BackwardFunction", "Variant", "recording_tapes",
            "record_call", "differentiable"]

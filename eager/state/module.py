@@ -5,7 +5,7 @@ attributes each time they are asked, so `self.layers = []` followed by
 `self.layers.append(Dense(...))` is seen without wrapping the list (TensorFlow wraps it in a
 `ListWrapper` on assignment to get the same effect; a walk needs no wrappers). Assigning an
 attribute only tells a pending checkpoint restore that a child may have appeared
-(`eager.trackable.children_added`), so values restored before the attribute existed reach it.
+(`eager.state.trackable.children_added`), so values restored before the attribute existed reach it.
 
 The walk is TensorFlow's, so the same program lists the same variables in the same order:
 
@@ -16,7 +16,7 @@ The walk is TensorFlow's, so the same program lists the same variables in the sa
 * a module's own attributes come first, then each submodule's in the order they were found,
   recursively; a reference back to a module being walked is not followed (cycles are fine).
 
-Checkpoints use a second, separate view: `_trackable_children()` (see `eager.trackable`), which
+Checkpoints use a second, separate view: `_trackable_children()` (see `eager.state.trackable`), which
 names each child instead of ordering it. Its naming is documented on `Module._trackable_children`.
 """
 
@@ -27,9 +27,9 @@ import re
 import threading
 from collections.abc import Mapping
 
-from . import context as _context
+from ..core import context as _context
 from .trackable import Trackable, children_added
-from .variables import Variable
+from ..variables import Variable
 
 __all__ = ["Module"]
 
@@ -48,7 +48,7 @@ def camel_to_snake(name: str) -> str:
 
 class _NameScope:
     """A module's name scope: entering it makes `name` (absolute, ending in "/") the thread's
-    current name scope (`eager.context.thread_state().name_scope`), and returns it.
+    current name scope (`eager.core.context.thread_state().name_scope`), and returns it.
 
     The same object is entered again and again (`with m.name_scope:` on every call, possibly
     from several threads at once), so what to restore on exit is kept per thread."""
@@ -187,7 +187,7 @@ class Module(Trackable):
     "my_dense"); it is not made unique (TensorFlow does not either) and must be a valid Python
     identifier. `name_scope` is the scope the module was created in followed by its name
     ("outer/my_dense/"); `with m.name_scope:` makes it the thread's current name scope
-    (`eager.context.thread_state().name_scope`), so variables created inside are named
+    (`eager.core.context.thread_state().name_scope`), so variables created inside are named
     "my_dense/w:0", as in TensorFlow. Names are never keys here (checkpoints use object paths).
 
     `variables`, `trainable_variables`, `non_trainable_variables` and `submodules` are tuples

@@ -18,7 +18,8 @@ import sys
 
 __all__ = ["EAGER_DIR", "user_point", "line_of", "source_line"]
 
-EAGER_DIR = os.path.dirname(os.path.abspath(__file__))
+#: The directory of the eager package (this module is in its `base` subpackage).
+EAGER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _IN_EAGER = {}  # code object -> whether it belongs to eager (asked once per code object)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from .devices import registry
+from ..devices import registry
 
 __all__ = ["FAST", "thread_state", "slow_path_reason", "device", "current_device_spec",
            "placement_device", "soft_device_placement", "set_soft_device_placement",
@@ -182,7 +182,7 @@ class _ScopeEntry:
             else:
                 d, message = registry.resolve(self.spec, _config.soft_placement)
                 if d is None:
-                    from .errors import InvalidArgumentError  # noqa: PLC0415
+                    from ..base.errors import InvalidArgumentError  # noqa: PLC0415  # noqa: PLC0415
 
                     raise InvalidArgumentError(None, None, message)
             self._device = d

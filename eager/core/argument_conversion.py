@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidArgumentError, NotFoundError
+from ..base.errors import InvalidArgumentError, NotFoundError
 from ..tensor import EagerTensor, Tensor, _conversion_functions_for, convert_to_tensor
 from .registry import describe_inputs
 

@@ -31,9 +31,9 @@ import threading
 import warnings
 import weakref
 
-from .. import context as _context
-from ..context import thread_state as _thread_state
-from ..ops.shapes import UnknownDimensionError
+from ..core import context as _context
+from ..core.context import thread_state as _thread_state
+from ..core.shapes import UnknownDimensionError
 from ..tensor import EagerTensor as _EagerTensor
 from ..tensor import Tensor, TensorSpec
 from .arguments import Binder, describe
@@ -393,7 +393,7 @@ class _WeakMethod:
 
 
 def _flatten_signature(signature):
-    from .. import nest  # noqa: PLC0415
+    from ..base import nest  # noqa: PLC0415  # noqa: PLC0415
 
     return nest.flatten(list(signature))
 

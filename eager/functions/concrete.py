@@ -27,10 +27,10 @@ import weakref
 
 import numpy as np
 
-from .. import context as _context
-from .. import dtypes as _dt
-from .. import nest
-from .. import profile_events as _profile_events
+from ..core import context as _context
+from ..base import dtypes as _dt
+from ..base import nest
+from ..base import profile_events as _profile_events
 from ..config import threading as _threading
 from ..autodiff import tape as _tape
 from ..autodiff.backprop import backward as _backward
@@ -40,7 +40,7 @@ from ..variables import Variable, _variable_creator_scope, _variable_for_handle
 from . import backward as _derived
 from .arguments import Binder
 from .lifting import CREATOR_PRIORITY, VariableArgument, handle_stand_in, refusing_creator
-from .runner import GraphPlan
+from ..runtime.graph_runner import GraphPlan
 from ..runtime.executable import function_executable, function_program
 from ..runtime.parallel import ParallelExecutor
 
@@ -367,7 +367,7 @@ def _run_on_private_tape(function, feeds, st, outer):
     fed tensors it follows (0 for the others) and the outputs. An output that *is* a fed tensor
     goes through an identity op, so that a call's outputs never share an id with its inputs
     (the backward pass would count such a gradient twice)."""
-    from ..ops.array_ops import identity  # noqa: PLC0415 - ops import this module's package
+    from ..ops.array_ops import identity  # noqa: PLC0415 - ops import this module's package  # noqa: PLC0415 - ops import this module's package
 
     private = _tape.Tape()
     ids = [private.watch(t) if _derived.differentiable(t.dtype) else 0 for t in feeds]

@@ -33,13 +33,13 @@ an executable stays valid when ops are added later (it never needed them).
 
 from __future__ import annotations
 
-from . import context as _context
-from . import nest
-from .config import threading as _threading
-from .errors import InvalidArgumentError
-from .graph import Graph, Operation, SymbolicTensor, get_default_graph
-from .runtime.executable import session_executable
-from .tensor import convert_to_tensor
+from ..core import context as _context
+from ..base import nest
+from ..config import threading as _threading
+from ..base.errors import InvalidArgumentError
+from ..graph import Graph, Operation, SymbolicTensor, get_default_graph
+from .executable import session_executable
+from ..tensor import convert_to_tensor
 
 __all__ = ["Session"]
 

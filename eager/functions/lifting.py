@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import contextlib
 
-from .. import context as _context
-from .. import dtypes as _dt
+from ..core import context as _context
+from ..base import dtypes as _dt
 from ..graph import SymbolicTensor
 from ..graph.placeholder import PLACEHOLDER
-from ..ops import dispatch as _dispatch
+from ..core import dispatch as _dispatch
 from ..tensor import EagerTensor, meta_for
 from ..variables import ResourceVariable, Variable
 

@@ -1,0 +1,1 @@
+"""The core: how an op runs (see docs/architecture.md)."""

@@ -1,0 +1,1 @@
+"""State: trackable objects and modules (variables themselves are `eager.variables`)."""
