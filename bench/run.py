@@ -5,6 +5,7 @@
 
 Prints, per case, each implementation's best time per call and its ratio to numpy, with the
 target from the issue tracker. Ratios are measured in one process run, interleaved.
+To A/B two checkouts in alternating fresh processes: bench/compare_checkouts.py.
 """
 
 from __future__ import annotations
