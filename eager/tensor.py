@@ -902,7 +902,7 @@ def _sequence_to_numpy(value, dtype):
         # TensorFlow packs a list holding tensors: they must share one dtype, which the other
         # elements adopt (as if it were requested).
         if len(tensor_dtypes) > 1:
-            from .base.errors import InvalidArgumentError  # noqa: PLC0415  # noqa: PLC0415
+            from .base.errors import InvalidArgumentError  # noqa: PLC0415
 
             names = sorted(d.name for d in tensor_dtypes)
             raise InvalidArgumentError(None, "Pack", f"cannot compute Pack: the tensors in "

@@ -353,7 +353,7 @@ class ResourceVariable(Variable):
         if dtype is not None and value.dtype is not _dt.as_dtype(dtype):
             value = convert_to_tensor(initial_value, dtype=dtype)
         if value.__class__ is not EagerTensor:
-            from .core.dispatch import _concrete  # noqa: PLC0415 - pending values wait here  # noqa: PLC0415 - pending values wait here
+            from .core.dispatch import _concrete  # noqa: PLC0415 - pending values wait here
 
             value = _concrete(value, _res.ASSIGN)
         var_shape = value.shape if shape is None else as_shape(shape)

@@ -155,7 +155,7 @@ def test_explicit_control_dependencies_still_apply():
 
 def _fake_op(name, **effects):
     """An unregistered OpDef with the given effects (the tracker reads only those)."""
-    from eager.core.registry import OpDef  # noqa: PLC0415  # noqa: PLC0415
+    from eager.core.registry import OpDef  # noqa: PLC0415
 
     out = eager.resource if name == "MakeHandle" else eager.float32
     return OpDef(name, None, lambda *inputs, **attrs: eager.TensorSpec([], out), **effects)

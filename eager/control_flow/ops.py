@@ -261,7 +261,7 @@ def add_case_op(name, selector, branches, flat_outputs):
     """Adds an `If` (two branches, false first; `selector` a bool scalar) or `Case` op (`selector`
     an int32 scalar) to the graph being built; returns its outputs. `flat_outputs` are each
     branch's flat output tensors (already checked to agree in number and dtype)."""
-    from ..core import dispatch  # noqa: PLC0415  # noqa: PLC0415
+    from ..core import dispatch  # noqa: PLC0415
 
     for g, outs in zip(branches, flat_outputs):
         finish_branch(g, outs)
@@ -454,7 +454,7 @@ def emit_while(body, inputs, accumulate=None) -> tuple:
     The op accumulates (module doc) when `body` already does (a gradient built beside it may
     read its lists), when `accumulate` is True, or, when it is None, when a tape follows an
     input (`followed_by_tape`)."""
-    from ..core import dispatch  # noqa: PLC0415  # noqa: PLC0415
+    from ..core import dispatch  # noqa: PLC0415
 
     if accumulate is None:
         accumulate = followed_by_tape(inputs)

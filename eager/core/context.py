@@ -182,7 +182,7 @@ class _ScopeEntry:
             else:
                 d, message = registry.resolve(self.spec, _config.soft_placement)
                 if d is None:
-                    from ..base.errors import InvalidArgumentError  # noqa: PLC0415  # noqa: PLC0415
+                    from ..base.errors import InvalidArgumentError  # noqa: PLC0415
 
                     raise InvalidArgumentError(None, None, message)
             self._device = d

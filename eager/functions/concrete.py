@@ -367,7 +367,7 @@ def _run_on_private_tape(function, feeds, st, outer):
     fed tensors it follows (0 for the others) and the outputs. An output that *is* a fed tensor
     goes through an identity op, so that a call's outputs never share an id with its inputs
     (the backward pass would count such a gradient twice)."""
-    from ..ops.array_ops import identity  # noqa: PLC0415 - ops import this module's package  # noqa: PLC0415 - ops import this module's package
+    from ..ops.array_ops import identity  # noqa: PLC0415 - ops import this module's package
 
     private = _tape.Tape()
     ids = [private.watch(t) if _derived.differentiable(t.dtype) else 0 for t in feeds]

@@ -393,7 +393,7 @@ class _WeakMethod:
 
 
 def _flatten_signature(signature):
-    from ..base import nest  # noqa: PLC0415  # noqa: PLC0415
+    from ..base import nest  # noqa: PLC0415
 
     return nest.flatten(list(signature))
 

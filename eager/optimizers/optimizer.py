@@ -308,7 +308,7 @@ class Optimizer(Trackable):
         """Zero-initialized, non-trainable slots on each new variable's device, named as Keras
         names them (`<variable name>_<slot>`) and created in Keras' order (slot groups in turn,
         e.g. Adam's momentum and velocity interleaved per variable, then velocity_hat)."""
-        from ..core.context import device  # noqa: PLC0415 - the scope object only  # noqa: PLC0415 - the scope object only
+        from ..core.context import device  # noqa: PLC0415 - the scope object only
 
         new, seen = [], set()
         for var in variables:

@@ -188,7 +188,7 @@ def _resolve(ckpt_dir_or_file):
     if os.path.isdir(path):
         latest = latest_checkpoint(path)
         if latest is None:
-            from ..base.errors import NotFoundError  # noqa: PLC0415 - keep the module light  # noqa: PLC0415 - keep the module light
+            from ..base.errors import NotFoundError  # noqa: PLC0415 - keep the module light
 
             raise NotFoundError(None, None, f"No checkpoint state found in directory {path}.")
         return latest
@@ -209,7 +209,7 @@ def load_variable(ckpt_dir_or_file, name):
     if name not in data.arrays and name + "/.ATTRIBUTES/VARIABLE_VALUE" in data.arrays:
         name += "/.ATTRIBUTES/VARIABLE_VALUE"
     if name not in data.arrays:
-        from ..base.errors import NotFoundError  # noqa: PLC0415  # noqa: PLC0415
+        from ..base.errors import NotFoundError  # noqa: PLC0415
 
         raise NotFoundError(None, None, f"Key {name} not found in checkpoint {data.path}.")
     return data.arrays[name].copy()
