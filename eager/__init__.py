@@ -11,8 +11,9 @@ from .dtypes import (DType, as_dtype, bool, complex64, complex128, double,  # no
                           float16, float32, float64, half, int8, int16, int32, int64, resource,
                           uint8, uint16, uint32, uint64, variant)
 from .base.tensor_shape import TensorShape
-from .tensor import (EagerTensor, IndexedSlices, Tensor, TensorSpec, constant, convert_to_tensor,
-                     is_tensor, register_tensor_conversion_function)
+from .tensor import EagerTensor, IndexedSlices, Tensor, is_tensor
+from .core.specs import TensorSpec
+from .core.tensor_conversion import constant, convert_to_tensor, register_tensor_conversion_function
 from .core.context import device, executing_eagerly, name_scope
 from . import ops as _ops
 from .ops.cumulative_ops import cumsum

@@ -35,7 +35,8 @@ from .base import user_code as _user_code
 from .devices import registry as _devices
 from .base.errors import InvalidArgumentError, OpError
 from .core import dispatch as _dispatch
-from .tensor import _METAS, EagerTensor, Tensor, TensorSpec, meta_for
+from .tensor import _METAS, EagerTensor, Tensor, meta_for
+from .core.specs import TensorSpec
 from .base.tensor_shape import TensorShape
 
 __all__ = ["PendingTensor", "AsyncExecutor", "async_scope", "async_wait", "async_clear_error",

@@ -31,8 +31,8 @@ from .core.context import FAST
 from .ops import resource_ops as _res
 from .core.dispatch import _run_sync, execute
 from .ops.resource_ops import apply_update as _apply_update
-from .tensor import (EagerTensor, IndexedSlices, convert_to_tensor, meta_for,
-                     register_tensor_conversion_function, wrap_array)
+from .tensor import EagerTensor, IndexedSlices, meta_for, wrap_array
+from .core.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from .base.tensor_shape import TensorShape, as_shape
 
 __all__ = ["Variable", "ResourceVariable", "VariableSynchronization", "VariableAggregation",

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import eager
 from eager import errors
 from eager.ops import cumulative_ops, math_ops
-from eager.tensor import TensorSpec
+from eager.core.specs import TensorSpec
 from strategies import COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, arrays, shapes
 
 INT_DTYPES = INT_DTYPES + [np.uint16, np.uint32, np.uint64]

@@ -18,7 +18,7 @@ from eager.core import dispatch
 from eager.ops import list_grad  # (importing it registers the list gradients)
 from eager.ops import list_ops as L
 from eager.ops.creation_ops import zeros
-from eager.tensor import TensorSpec
+from eager.core.specs import TensorSpec
 from gradcheck import check_gradient, check_second_order
 
 f32, f64 = tf.float32, tf.float64

@@ -17,7 +17,7 @@ import eager
 from eager import errors
 from eager.devices import registry
 from eager.ops import math_ops
-from eager.tensor import TensorSpec
+from eager.core.specs import TensorSpec
 from eager.base.tensor_shape import TensorShape
 from strategies import COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, arrays, broadcastable_pair, shapes
 

@@ -21,7 +21,7 @@ from eager.core.context import FAST
 from eager.ops import training_ops
 from eager.core.dispatch import execute
 from eager.core.registry import get_op
-from eager.tensor import TensorSpec
+from eager.core.specs import TensorSpec
 from eager.state.trackable import Trackable
 
 optimizers = eager.optimizers

@@ -28,7 +28,7 @@ from eager.core.registry import OpDef
 from eager.runtime import Program, run_program
 from eager.runtime import parallel
 from eager.runtime.parallel import ParallelExecutor
-from eager.tensor import TensorSpec
+from eager.core.specs import TensorSpec
 
 REPO = Path(__file__).resolve().parents[1]
 BARRIER_TIMEOUT = 20.0  # seconds; only reached when nodes that should overlap do not

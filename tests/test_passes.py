@@ -22,7 +22,7 @@ from eager.runtime.passes import (DEFAULT_PASSES, ELEMENTWISE_OPS, PassOptions,
                                   bypass_identities, eliminate_common_subexpressions,
                                   fold_broadcasts, fold_constants, fuse_elementwise, optimize,
                                   prune)
-from eager.tensor import TensorSpec as Spec
+from eager.core.specs import TensorSpec as Spec
 
 F32 = eager.float32
 

@@ -10,7 +10,7 @@ import eager
 from eager.errors import InvalidArgumentError
 from eager.ops import random_ops, stateful_random_ops
 from eager.core.dispatch import execute
-from eager.tensor import TensorSpec
+from eager.core.specs import TensorSpec
 from tests.strategies import shapes
 
 FLOATS = [eager.float16, eager.float32, eager.float64]

@@ -23,7 +23,8 @@ from ..ops.math_ops import cast
 from ..ops.array_ops import concat
 from ..ops.creation_ops import ones_like, zeros
 from ..ops.list_grad import add_list_gradients
-from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
+from ..tensor import EagerTensor, IndexedSlices
+from ..core.tensor_conversion import convert_to_tensor
 from .tape import INPUT_IDS, OUTPUT_IDS, Entry
 
 __all__ = ["backward", "backward_one", "backward_batched", "prune", "walk", "aggregate",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import convert_to_tensor
+from ..core.tensor_conversion import convert_to_tensor
 from .gradient_tape import GradientTape
 
 __all__ = ["compute_gradient"]

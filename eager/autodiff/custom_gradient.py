@@ -38,7 +38,9 @@ from ..base import nest
 from ..ops.array_ops import identity
 from ..core.dispatch import execute
 from ..core.registry import OpDef
-from ..tensor import Tensor, TensorSpec, convert_to_tensor
+from ..tensor import Tensor
+from ..core.specs import TensorSpec
+from ..core.tensor_conversion import convert_to_tensor
 from . import tape as _tape
 from .backprop import NotRecomputableError
 

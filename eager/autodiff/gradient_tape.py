@@ -15,7 +15,8 @@ from ..ops.array_ops import concat, reshape, stack, transpose
 from ..base import dtypes as _dt
 from ..ops.creation_ops import zeros, zeros_like
 from ..devices.resource_handles import handle_data
-from ..tensor import EagerTensor, IndexedSlices, Tensor, convert_to_tensor
+from ..tensor import EagerTensor, IndexedSlices, Tensor
+from ..core.tensor_conversion import convert_to_tensor
 from . import tape as _tape
 from .backprop import backward, backward_batched, backward_one
 

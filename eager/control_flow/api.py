@@ -21,7 +21,9 @@ import numpy as np
 from ..base import nest
 from ..base.dtypes import as_dtype, bool as _bool, int32 as _int32
 from ..graph import get_default_graph
-from ..tensor import Tensor, TensorSpec, convert_to_tensor
+from ..tensor import Tensor
+from ..core.specs import TensorSpec
+from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import TensorShape, as_shape
 from . import ops as _cf
 

@@ -81,7 +81,9 @@ from ..ops.grad_utils import needs_gradient, output_unused
 from ..ops.list_ops import TensorList, list_execute, tensor_list_get_item
 from ..core.registry import register_op
 from ..devices.resource_handles import handle_data
-from ..tensor import IndexedSlices, TensorSpec, convert_to_tensor
+from ..tensor import IndexedSlices
+from ..core.specs import TensorSpec
+from ..core.tensor_conversion import convert_to_tensor
 from . import ops as _cf
 
 __all__ = ["gradient_function", "recompute_issue", "NotRecomputableError",

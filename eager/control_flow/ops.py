@@ -56,7 +56,9 @@ from ..graph import Graph, SymbolicTensor, building
 from ..ops import list_ops as _list_ops
 from ..ops.list_ops import TensorList
 from ..core.registry import OpDef
-from ..tensor import EagerTensor, TensorSpec, convert_to_tensor, meta_for
+from ..tensor import EagerTensor, meta_for
+from ..core.specs import TensorSpec
+from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import TensorShape
 
 __all__ = ["BranchGraph", "trace_branch", "add_case_op", "add_while_op", "emit_while",

@@ -34,14 +34,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.errors import InvalidArgumentError, NotFoundError
-from ..tensor import EagerTensor, Tensor, _conversion_functions_for, convert_to_tensor
+from ..tensor import EagerTensor, Tensor
 from .registry import describe_inputs
+from .tensor_conversion import conversion_functions_for, convert_to_tensor
 
 __all__ = ["as_tensor", "same_type", "check_dtype", "dtype_error", "unsupported_dtype"]
 
 
 def _is_tensorlike(value) -> bool:
-    return isinstance(value, Tensor) or bool(_conversion_functions_for(value.__class__))
+    return isinstance(value, Tensor) or bool(conversion_functions_for(value.__class__))
 
 
 def as_tensor(value, dtype=None) -> Tensor:
@@ -112,7 +113,7 @@ def _operands_read(values):
     for i, v in enumerate(values):
         if isinstance(v, Tensor):
             continue
-        functions = _conversion_functions_for(v.__class__)
+        functions = conversion_functions_for(v.__class__)
         if not functions:
             return None
         t = convert_to_tensor(v)

@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from ..tensor import TensorSpec
+from .specs import TensorSpec
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from .registry import op_error
 

@@ -13,7 +13,8 @@ import ctypes
 import numpy as np
 
 from ..devices import registry
-from ..tensor import EagerTensor, convert_to_tensor, wrap_array
+from ..tensor import EagerTensor, wrap_array
+from ..core.tensor_conversion import convert_to_tensor
 
 __all__ = ["from_dlpack", "to_dlpack"]
 

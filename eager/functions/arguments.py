@@ -24,7 +24,9 @@ import inspect
 
 import numpy as np
 
-from ..tensor import Tensor, TensorSpec, convert_to_tensor
+from ..tensor import Tensor
+from ..core.specs import TensorSpec
+from ..core.tensor_conversion import convert_to_tensor
 from ..variables import Variable
 
 __all__ = ["Binder", "describe", "TENSOR", "VARIABLE"]

@@ -67,7 +67,8 @@ from ..ops.creation_ops import zeros
 from ..runtime.executable import build, function_program
 from ..runtime.passes import optimize, prune
 from ..runtime.program import Program
-from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
+from ..tensor import EagerTensor, IndexedSlices
+from ..core.tensor_conversion import convert_to_tensor
 from ..runtime.graph_runner import GraphPlan
 
 __all__ = ["CallOp", "FunctionGradients", "BackwardFunction", "Variant", "recording_tapes",

@@ -35,7 +35,9 @@ from ..config import threading as _threading
 from ..autodiff import tape as _tape
 from ..autodiff.backprop import backward as _backward
 from ..graph import Graph, SymbolicTensor, building
-from ..tensor import EagerTensor, Tensor, TensorSpec, convert_to_tensor
+from ..tensor import EagerTensor, Tensor
+from ..core.specs import TensorSpec
+from ..core.tensor_conversion import convert_to_tensor
 from ..variables import Variable, _variable_creator_scope, _variable_for_handle
 from . import backward as _derived
 from .arguments import Binder

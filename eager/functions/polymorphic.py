@@ -35,7 +35,8 @@ from ..core import context as _context
 from ..core.context import thread_state as _thread_state
 from ..core.shapes import UnknownDimensionError
 from ..tensor import EagerTensor as _EagerTensor
-from ..tensor import Tensor, TensorSpec
+from ..tensor import Tensor
+from ..core.specs import TensorSpec
 from .arguments import Binder, describe
 from .concrete import ConcreteFunction, _fits, trace_concrete
 from .lifting import LiftingCreator

@@ -33,7 +33,8 @@ from ..runtime.compiler import compile_program
 from ..runtime.passes import optimize
 from ..runtime.program import Program
 from ..runtime.vectorize import vectorize
-from ..tensor import TensorSpec, convert_to_tensor
+from ..core.specs import TensorSpec
+from ..core.tensor_conversion import convert_to_tensor
 
 __all__ = ["vectorized_map"]
 

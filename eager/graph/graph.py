@@ -34,7 +34,8 @@ from ..core import context as _context
 from ..base import user_code as _user_code
 from ..base.dtypes import as_dtype
 from ..ops.array_ops import IDENTITY
-from ..tensor import EagerTensor, TensorSpec
+from ..tensor import EagerTensor
+from ..core.specs import TensorSpec
 from ..base.tensor_shape import as_shape
 from .control_deps import AutoControlDeps, wait_for
 from .operation import Operation

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..base.errors import InvalidArgumentError
 from ..core.registry import register_op
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 
 __all__ = ["PLACEHOLDER"]
 

@@ -21,7 +21,9 @@ import contextlib
 
 from ..core import context as _context
 from ..base import nest
-from ..tensor import Tensor, TensorSpec, convert_to_tensor
+from ..tensor import Tensor
+from ..core.specs import TensorSpec
+from ..core.tensor_conversion import convert_to_tensor
 from .graph import Graph
 from .symbolic import SymbolicTensor
 

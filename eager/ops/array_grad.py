@@ -25,7 +25,8 @@ import functools
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..tensor import IndexedSlices, Tensor, convert_to_tensor
+from ..tensor import IndexedSlices, Tensor
+from ..core.tensor_conversion import convert_to_tensor
 from . import math_ops as m
 from .array_ops import (BROADCAST_TO, CONCAT, CONJUGATE_TRANSPOSE, PACK, RESHAPE, SPLIT_V,
                         TRANSPOSE, UNPACK)

@@ -17,8 +17,9 @@ import builtins
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..tensor import (IndexedSlices, Tensor, TensorSpec, convert_to_tensor,
-                      register_tensor_conversion_function)
+from ..tensor import IndexedSlices, Tensor
+from ..core.specs import TensorSpec
+from ..core.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from ..core.argument_conversion import as_tensor, same_type
 from .creation_ops import eye, fill, one_hot, ones, ones_like, range, zeros, zeros_like

@@ -15,7 +15,8 @@ from __future__ import annotations
 import builtins
 
 from ..base import dtypes as _dt
-from ..tensor import IndexedSlices, Tensor, convert_to_tensor
+from ..tensor import IndexedSlices, Tensor
+from ..core.tensor_conversion import convert_to_tensor
 from . import math_ops as m
 from .array_ops import broadcast_to, concat, identity, reshape, squeeze, stop_gradient
 from .array_ops import range as _range

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..base import dtypes as _dt
 from ..base.errors import UnimplementedError
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 from ..base.tensor_shape import UNKNOWN_SHAPE
 from ..core.argument_conversion import as_tensor, check_dtype, same_type
 from ..core.dispatch import execute

@@ -8,7 +8,7 @@ starts from the identity (0 or 1). Their gradients live in `math_grad`.
 from __future__ import annotations
 
 from ..base import dtypes as _dt
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 from ..core.argument_conversion import as_tensor, check_dtype
 from ..core.dispatch import execute
 from .math_ops import _check_axis_rank, _scalar_axis

@@ -15,7 +15,7 @@ import string
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 from . import math_ops as m
 from .array_ops import expand_dims, reshape, transpose
 from .creation_ops import eye, ones

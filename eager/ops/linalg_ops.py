@@ -16,7 +16,7 @@ import re
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as _m
 from .array_ops import expand_dims, squeeze

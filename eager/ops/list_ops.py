@@ -44,7 +44,9 @@ import numpy as np
 
 from ..core import context as _context
 from ..base import dtypes as _dt
-from ..tensor import EagerTensor, Tensor, TensorSpec, convert_to_tensor, meta_for
+from ..tensor import EagerTensor, Tensor, meta_for
+from ..core.specs import TensorSpec
+from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import TensorShape, as_shape
 from ..core.argument_conversion import as_tensor
 from ..core.dispatch import execute

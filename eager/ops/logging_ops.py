@@ -27,7 +27,8 @@ import threading
 
 import numpy as np
 
-from ..tensor import Tensor, convert_to_tensor, is_tensor
+from ..tensor import Tensor, is_tensor
+from ..core.tensor_conversion import convert_to_tensor
 from ..core.argument_conversion import _is_tensorlike
 from ..core.dispatch import execute
 from ..core.registry import op_error, register_op

@@ -12,7 +12,8 @@ import numpy as np
 from ..base import dtypes as _dt
 from ..core.context import FAST
 from ..base.errors import InvalidArgumentError, NotFoundError
-from ..tensor import EagerTensor, TensorSpec
+from ..tensor import EagerTensor
+from ..core.specs import TensorSpec
 from ..base.tensor_shape import TensorShape
 from ..core.argument_conversion import as_tensor, check_dtype, same_type
 from ..core.dispatch import execute, named, record_on_tapes

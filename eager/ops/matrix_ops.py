@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as m
 from .array_ops import expand_dims, transpose

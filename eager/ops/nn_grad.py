@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 from . import math_ops as m
 from .array_ops import expand_dims, reshape, transpose
 from .conv_ops import (_CONV, _POOL, AVG_POOL, CONV2D, _from_nhwc, _geometry, _lowest, _to_nhwc,

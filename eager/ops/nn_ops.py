@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 from ..base.tensor_shape import TensorShape
 from .conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401 - re-exported as eager.nn.*
 from ..core.argument_conversion import as_tensor, check_dtype, same_type

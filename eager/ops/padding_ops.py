@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 from ..core.argument_conversion import as_tensor, check_dtype, same_type
 from ..core.dispatch import execute
 from ..core.registry import op_error, register_op

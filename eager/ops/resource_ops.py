@@ -25,7 +25,8 @@ from ..base.errors import InvalidArgumentError
 from ..devices import registry as _registry
 from ..devices.resource_manager import next_resource_id
 from ..devices.resource_handles import ResourceHandle, handle_data
-from ..tensor import IndexedSlices, TensorSpec
+from ..tensor import IndexedSlices
+from ..core.specs import TensorSpec
 from ..base.tensor_shape import TensorShape
 from .grad_utils import dense_shape_tensor
 from ..core.registry import op_error, register_op

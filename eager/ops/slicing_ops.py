@@ -25,7 +25,9 @@ import operator
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..tensor import Tensor, TensorSpec, convert_to_tensor
+from ..tensor import Tensor
+from ..core.specs import TensorSpec
+from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as _math
 from ..core.argument_conversion import as_tensor, check_dtype

@@ -17,7 +17,7 @@ import collections
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 from ..core.argument_conversion import as_tensor, check_dtype
 from ..core.dispatch import execute
 from ..core.registry import op_error, register_op

@@ -17,7 +17,8 @@ import numpy as np
 
 from ..core import context as _context
 from ..base import dtypes as _dt
-from ..tensor import Tensor, convert_to_tensor
+from ..tensor import Tensor
+from ..core.tensor_conversion import convert_to_tensor
 from .random_ops import (_UNIFORM_INTS, _as_dtype, _convert, _draw, _float_dtype, _int_seed,
                          _make_infer, _run, _runtime_shape, _scale_shift, _shape_arg, _stretch,
                          _uniform_dtype)

@@ -29,7 +29,8 @@ from ..base.errors import InvalidArgumentError
 from ..state.module import camel_to_snake
 from ..core.dispatch import execute
 from ..ops.math_ops import cast
-from ..tensor import EagerTensor, IndexedSlices, Tensor, convert_to_tensor, wrap_array
+from ..tensor import EagerTensor, IndexedSlices, Tensor, wrap_array
+from ..core.tensor_conversion import convert_to_tensor
 from ..state.trackable import Trackable, children_added
 from ..variables import ResourceVariable, Variable
 from .schedules import LearningRateSchedule

@@ -63,7 +63,8 @@ from ..autodiff.tape import (BACKWARD, INPUT_IDS, KEPT_INPUTS, KEPT_OUTPUTS, OP,
 from ..graph import Graph, SymbolicTensor, building_apart
 from ..core import dispatch as _dispatch
 from ..ops.array_ops import broadcast_to
-from ..tensor import EagerTensor, IndexedSlices, convert_to_tensor
+from ..tensor import EagerTensor, IndexedSlices
+from ..core.tensor_conversion import convert_to_tensor
 from .compiler import compile_program
 from .passes import optimize
 from .program import Program

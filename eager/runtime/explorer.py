@@ -84,7 +84,8 @@ from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch as _dispatch
 from ..ops.resource_ops import VariableStorage
 from ..devices.resource_handles import ResourceHandle
-from ..tensor import EagerTensor, convert_to_tensor, meta_for
+from ..tensor import EagerTensor, meta_for
+from ..core.tensor_conversion import convert_to_tensor
 from .interpret import missing_feed_error
 from .outcome import DESTROYED, Outcome, host_value, outcome_of, plain_value
 from .program import Program

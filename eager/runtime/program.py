@@ -31,7 +31,7 @@ the producer if nothing else needs it.
 from __future__ import annotations
 
 from ..graph.placeholder import PLACEHOLDER
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 
 __all__ = ["Node", "Program"]
 

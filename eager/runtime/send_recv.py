@@ -44,7 +44,8 @@ from ..devices import registry as _registry
 from ..devices.base import transfer
 from ..base.errors import CancelledError, InternalError
 from ..core.registry import register_op
-from ..tensor import EagerTensor, TensorSpec, meta_for
+from ..tensor import EagerTensor, meta_for
+from ..core.specs import TensorSpec
 
 __all__ = ["Rendezvous", "SEND", "RECV", "rendezvous_tensor", "RENDEZVOUS_SPEC"]
 

@@ -39,7 +39,7 @@ from ..config import threading as _threading
 from ..base.errors import InvalidArgumentError
 from ..graph import Graph, Operation, SymbolicTensor, get_default_graph
 from .executable import session_executable
-from ..tensor import convert_to_tensor
+from ..core.tensor_conversion import convert_to_tensor
 
 __all__ = ["Session"]
 

@@ -50,7 +50,7 @@ from ..ops import nn_ops as _nn
 from ..ops import padding_ops as _padding
 from ..ops import slicing_ops as _slicing
 from ..ops.linalg_ops import MATMUL
-from ..tensor import TensorSpec
+from ..core.specs import TensorSpec
 from .passes.fusion import ELEMENTWISE_OPS
 from .program import Node, Program
 

@@ -17,7 +17,7 @@ from ..base import dtypes as _dt
 from ..base.errors import InvalidArgumentError
 from ..ops import resource_ops as _res
 from ..core.dispatch import execute
-from ..tensor import convert_to_tensor
+from ..core.tensor_conversion import convert_to_tensor
 from ..state.trackable import is_trackable, set_deferred_restorer
 from ..variables import ResourceVariable, Variable
 from ._graph import children_of, python_variables
