@@ -1,4 +1,4 @@
-"""Gradient functions of the control-flow ops (`eager.control_flow.gradients`).
+"""Gradient functions of the control-flow ops (`eager.control_flow.control_flow_grad`).
 
 A tape opened *inside* a traced function records `If`/`Case`/`While` as one op each (the graph
 is being built, nothing is replayed), so its `gradient` call runs these ops' gradient functions
@@ -16,7 +16,7 @@ from hypothesis import given, strategies as st
 import eager
 from eager.control_flow import ops as cf_ops
 from gradcheck import derivatives
-from eager.control_flow.gradients import NotRecomputableError, recompute_issue
+from eager.control_flow.control_flow_grad import NotRecomputableError, recompute_issue
 from eager.ops import list_ops
 from eager.runtime.graph_runner import replay_graph
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import eager as tf
 from eager import profiler
-from eager.autodiff.backprop import NotRecomputableError
-from eager.functions import backward as derived
+from eager.autodiff.tape_backward import NotRecomputableError
+from eager.functions import function_gradient as derived
 from gradcheck import numeric_gradients
 
 

@@ -1,5 +1,5 @@
 """Gradients of `eager.function` calls: the call is one op on the tape whose backward is a traced
-graph derived from the forward graph (`eager.functions.backward`).
+graph derived from the forward graph (`eager.functions.function_gradient`).
 
 Checked against eager (un-traced) gradients and finite differences, first and higher order,
 with the derived programs inspected: the forward returns only the intermediates the backward
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import eager
 from eager.core import dispatch
-from eager.functions import backward as derived
+from eager.functions import function_gradient as derived
 from gradcheck import derivatives
 
 c = eager.constant

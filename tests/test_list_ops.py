@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import eager as tf
-from eager.autodiff import backprop
+from eager.autodiff import tape_backward
 from eager.devices import registry
 from eager.errors import InternalError, InvalidArgumentError
 from eager.core import dispatch
@@ -523,12 +523,12 @@ def test_inference_rejects_what_the_kernels_reject(call, message):
 
 @pytest.fixture
 def list_aware_backprop(monkeypatch):
-    """The change to eager/autodiff/backprop.py that eager.ops.list_grad asks for (summing list
+    """The change to eager/autodiff/tape_backward.py that eager.ops.list_grad asks for (summing list
     gradients with `add_list_gradients`; leaving a variant output's missing gradient None for its
-    rule), installed for one test, until backprop.py has the change: then the real one runs."""
-    if getattr(backprop, "add_list_gradients", None) is list_grad.add_list_gradients:
+    rule), installed for one test, until tape_backward.py has the change: then the real one runs."""
+    if getattr(tape_backward, "add_list_gradients", None) is list_grad.add_list_gradients:
         return
-    original = backprop.aggregate
+    original = tape_backward.aggregate
 
     def aggregate(grads):
         if grads is not None and len(grads) > 1 and grads[0].dtype is tf.variant:
@@ -545,8 +545,8 @@ def list_aware_backprop(monkeypatch):
                 filled[k] = True
         entry.output_filled = tuple(filled)
 
-    monkeypatch.setattr(backprop, "aggregate", aggregate)
-    monkeypatch.setattr(backprop, "_fill_unused", fill_unused)
+    monkeypatch.setattr(tape_backward, "aggregate", aggregate)
+    monkeypatch.setattr(tape_backward, "_fill_unused", fill_unused)
 
 
 A, B = np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32)

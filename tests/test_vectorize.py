@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import eager
 from eager import TensorSpec
 from eager.runtime import run_program
-from eager.runtime import backward_plans
+from eager.runtime import tape_backward_plans
 from eager.runtime.vectorize import vectorize
 
 from test_compiler import _program
@@ -118,9 +118,9 @@ def test_random_shapes(shape, n, seed):
 
 @pytest.fixture(autouse=True)
 def fresh_plans():
-    backward_plans.clear()
+    tape_backward_plans.clear()
     yield
-    backward_plans.clear()
+    tape_backward_plans.clear()
 
 
 def _jacobians(fn, *arrays, batch=False):
@@ -136,8 +136,8 @@ def _jacobians(fn, *arrays, batch=False):
             out.append([tape.batch_jacobian(y, x, experimental_use_pfor=pfor) for x in xs])
         else:
             out.append(tape.jacobian(y, xs, experimental_use_pfor=pfor))
-    planned = any(v.__class__ is backward_plans._BatchedPlan
-                  for v in backward_plans._state.cache.values())
+    planned = any(v.__class__ is tape_backward_plans._BatchedPlan
+                  for v in tape_backward_plans._state.cache.values())
     return out[0], out[1], planned
 
 
@@ -329,8 +329,8 @@ def test_parallel_iterations_runs_the_rows_in_chunks():
             y = eager.tanh(eager.linalg.matvec(w, x))
         results.append(tape.jacobian(y, x, parallel_iterations=parallel_iterations,
                                      experimental_use_pfor=pfor).numpy())
-    batched = [v for v in backward_plans._state.cache.values()
-               if v.__class__ is backward_plans._BatchedPlan]
+    batched = [v for v in tape_backward_plans._state.cache.values()
+               if v.__class__ is tape_backward_plans._BatchedPlan]
     assert len(batched) == 3  # one plan per chunk size: 7 rows, 3 rows, 1 row (3 + 3 + 1)
     for r in results[1:]:
         np.testing.assert_allclose(r, results[0], rtol=1e-12)

@@ -42,7 +42,7 @@ from ..tensor import Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from . import tape as _tape
-from .backprop import NotRecomputableError
+from .tape_backward import NotRecomputableError
 
 __all__ = ["custom_gradient"]
 

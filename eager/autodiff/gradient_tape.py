@@ -18,7 +18,7 @@ from ..devices.resource_handles import handle_data
 from ..tensor import EagerTensor, IndexedSlices, Tensor
 from ..core.tensor_conversion import convert_to_tensor
 from . import tape as _tape
-from .backprop import backward, backward_batched, backward_one
+from .tape_backward import backward, backward_batched, backward_one
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 

@@ -11,7 +11,7 @@ point back at records, so there are no reference cycles).
 A record is a plain tuple (`OP`, `ATTRS`, `BACKWARD`, `INPUT_IDS`, `OUTPUT_IDS`, `KEPT_INPUTS`,
 `KEPT_OUTPUTS`, `SIGNATURE` name its positions), not an object: recording runs for every op
 under a tape, and a training step's backward pass usually runs a compiled plan that only reads
-the kept tensors and signatures (`eager.runtime.backward_plans`), so the gradient rules' view of
+the kept tensors and signatures (`eager.runtime.tape_backward_plans`), so the gradient rules' view of
 a record, an `Entry`, is made only when the backward pass walks op by op. The signature is
 everything static about the record in one flat tuple, which is also its part of a plan's key:
 

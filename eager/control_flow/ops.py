@@ -28,10 +28,10 @@ Gradients, two paths:
   that when it replays a call for a tape (not while tracing an outer graph), so tapes see the
   ops actually run, exactly as if the code ran eagerly. Function calls replay only when their
   gradient cannot be derived: among other cases, control flow reading variables (its rule
-  recomputes the branch later, when the variables may have changed; see `backward.py`).
+  recomputes the branch later, when the variables may have changed; see `eager.functions.function_gradient`).
 * A tape that records the op *as one op* (a tape active while a graph is traced, or any caller
   that emits the op whole under a tape): the OpDef's `gradient`, written with ops in
-  `eager.control_flow.gradients` (registered on every OpDef `_make_op` makes). It builds an
+  `eager.control_flow.control_flow_grad` (registered on every OpDef `_make_op` makes). It builds an
   `If`/`Case`/`While` of gradient graphs; see that module.
 
 While accumulators. A `While` gradient needs each iteration's loop variables. When the op is
@@ -473,4 +473,4 @@ def emit_while(body, inputs, accumulate=None) -> tuple:
 
 # The gradient functions build these ops, so they live in a module that imports this one; it is
 # imported here, once this module is complete, so that importing the package registers them.
-from . import gradients as _gradients  # noqa: E402
+from . import control_flow_grad as _gradients  # noqa: E402

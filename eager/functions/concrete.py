@@ -33,13 +33,13 @@ from ..base import nest
 from ..base import profile_events as _profile_events
 from ..config import threading as _threading
 from ..autodiff import tape as _tape
-from ..autodiff.backprop import backward as _backward
+from ..autodiff.tape_backward import backward as _backward
 from ..graph import Graph, SymbolicTensor, building
 from ..tensor import EagerTensor, Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..variables import Variable, _variable_creator_scope, _variable_for_handle
-from . import backward as _derived
+from . import function_gradient as _derived
 from .arguments import Binder
 from .lifting import CREATOR_PRIORITY, VariableArgument, handle_stand_in, refusing_creator
 from ..runtime.graph_runner import GraphPlan

@@ -84,7 +84,7 @@ def add_list_gradients(grads):
 
     The backward pass sums gradients with `+`, which is numeric only. Until it routes variant
     gradients here, a list consumed by two ops cannot be differentiated; the change is, in
-    `eager/autodiff/backprop.py`::`aggregate`, before the dense sum:
+    `eager.autodiff.tape_backward.aggregate`, before the dense sum:
 
         if grads[0].dtype is variant:  # TensorList gradients (eager.ops.list_grad)
             return add_list_gradients(grads)

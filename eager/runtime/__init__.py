@@ -10,8 +10,8 @@
   `_Recv` pairs (`send_recv`) between them.
 * `parallel.ParallelExecutor`: independent nodes at once on an inter-op thread pool.
 * `executable`: the pipeline a function call and a Session share (program → passes → compile).
-* `backward_plans`: an eager tape's backward walk compiled once per tape structure (installed
-  into `eager.autodiff.backprop` as its planner on import), and vectorised for Jacobians.
+* `tape_backward_plans`: an eager tape's backward walk compiled once per tape structure (installed
+  into `eager.autodiff.tape_backward` as its planner on import), and vectorised for Jacobians.
 * `vectorize`: a program rewritten to run n times as one, over a leading batch axis (Jacobians,
   `eager.vectorized_map`).
 
@@ -19,7 +19,7 @@ Layering: above `eager.graph` and `eager.ops`; the function layer and `Session` 
 below imports it.
 """
 
-from . import backward_plans
+from . import tape_backward_plans
 from .compiler import CompiledProgram, compile_program
 from .interpret import run_program
 from .parallel import ParallelExecutor

@@ -1,7 +1,7 @@
 """Multiplicative identities: `x * 1`, `1 * x` and `x / 1` are `x`.
 
 A backward pass starts from the gradient of the loss with respect to itself, a one; a compiled
-backward plan holds it as a constant (`eager.runtime.backward_plans`), and constant folding
+backward plan holds it as a constant (`eager.runtime.tape_backward_plans`), and constant folding
 turns the first rule's use of it into a constant of ones (the gradient of `reduce_sum(y)` is
 ones broadcast to y's shape). The next rule then multiplies by it: `sum(x * x)`'s plan would
 compute `ones * x` before adding `x + x`. This pass lets readers read `x` instead.

@@ -9,7 +9,7 @@ at every call; it is *derived* once per kind of call (≈ TensorFlow's
    stand-in, and every capture, enter as the eager tensors they are, so resource inference and
    `handle_data` work as in the trace), then the function graph's operations copied in order
    while a private tape records them symbolically, then a placeholder per output gradient
-   (*seed*), then the backward pass (`autodiff.backprop.backward`) over the private tape, whose
+   (*seed*), then the backward pass (`autodiff.tape_backward.backward`) over the private tape, whose
    gradient functions run through dispatch and are therefore traced into the same graph;
 2. the graph is split with the Program IR: fed the arguments and the seeds, fetching the input
    gradients, pruned (`runtime.passes.prune`); every value that a gradient-side node (or a
@@ -47,7 +47,7 @@ function (re-checked on later calls through `op_def.gradient`), a rule that cann
 only at run time), or a seed for a variant (TensorList) value.
 
 Control flow: `If`/`Case`/`While` are differentiated by their own rules
-(`eager.control_flow.gradients`), so, as with TensorFlow's `tf.function`, an input that the
+(`eager.control_flow.control_flow_grad`), so, as with TensorFlow's `tf.function`, an input that the
 branch taken (or a loop that ran zero times) did not use gets a zero gradient, where replaying
 the ops actually run gives None. Those rules recompute the branch or body when the backward
 runs, so control flow that reads or writes variables is not derived but replayed: the backward
@@ -60,7 +60,7 @@ from __future__ import annotations
 from ..core import context as _context
 from ..base import dtypes as _dt
 from ..autodiff import tape as _tape
-from ..autodiff.backprop import backward as _backprop
+from ..autodiff.tape_backward import backward as _backprop
 from ..graph import Graph, SymbolicTensor, building_apart
 from ..graph.placeholder import PLACEHOLDER
 from ..ops.creation_ops import zeros

@@ -1,7 +1,7 @@
 """Compiled backward passes for eager gradient tapes: a training loop's tape, planned once.
 
 An eager training step records the same ops on the same shapes every step, and its backward
-walk (`eager.autodiff.backprop.walk`) then calls the same gradient rules, which dispatch the
+walk (`eager.autodiff.tape_backward.walk`) then calls the same gradient rules, which dispatch the
 same ops, step after step: tens of microseconds of Python per op that decide nothing new. This
 module removes that cost the way a traced function's compiled plan does, without asking the
 user to trace anything:
@@ -56,8 +56,8 @@ import operator
 import threading
 
 from ..core.context import _per_thread
-from ..autodiff import backprop as _backprop
-from ..autodiff.backprop import OnesSeed
+from ..autodiff import tape_backward as _tape_backward
+from ..autodiff.tape_backward import OnesSeed
 from ..autodiff.tape import (BACKWARD, INPUT_IDS, KEPT_INPUTS, KEPT_OUTPUTS, OP, OUTPUT_IDS,
                              SIGNATURE, op_backward)
 from ..graph import Graph, SymbolicTensor, building_apart
@@ -158,7 +158,7 @@ def _plan_or_walk(tape, grads, source_ids, source_set):
                                  source_ids)
     fed_from, need = entries, None
     if key is None:
-        fed_from, need = _backprop.prune(entries, source_set, grads)
+        fed_from, need = _tape_backward.prune(entries, source_set, grads)
         key, seeds = _key(fed_from, grads, source_ids, "walk")
         if key is None:
             return None
@@ -222,7 +222,7 @@ def _sighted(cached, key, entries, fed_from, need, grads, source_ids, source_set
     if state.compiled >= COMPILE_GUARD and state.runs < MIN_RUNS_PER_PLAN * state.compiled:
         return None  # plans are not being reused enough to pay for another compilation
     if fed_from is entries:  # keyed over the whole tape: prune for the trace
-        needed, need = _backprop.prune(entries, source_set, grads)
+        needed, need = _tape_backward.prune(entries, source_set, grads)
         plan = _make_plan(needed, grads, source_ids, source_set, need, entries)
     else:  # keyed over the pruned walk, `fed_from`
         plan = _make_plan(fed_from, grads, source_ids, source_set, need)
@@ -317,7 +317,7 @@ def _finish_key(parts, numbers, grads, source_ids):
                 if target._value.size == 1:
                     parts.append(_constant_seed_part(number, target))
                     continue
-                g = gs[i] = _backprop.ones_seed(target)
+                g = gs[i] = _tape_backward.ones_seed(target)
             elif g.__class__ is not EagerTensor:
                 return None, None
             parts.append((number, g._value.shape, g._meta.dtype))
@@ -362,7 +362,7 @@ def _trace(needed, grads, source_ids, source_set, need, batch=0):
     proxies = []
     # The default seeds the plan holds as constants (`_finish_key`), made eagerly: inside the
     # graph, a seed on a device whose ones need an op would become a graph op.
-    constant_seeds = {id(g): _backprop.ones_seed(g.target)
+    constant_seeds = {id(g): _tape_backward.ones_seed(g.target)
                       for gs in grads.values() for g in gs if g.__class__ is OnesSeed}
     with building_apart(graph):
         for index, record in enumerate(needed):
@@ -384,7 +384,7 @@ def _trace(needed, grads, source_ids, source_set, need, batch=0):
                 ph = graph.placeholder(g.dtype, g.shape[1:] if batch else g.shape, name="seed")
                 proxies_of_seeds.append(ph)
                 seed_phs.append(ph)
-        results = _backprop.walk(proxies, proxy_grads, source_ids, source_set, need)
+        results = _tape_backward.walk(proxies, proxy_grads, source_ids, source_set, need)
         if batch:  # Jacobian rows are dense: densified here, the densifying op vectorised
             results = [convert_to_tensor(g) if g.__class__ is IndexedSlices else g
                        for g in results]
@@ -490,4 +490,4 @@ def _stand_ins(graph, tensors, tape_ids, index, kept, by_tape_id, kept_slots, ke
     return tuple(stand_ins)
 
 
-_backprop.set_planner(_plan_or_walk, _plan_batched, _plan_one)
+_tape_backward.set_planner(_plan_or_walk, _plan_batched, _plan_one)

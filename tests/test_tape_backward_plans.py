@@ -1,4 +1,4 @@
-"""Compiled backward plans for eager tapes (`eager.runtime.backward_plans`) against the op-by-op
+"""Compiled backward plans for eager tapes (`eager.runtime.tape_backward_plans`) against the op-by-op
 walk: same gradients for every differentiable op's cases, the cases where no plan may be used,
 and the cache's bounds."""
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import eager
 from eager.core import dispatch
-from eager.runtime import backward_plans
+from eager.runtime import tape_backward_plans
 
 from gradcheck import _differentiable, _outputs, _weights, tape_gradients
 from test_gradients import CASES
@@ -20,11 +20,11 @@ from test_gradients import CASES
 
 @pytest.fixture(autouse=True)
 def fresh_cache():
-    backward_plans.clear()
-    backward_plans.set_enabled(True)
+    tape_backward_plans.clear()
+    tape_backward_plans.set_enabled(True)
     yield
-    backward_plans.set_enabled(True)
-    backward_plans.clear()
+    tape_backward_plans.set_enabled(True)
+    tape_backward_plans.clear()
 
 
 def _gradients(fn, args, weights):
@@ -37,12 +37,12 @@ def _walked_and_planned(fn, args):
     args = [np.asarray(a) if isinstance(a, (list, float)) else a for a in args]
     ys = _outputs(fn(*[eager.constant(a) if _differentiable(a) else a for a in args]))
     weights = _weights([np.asarray(y) for y in ys], 0)
-    backward_plans.set_enabled(False)
+    tape_backward_plans.set_enabled(False)
     walked = _gradients(fn, args, weights)
-    backward_plans.set_enabled(True)
-    backward_plans.clear()
+    tape_backward_plans.set_enabled(True)
+    tape_backward_plans.clear()
     runs = [_gradients(fn, args, weights) for _ in range(3)]
-    return walked, runs, backward_plans.plan_count() > 0
+    return walked, runs, tape_backward_plans.plan_count() > 0
 
 
 def _assert_same(walked, planned, what):
@@ -92,8 +92,8 @@ def test_plan_gives_the_walks_gradients(op_name, plan_form):
     if op_name in MUST_PLAN:
         assert planned_any, f"{op_name}: no compiled backward plan was made"
     if plan_form == "array form":
-        for plan in backward_plans._state.cache.values():
-            if plan.__class__ is backward_plans._Plan:
+        for plan in tape_backward_plans._state.cache.values():
+            if plan.__class__ is tape_backward_plans._Plan:
                 assert plan.run._array_fn is not None
 
 
@@ -107,10 +107,10 @@ def test_plan_made_on_second_sight_and_reused():
         return tape.gradient(y, x).numpy()
 
     np.testing.assert_array_equal(grad(), 2 * np.arange(4.0))
-    assert backward_plans.plan_count() == 0
+    assert tape_backward_plans.plan_count() == 0
     for _ in range(3):
         np.testing.assert_array_equal(grad(), 2 * np.arange(4.0))
-    assert backward_plans.plan_count() == 1
+    assert tape_backward_plans.plan_count() == 1
 
 
 def test_tape_with_unconnected_entries_plans_and_matches_the_walk(plan_form):
@@ -123,7 +123,7 @@ def test_tape_with_unconnected_entries_plans_and_matches_the_walk(plan_form):
     x, w, unused = eager.constant(xv), eager.constant(wv), eager.constant(np.ones(2))
 
     def grads(planned):
-        backward_plans.set_enabled(planned)
+        tape_backward_plans.set_enabled(planned)
         with eager.GradientTape() as tape:
             tape.watch([x, w, unused])
             metric = eager.reduce_mean(eager.exp(x))  # recorded, off the path to loss
@@ -144,7 +144,7 @@ def test_tape_with_unconnected_entries_plans_and_matches_the_walk(plan_form):
         assert run[2] is None
         np.testing.assert_allclose(run[0], walked[0], rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(run[1], walked[1], rtol=1e-12, atol=1e-14)
-    assert backward_plans.plan_count() == 1
+    assert tape_backward_plans.plan_count() == 1
 
 
 def test_custom_gradient_off_the_path_still_plans():
@@ -162,7 +162,7 @@ def test_custom_gradient_off_the_path_still_plans():
             loss = eager.reduce_sum(eager.exp(x))
         np.testing.assert_allclose(tape.gradient(loss, x).numpy(), np.exp([1.0, -2.0, 3.0]))
         del side
-    assert backward_plans.plan_count() == 1
+    assert tape_backward_plans.plan_count() == 1
 
 
 def test_op_without_gradient_off_the_path_still_plans(monkeypatch):
@@ -180,7 +180,7 @@ def test_op_without_gradient_off_the_path_still_plans(monkeypatch):
             loss = eager.reduce_sum(eager.sin(x))
         np.testing.assert_allclose(tape.gradient(loss, x).numpy(), np.cos([1.0, -2.0, 3.0]))
         del side
-    assert backward_plans.plan_count() == 1
+    assert tape_backward_plans.plan_count() == 1
     with eager.GradientTape() as tape:
         tape.watch(x)
         loss = eager.reduce_sum(eager.exp(x))
@@ -244,7 +244,7 @@ def test_structure_key_separates_aliasing_shapes_and_attributes():
                 for run in runs:
                     _assert_same(walked, run, fn.__name__)
     # Interleaved, with a cache that keeps them all:
-    backward_plans.clear()
+    tape_backward_plans.clear()
     x, y = eager.constant(a), eager.constant(b)
     for _ in range(4):
         for fn, expected in ((square, (2 * a, None)), (product, (b, a))):
@@ -257,7 +257,7 @@ def test_structure_key_separates_aliasing_shapes_and_attributes():
                 assert gy is None
             else:
                 np.testing.assert_allclose(gy.numpy(), expected[1])
-    assert backward_plans.plan_count() == 2
+    assert tape_backward_plans.plan_count() == 2
 
 
 def test_indexed_slices_gradient_through_a_plan():
@@ -269,7 +269,7 @@ def test_indexed_slices_gradient_through_a_plan():
             tape.watch(params)
             loss = eager.reduce_sum(eager.gather(params, indices) * 3.0)
         results.append(tape.gradient(loss, params))
-    assert backward_plans.plan_count() == 1
+    assert tape_backward_plans.plan_count() == 1
     expected = np.zeros((4, 3))
     np.add.at(expected, [0, 2, 2], 3.0)
     for g in results:
@@ -292,11 +292,11 @@ def test_variables_and_optimizer_step_through_a_plan():
             opt.apply_gradients([(tape.gradient(loss, w), w)])
         return w.numpy()
 
-    backward_plans.set_enabled(False)
+    tape_backward_plans.set_enabled(False)
     walked = train(5)
-    backward_plans.set_enabled(True)
+    tape_backward_plans.set_enabled(True)
     planned = train(5)
-    assert backward_plans.plan_count() == 1
+    assert tape_backward_plans.plan_count() == 1
     np.testing.assert_allclose(planned, walked, rtol=1e-12)
 
 
@@ -313,7 +313,7 @@ def test_no_plan_under_an_outer_tape_and_higher_order_still_right():
         t = np.tanh(x.numpy())
         np.testing.assert_allclose(h.numpy(), -2 * t * (1 - t * t))
     # Only the outer walk (no tape outside it) is planned; the inner one is recorded.
-    assert backward_plans.plan_count() == 1
+    assert tape_backward_plans.plan_count() == 1
 
 
 def test_persistent_tape_inside_its_context_records_the_backward():
@@ -326,7 +326,7 @@ def test_persistent_tape_inside_its_context_records_the_backward():
         gg = tape.gradient(eager.reduce_sum(g), x)
     np.testing.assert_allclose(g.numpy(), 3 * x.numpy() ** 2)
     np.testing.assert_allclose(gg.numpy(), 6 * x.numpy())
-    assert backward_plans.plan_count() == 0
+    assert tape_backward_plans.plan_count() == 0
 
 
 def test_custom_gradient_is_walked():
@@ -346,19 +346,19 @@ def test_custom_gradient_is_walked():
             y = eager.reduce_sum(clipped(x * 3.0))
         np.testing.assert_allclose(tape.gradient(y, x).numpy(), [1.5, 1.5])
     assert len(calls) == 3  # the Python gradient ran every time
-    assert backward_plans.plan_count() == 0
+    assert tape_backward_plans.plan_count() == 0
 
 
 def test_disabled_plans_walk():
-    backward_plans.set_enabled(False)
+    tape_backward_plans.set_enabled(False)
     x = eager.constant(np.array([1.0, 2.0]))
     for _ in range(3):
         with eager.GradientTape() as tape:
             tape.watch(x)
             y = eager.reduce_sum(eager.exp(x))
         np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.exp([1.0, 2.0]))
-    assert backward_plans.plan_count() == 0
-    assert not backward_plans.enabled()
+    assert tape_backward_plans.plan_count() == 0
+    assert not tape_backward_plans.enabled()
 
 
 def test_async_execution_is_walked():
@@ -370,7 +370,7 @@ def test_async_execution_is_walked():
                 y = eager.reduce_sum(eager.exp(x))
             g = tape.gradient(y, x)
         np.testing.assert_allclose(g.numpy(), np.exp([1.0, 2.0]))
-    assert backward_plans.plan_count() == 0
+    assert tape_backward_plans.plan_count() == 0
 
 
 def test_plans_keep_no_tensors_alive():
@@ -385,12 +385,12 @@ def test_plans_keep_no_tensors_alive():
         tape.gradient(y, x)
         del tape, h, y
     gc.collect()
-    assert backward_plans.plan_count() == 1
+    assert tape_backward_plans.plan_count() == 1
     assert all(r() is None for r in refs)
 
 
 def test_cache_is_bounded(monkeypatch):
-    monkeypatch.setattr(backward_plans, "MAX_PLANS", 4)
+    monkeypatch.setattr(tape_backward_plans, "MAX_PLANS", 4)
     for n in range(1, 12):
         x = eager.constant(np.ones(n))
         for _ in range(2):
@@ -398,14 +398,14 @@ def test_cache_is_bounded(monkeypatch):
                 tape.watch(x)
                 y = eager.reduce_sum(x * 2.0)
             np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.full(n, 2.0))
-    assert len(backward_plans._state.cache) <= 4
+    assert len(tape_backward_plans._state.cache) <= 4
 
 
 def test_compilation_stops_while_plans_are_not_reused(monkeypatch):
     """Structures seen exactly twice (a new shape every other step) would compile a plan each
     and never run one: after COMPILE_GUARD compilations, new plans wait for reuse."""
-    monkeypatch.setattr(backward_plans, "COMPILE_GUARD", 3)
-    monkeypatch.setattr(backward_plans, "MIN_RUNS_PER_PLAN", 2)
+    monkeypatch.setattr(tape_backward_plans, "COMPILE_GUARD", 3)
+    monkeypatch.setattr(tape_backward_plans, "MIN_RUNS_PER_PLAN", 2)
 
     def grad(x):
         with eager.GradientTape() as tape:
@@ -417,7 +417,7 @@ def test_compilation_stops_while_plans_are_not_reused(monkeypatch):
         x = eager.constant(np.linspace(0, 1, n))
         for _ in range(2):
             np.testing.assert_allclose(grad(x).numpy(), np.exp(x.numpy()))
-    assert backward_plans.plan_count() == 3  # then 3 runs < 2 * 3 compiled: no more
+    assert tape_backward_plans.plan_count() == 3  # then 3 runs < 2 * 3 compiled: no more
     # Reuse reopens compilation: run the existing plans until runs >= 2 * compiled.
     x = eager.constant(np.linspace(0, 1, 1))
     for _ in range(10):
@@ -425,7 +425,7 @@ def test_compilation_stops_while_plans_are_not_reused(monkeypatch):
     x = eager.constant(np.linspace(0, 1, 20))
     for _ in range(2):
         np.testing.assert_allclose(grad(x).numpy(), np.exp(x.numpy()))
-    assert backward_plans.plan_count() == 4
+    assert tape_backward_plans.plan_count() == 4
 
 
 def test_threads_share_plans_and_get_their_own_gradients():
@@ -457,7 +457,7 @@ def test_threads_share_plans_and_get_their_own_gradients():
     for t in threads:
         t.join()
     assert not errors, errors[0]
-    assert backward_plans.plan_count() == 1
+    assert tape_backward_plans.plan_count() == 1
 
 
 _STEPS = {
@@ -499,12 +499,12 @@ def test_random_programs_planned_equal_walked(plan_form, steps, rows, n, seed, w
         return [None if g is None else g.numpy() for g in grads]
 
     data = [rng.standard_normal((rows, n)) for _ in range(3)]
-    backward_plans.set_enabled(False)
+    tape_backward_plans.set_enabled(False)
     walked = [gradients(xv) for xv in data]
-    backward_plans.set_enabled(True)
-    backward_plans.clear()
+    tape_backward_plans.set_enabled(True)
+    tape_backward_plans.clear()
     planned = [gradients(xv) for xv in data]
-    assert backward_plans.plan_count() == 1
+    assert tape_backward_plans.plan_count() == 1
     for w_run, p_run in zip(walked, planned):
         for a, b in zip(w_run, p_run):
             if a is None:
@@ -526,11 +526,11 @@ def test_targets_that_are_sources_and_several_targets():
             z = eager.reduce_sum(y * y)
         gx = tape.gradient([y, x, z], x, output_gradients=[np.array([1.0, 0.5]), None, None])
         np.testing.assert_allclose(gx.numpy(), [3.0 + 1.0 + 18.0, 1.5 + 1.0 + 36.0])
-    assert backward_plans.plan_count() >= 1
+    assert tape_backward_plans.plan_count() >= 1
 
 
 def _plans():
-    return [p for p in backward_plans._state.cache.values() if p.__class__ is backward_plans._Plan]
+    return [p for p in tape_backward_plans._state.cache.values() if p.__class__ is tape_backward_plans._Plan]
 
 
 def test_a_scalar_targets_seed_is_a_constant_and_its_ones_fold_away(plan_form):
@@ -545,9 +545,9 @@ def test_a_scalar_targets_seed_is_a_constant_and_its_ones_fold_away(plan_form):
             y = eager.reduce_sum(x * x)
         return tape.gradient(y, x).numpy()
 
-    backward_plans.set_enabled(False)
+    tape_backward_plans.set_enabled(False)
     walked = grad()
-    backward_plans.set_enabled(True)
+    tape_backward_plans.set_enabled(True)
     runs = [grad() for _ in range(3)]
     (plan,) = _plans()
     program = plan.run.program
@@ -574,9 +574,9 @@ def test_default_seeds_of_every_target_shape_plan_as_the_walk(shape, plan_form):
             y = eager.reduce_sum(eager.exp(x) * w, axis=0)
         return tape.gradient(y, x).numpy()
 
-    backward_plans.set_enabled(False)
+    tape_backward_plans.set_enabled(False)
     walked = grad()
-    backward_plans.set_enabled(True)
+    tape_backward_plans.set_enabled(True)
     for _ in range(3):
         np.testing.assert_array_equal(grad(), walked)
     (plan,) = _plans()
@@ -589,16 +589,16 @@ def test_one_target_calls_and_general_calls_share_plans(monkeypatch):
     """`gradient(y, x)` (the one-target planner's key, built directly) and `gradient(y, [x])`
     (the general key) key a tape the same way: one plan answers both, each call runs it, and
     the one-target call finds it without the general planner."""
-    from eager.autodiff import backprop
+    from eager.autodiff import tape_backward
 
     general = []
-    planner = backprop._planner
+    planner = tape_backward._planner
 
     def counted(*args):
         general.append(1)
         return planner(*args)
 
-    monkeypatch.setattr(backprop, "_planner", counted)
+    monkeypatch.setattr(tape_backward, "_planner", counted)
     x = eager.constant(np.array([0.5, -1.0, 2.0]))
 
     def grad(sources):
@@ -611,13 +611,13 @@ def test_one_target_calls_and_general_calls_share_plans(monkeypatch):
     for sources in (x, x, [x], x, [x]):
         g = grad(sources)
         np.testing.assert_allclose((g[0] if isinstance(g, list) else g).numpy(), expected)
-    assert backward_plans.plan_count() == 1
-    runs = backward_plans._state.runs
+    assert tape_backward_plans.plan_count() == 1
+    runs = tape_backward_plans._state.runs
     general.clear()
     grad(x)
-    assert backward_plans._state.runs == runs + 1 and not general
+    assert tape_backward_plans._state.runs == runs + 1 and not general
     grad([x])
-    assert backward_plans._state.runs == runs + 2 and len(general) == 1
+    assert tape_backward_plans._state.runs == runs + 2 and len(general) == 1
 
 
 def test_one_target_planner_declines_what_it_cannot_key():

@@ -7,7 +7,7 @@
    are summed, lazily, when the tensor's producer is processed.
 
 A planner (`set_planner`) may answer step 2 instead, with a compiled plan of the same walk
-(`eager.runtime.backward_plans`: a training loop's tape has the same structure every step).
+(`eager.runtime.tape_backward_plans`: a training loop's tape has the same structure every step).
 
 Gradient functions are written with ops, so the backward pass runs through dispatch like any
 other code: an outer tape records it, which is how higher-order derivatives work.
@@ -63,7 +63,7 @@ def aggregate(grads):
 
 class OnesSeed:
     """A target's default seed, d target / d target (ones shaped like it), not made yet: a
-    compiled plan may hold it as a constant (`backward_plans`), and only a walk needs the
+    compiled plan may hold it as a constant (`eager.runtime.tape_backward_plans`), and only a walk needs the
     tensor (`ones_seed`)."""
 
     __slots__ = ("target",)
@@ -122,7 +122,7 @@ def _no_gradient_error(entry):
 def set_planner(planner, batch_planner=None, one_planner=None) -> None:
     """Installs `planner(tape, grads, source_ids, source_set)`, asked before every backward
     walk whether it can produce the gradients faster (a compiled plan of the same walk;
-    `eager.runtime.backward_plans` installs one). It sees the whole tape, unpruned (a plan may
+    `eager.runtime.tape_backward_plans` installs one). It sees the whole tape, unpruned (a plan may
     know the pruning already, and key it by the records' signatures), and `grads` maps each
     target's id to its seeds, a default one still an `OnesSeed` (the planner may replace it by
     its tensor, `ones_seed`). `batch_planner(needed, grads, source_ids, source_set, need,

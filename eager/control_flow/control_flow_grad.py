@@ -70,7 +70,7 @@ import contextlib
 import weakref
 
 from ..core import context as _context
-from ..autodiff.backprop import NotRecomputableError, aggregate, backward
+from ..autodiff.tape_backward import NotRecomputableError, aggregate, backward
 from ..autodiff.tape import Tape
 from ..base.dtypes import int32, resource, variant
 from ..graph import building, get_default_graph
