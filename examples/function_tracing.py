@@ -9,8 +9,8 @@ Run it: `python examples/function_tracing.py`. It prints what it does:
    inside `@eager.function`; its slots are made on the first call, and the loss falls;
 3. `eager.print` inside a function prints on every call, in program order with the function's
    other effects (a Python `print` would print once, while tracing);
-4. `eager.cond` and `eager.while_loop` inside a function (when this version has them): both
-   branches and the loop body are traced once, and the taken branch and the loop run per call.
+4. `eager.cond` and `eager.while_loop` inside a function: both branches and the loop body are
+   traced once, and the taken branch and the loop run per call.
 """
 
 import sys
@@ -89,9 +89,6 @@ def printing():
 
 
 def control_flow():
-    if not (hasattr(eager, "cond") and hasattr(eager, "while_loop")):
-        print("4. control flow: eager.cond / eager.while_loop not available in this version")
-        return None
     print("4. eager.cond and eager.while_loop inside a function")
 
     @eager.function

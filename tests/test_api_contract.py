@@ -1,7 +1,9 @@
-"""The public API contract (API.md): every name it lists exists where TensorFlow puts it.
+"""The public API contract: every name it lists exists where TensorFlow puts it.
 
-The contract is /work/shared/API.md when this checkout sits beside it, else the repo's copy
-docs/API.md; when both exist they must be identical, so the copy cannot drift.
+The contract (what the framework must provide) is /work/shared/API.md when this checkout sits
+beside it, else the repo's copy docs/contract/API.md; when both exist they must be identical, so
+the copy cannot drift. (docs/API.md is the user's reference to what exists today; its own test is
+tests/test_api_reference.py.)
 """
 
 import re
@@ -13,7 +15,7 @@ import eager
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "API.md"
-REPO_COPY = REPO / "docs" / "API.md"
+REPO_COPY = REPO / "docs" / "contract" / "API.md"
 
 
 def contract_text() -> str:
@@ -24,7 +26,7 @@ def section(title: str) -> str:
     """The body of the '## <title>...' section."""
     match = re.search(rf"^## {re.escape(title)}.*?$(.*?)(?=^## |\Z)", contract_text(),
                       re.M | re.S)
-    assert match, f"API.md has no '## {title}' section"
+    assert match, f"the API contract has no '## {title}' section"
     return match.group(1)
 
 
@@ -54,10 +56,11 @@ def resolve(namespace: str):
 
 
 def test_repo_copy_of_the_contract_is_identical_to_the_shared_one():
-    assert REPO_COPY.exists(), "docs/API.md (a copy of the shared API contract) is missing"
+    assert REPO_COPY.exists(), \
+        "docs/contract/API.md (a copy of the shared API contract) is missing"
     if SHARED.exists():
-        assert REPO_COPY.read_text() == SHARED.read_text(), \
-            "docs/API.md differs from the shared API.md: copy it again"
+        assert REPO_COPY.read_bytes() == SHARED.read_bytes(), \
+            f"docs/contract/API.md differs from {SHARED}: copy it again"
 
 
 def test_the_op_lists_parse():
@@ -131,6 +134,6 @@ def test_contract_tensor_names_exist():
              "IndexedSlices", "register_tensor_conversion_function", "DType", "as_dtype"]
     body = section("Tensors and dtypes")
     for n in names[:7]:
-        assert f"eager.{n}" in body, f"API.md no longer lists eager.{n}"
+        assert f"eager.{n}" in body, f"the API contract no longer lists eager.{n}"
     missing = [n for n in names if not callable(getattr(eager, n, None))]
     assert not missing, f"missing: {missing}"

@@ -367,7 +367,8 @@ TF_CODE_NAMES = {
 
 def _contract_error_names():
     shared = Path(__file__).resolve().parents[2] / "shared" / "API.md"
-    path = shared if shared.exists() else Path(__file__).resolve().parents[1] / "docs" / "API.md"
+    repo_copy = Path(__file__).resolve().parents[1] / "docs" / "contract" / "API.md"
+    path = shared if shared.exists() else repo_copy
     text = path.read_text()
     section = text.split("## Errors", 1)[1].split("\n## ", 1)[0]
     return sorted(set(re.findall(r"\b([A-Z][A-Za-z]*Error)\b", section)))
