@@ -35,7 +35,7 @@ from .base import user_code as _user_code
 from .devices import registry as _devices
 from .base.errors import InvalidArgumentError, OpError
 from .core import dispatch as _dispatch
-from .tensor import _METAS, EagerTensor, Tensor, meta_for
+from .tensor import METAS, EagerTensor, Tensor, meta_for
 from .core.specs import TensorSpec
 from .base.tensor_shape import TensorShape
 
@@ -43,9 +43,9 @@ __all__ = ["PendingTensor", "AsyncExecutor", "async_scope", "async_wait", "async
            "set_synchronous_execution", "get_synchronous_execution", "sync_devices",
            "after_pending_work"]
 
-_per_thread = _context._per_thread
-_config = _context._config
-_place = _dispatch._place
+_per_thread = _context.per_thread
+_config = _context.placement_config
+_place = _dispatch.place
 _new_pending = _new_node = object.__new__
 
 
@@ -359,7 +359,7 @@ class AsyncExecutor:
                 out = op.run([t._resolve() if t.__class__ is PendingTensor else t
                               for t in node.inputs])
             else:
-                out = _dispatch._run_sync(op, node.inputs, node.attrs, node.device)  # resolves
+                out = _dispatch.run_kernel(op, node.inputs, node.attrs, node.device)  # resolves
         except Exception as exc:  # noqa: BLE001 - kept, raised at the next sync point
             node.error = self._error = _located(exc, op, node.where)
             return
@@ -409,7 +409,7 @@ def _output_meta(specs, device):
     if specs.__class__ is not TensorSpec:
         return None
     dtype = specs.dtype
-    return _METAS[device][dtype.dtype if dtype.is_numpy_compatible else dtype]
+    return METAS[device][dtype.dtype if dtype.is_numpy_compatible else dtype]
 
 
 class _Inferring(threading.local):
@@ -427,7 +427,7 @@ def _infer_now(op, inputs, attrs):
     for t in inputs:
         cls = t.__class__
         if cls is not EagerTensor and cls is not PendingTensor and not hasattr(t, "_resolve"):
-            _dispatch._concrete(t, op)  # a traced function's tensor: its TypeError, at the call
+            _dispatch.resolve_input(t, op)  # a traced function's tensor: its TypeError, at the call
     inferring = _INFERRING
     if inferring.active:
         return op.infer(*inputs, **attrs)

@@ -2,15 +2,24 @@
 its interned `TensorMeta`, and `IndexedSlices`. (`TensorSpec` is `eager.core.specs`; converting
 Python and numpy values to tensors is `eager.core.tensor_conversion`.)
 
-`Tensor` defines every operator once, by handing the call to the op library through a table the
-ops package fills in at import (`register_operators`); this module sits below the op library and
-never imports it. `EagerTensor` overrides the hottest operators with a fast path that computes
-directly on the arrays when `context.FAST.taped` says that dispatch would do nothing more than
-run the kernel and tell gradient tapes (no scope, no interpreter, one device) and both operands
-already have the same dtype; when an operand is followed by a tape (it has a tape id), the
-result is then recorded on the thread's tapes as the op dispatch would have run
-(`_OPS.record`). Everything else, including every error, goes through dispatch, so the fast
-path never changes what an op means.
+`Tensor` defines every operator once, by handing the call to the op library's implementation
+(`_LIBRARY`, which the ops package fills in at import with `register_operators`); this module
+sits below the op library and never imports it. `EagerTensor` overrides the hottest operators
+with a fast path that computes directly on the arrays when `FAST_PATH.kernel_and_tapes` says
+that dispatch would do nothing more than run the kernel and tell gradient tapes (no scope, no
+interpreter, one device) and both operands already have the same dtype; when an operand is
+followed by a tape (it has a tape id), the result is then recorded on the thread's tapes as the
+op dispatch would have run (the recorder autodiff installs with `set_operator_recorder`).
+Everything else, including every error, goes through dispatch, so the fast path never changes
+what an op means.
+
+Making an EagerTensor. Cold code calls `wrap_value(array, device)` (`wrap_value(value,
+device)`, or `wrap_value(value, device, dtype)` for a value that is not an array); nothing else sets the slots. The hot
+constructors (dispatch's `run_kernel` and `wrap_output`, the operators' fast path below, the
+tape-free reductions' fast path `dispatch.run_bare_unary`, the async executor's pending
+tensors) write the three slots inline, because a call costs as much as the rest of a small op:
+each says so in a comment, and `tests/test_tensor.py` checks that every constructor leaves the
+same three slots set.
 """
 
 from __future__ import annotations
@@ -23,34 +32,48 @@ import numpy as np
 from .base.dtypes import BY_NUMPY, DType
 from .base.tensor_shape import TensorShape, as_shape
 from .core.buffer_reuse import MIN_ELEMENTS, writable_operand
-from .core.context import FAST, placement_device
+from .core.context import FAST_PATH, placement_device
 from .devices.base import Device
 
 __all__ = ["Tensor", "EagerTensor", "TensorMeta", "IndexedSlices", "register_operators",
-           "is_tensor", "wrap_array", "meta_for"]
+           "set_operator_recorder", "is_tensor", "wrap_value", "meta_for",
+           "METAS"]
 
 
-class _Operators:
-    """Implementations of the Python operators, filled in by `eager.ops` (see module doc), and
-    `record(name, x, y, out)`, filled in by `eager.autodiff`: tells the thread's gradient tapes
-    that the fast path computed `out` from `x` and `y` with the operator `name` ("add", "sub",
-    "mul", "truediv")."""
+class _OperatorLibrary:
+    """The op library's implementations of the Python operators (see the module doc), one
+    attribute per operator."""
 
     __slots__ = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "neg",
                  "abs", "invert", "and_", "or_", "xor", "lt", "le", "gt", "ge", "eq", "ne",
-                 "getitem", "record")
+                 "getitem")
 
 
-_OPS = _Operators()
-_OPS.record = lambda name, x, y, out: None  # no tapes without eager.autodiff
+_LIBRARY = _OperatorLibrary()
 
 
 def register_operators(**implementations) -> None:
     """Installs the op library's implementations of `Tensor`'s operators (called once by
-    `eager.ops`; `record` by `eager.autodiff`). Each takes (x, y) already ordered as the
-    operator reads: `__rsub__` calls `sub(y, x)`."""
+    `eager.ops`). Each takes (x, y) already ordered as the operator reads: `__rsub__` calls
+    `sub(y, x)`."""
     for name, fn in implementations.items():
-        setattr(_OPS, name, fn)
+        setattr(_LIBRARY, name, fn)
+
+
+def _record_nothing(name, x, y, out):
+    """The operators' recorder until autodiff installs its own: no tapes exist without it."""
+
+
+_record_operator = _record_nothing
+
+
+def set_operator_recorder(record) -> None:
+    """Installs `record(name, x, y, out)`, which tells the thread's gradient tapes that the
+    operators' fast path computed `out` from `x` and `y` with the operator `name` ("add",
+    "sub", "mul", "truediv"). Called once by `eager.autodiff`, which this module never
+    imports."""
+    global _record_operator
+    _record_operator = record
 
 
 def _symbolic_bool_error(what):
@@ -98,7 +121,7 @@ class Tensor:
 
     def ref(self):
         """A hashable reference to this tensor (≈ `Tensor.ref()`)."""
-        return _Reference(self)
+        return Reference(self)
 
     experimental_ref = ref
 
@@ -144,106 +167,106 @@ class Tensor:
 
     # -- operators (slow path: full dispatch through the op library) --------------------------
     def __add__(self, other):
-        return _OPS.add(self, other)
+        return _LIBRARY.add(self, other)
 
     def __radd__(self, other):
-        return _OPS.add(other, self)
+        return _LIBRARY.add(other, self)
 
     def __sub__(self, other):
-        return _OPS.sub(self, other)
+        return _LIBRARY.sub(self, other)
 
     def __rsub__(self, other):
-        return _OPS.sub(other, self)
+        return _LIBRARY.sub(other, self)
 
     def __mul__(self, other):
-        return _OPS.mul(self, other)
+        return _LIBRARY.mul(self, other)
 
     def __rmul__(self, other):
-        return _OPS.mul(other, self)
+        return _LIBRARY.mul(other, self)
 
     def __truediv__(self, other):
-        return _OPS.truediv(self, other)
+        return _LIBRARY.truediv(self, other)
 
     def __rtruediv__(self, other):
-        return _OPS.truediv(other, self)
+        return _LIBRARY.truediv(other, self)
 
     def __floordiv__(self, other):
-        return _OPS.floordiv(self, other)
+        return _LIBRARY.floordiv(self, other)
 
     def __rfloordiv__(self, other):
-        return _OPS.floordiv(other, self)
+        return _LIBRARY.floordiv(other, self)
 
     def __mod__(self, other):
-        return _OPS.mod(self, other)
+        return _LIBRARY.mod(self, other)
 
     def __rmod__(self, other):
-        return _OPS.mod(other, self)
+        return _LIBRARY.mod(other, self)
 
     def __pow__(self, other):
-        return _OPS.pow(self, other)
+        return _LIBRARY.pow(self, other)
 
     def __rpow__(self, other):
-        return _OPS.pow(other, self)
+        return _LIBRARY.pow(other, self)
 
     def __matmul__(self, other):
-        return _OPS.matmul(self, other)
+        return _LIBRARY.matmul(self, other)
 
     def __rmatmul__(self, other):
-        return _OPS.matmul(other, self)
+        return _LIBRARY.matmul(other, self)
 
     def __neg__(self):
-        return _OPS.neg(self)
+        return _LIBRARY.neg(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return _OPS.abs(self)
+        return _LIBRARY.abs(self)
 
     def __invert__(self):
-        return _OPS.invert(self)
+        return _LIBRARY.invert(self)
 
     def __and__(self, other):
-        return _OPS.and_(self, other)
+        return _LIBRARY.and_(self, other)
 
     def __rand__(self, other):
-        return _OPS.and_(other, self)
+        return _LIBRARY.and_(other, self)
 
     def __or__(self, other):
-        return _OPS.or_(self, other)
+        return _LIBRARY.or_(self, other)
 
     def __ror__(self, other):
-        return _OPS.or_(other, self)
+        return _LIBRARY.or_(other, self)
 
     def __xor__(self, other):
-        return _OPS.xor(self, other)
+        return _LIBRARY.xor(self, other)
 
     def __rxor__(self, other):
-        return _OPS.xor(other, self)
+        return _LIBRARY.xor(other, self)
 
     def __lt__(self, other):
-        return _OPS.lt(self, other)
+        return _LIBRARY.lt(self, other)
 
     def __le__(self, other):
-        return _OPS.le(self, other)
+        return _LIBRARY.le(self, other)
 
     def __gt__(self, other):
-        return _OPS.gt(self, other)
+        return _LIBRARY.gt(self, other)
 
     def __ge__(self, other):
-        return _OPS.ge(self, other)
+        return _LIBRARY.ge(self, other)
 
     def __eq__(self, other):
-        return _OPS.eq(self, other)
+        return _LIBRARY.eq(self, other)
 
     def __ne__(self, other):
-        return _OPS.ne(self, other)
+        return _LIBRARY.ne(self, other)
 
     def __getitem__(self, key):
-        return _OPS.getitem(self, key)
+        return _LIBRARY.getitem(self, key)
 
 
-class _Reference:
+class Reference:
     """A hashable stand-in for a tensor (≈ TensorFlow's `Reference`): compares by identity."""
 
     __slots__ = ("_wrapped",)
@@ -255,7 +278,7 @@ class _Reference:
         return self._wrapped
 
     def __eq__(self, other):
-        return isinstance(other, _Reference) and self._wrapped is other._wrapped
+        return isinstance(other, Reference) and self._wrapped is other._wrapped
 
     def __hash__(self):
         return id(self._wrapped)
@@ -273,9 +296,9 @@ class TensorMeta:
 
     One shared object instead of two fields makes tensors cheaper to create, and lets the fast
     path compare dtype and device of two operands with one `is`. `fast_arith` / `fast_inexact`
-    cache "the fast path is open (`FAST.taped`: nothing but gradient tapes anywhere), this is
+    cache "the fast path is open (`FAST_PATH.kernel_and_tapes`: nothing but gradient tapes anywhere), this is
     the fast-path device, and the dtype is numeric / floating-or-complex"; they are refreshed
-    whenever `FAST.taped` changes, which a gradient tape's entry and exit never make it do.
+    whenever `FAST_PATH.kernel_and_tapes` changes, which a gradient tape's entry and exit never make it do.
     """
 
     __slots__ = ("dtype", "device", "fast_arith", "fast_inexact")
@@ -287,7 +310,7 @@ class TensorMeta:
         _ALL_METAS.append(self)
 
     def _refresh(self):
-        fast = FAST.taped and self.device is FAST.device
+        fast = FAST_PATH.kernel_and_tapes and self.device is FAST_PATH.device
         self.fast_arith = fast and self.dtype._arith
         self.fast_inexact = fast and self.dtype._inexact
 
@@ -321,12 +344,12 @@ class _Metas(dict):
         return metas
 
 
-_METAS = _Metas()
+METAS = _Metas()
 
 
 def meta_for(dtype: DType, device: Device) -> TensorMeta:
     """The interned TensorMeta for `dtype` on `device`."""
-    return _METAS[device][dtype.dtype if dtype.is_numpy_compatible else dtype]
+    return METAS[device][dtype.dtype if dtype.is_numpy_compatible else dtype]
 
 
 #: Every TensorMeta, so that flipping the fast path touches a flat list (a GradientTape flips
@@ -335,13 +358,13 @@ _ALL_METAS: list = []
 
 
 def _refresh_metas():
-    """Every meta's flags for the new `FAST.taped` state (a device scope, an interpreter or the
+    """Every meta's flags for the new `FAST_PATH.kernel_and_tapes` state (a device scope, an interpreter or the
     profiler opened or closed somewhere; not a gradient tape). A flat loop with no calls."""
-    if not FAST.taped:  # switching off: no per-meta decisions needed
+    if not FAST_PATH.kernel_and_tapes:  # switching off: no per-meta decisions needed
         for meta in _ALL_METAS:
             meta.fast_arith = meta.fast_inexact = False
         return
-    device = FAST.device
+    device = FAST_PATH.device
     for meta in _ALL_METAS:
         if meta.device is device:
             dtype = meta.dtype
@@ -351,7 +374,7 @@ def _refresh_metas():
             meta.fast_arith = meta.fast_inexact = False
 
 
-FAST.listeners.append(_refresh_metas)
+FAST_PATH.listeners.append(_refresh_metas)
 
 
 class EagerTensor(Tensor):
@@ -541,16 +564,16 @@ def _fast_operators(name, compute, ufunc, inexact_only):
     They compute on the arrays directly when the operands' TensorMeta says the fast path is on
     for their dtype and device and both operands share it (or the other operand is a Python
     float/int and the dtype is floating or complex, which is how TensorFlow would convert it),
-    and numpy raises nothing. Everything else goes to the op library (`_OPS`), which also raises
+    and numpy raises nothing. Everything else goes to the op library (`_LIBRARY`), which also raises
     every error. A Python int with an integer tensor goes the slow way: converting it needs
     TensorFlow's range check.
 
     For large arrays, the result is written into the buffer of an operand that is an unobserved
     temporary (`eager.core.buffer_reuse`), so `p - lr * g` allocates once, not twice.
 
-    Under a gradient tape (`FAST.taped`) the same path runs, and a result computed from an
-    operand some tape follows (a nonzero tape id, while any tape exists: `not FAST.on`) is
-    recorded (`_OPS.record`) exactly as dispatch would record it. Such an operand never has its
+    Under a gradient tape (`FAST_PATH.kernel_and_tapes`) the same path runs, and a result computed from an
+    operand some tape follows (a nonzero tape id, while any tape exists: `not FAST_PATH.kernel_only`) is
+    recorded (`set_operator_recorder`) exactly as dispatch would record it. Such an operand never has its
     buffer reused (the tape may keep it for the gradient), and with a Python number it goes the
     slow way, which converts the number into the constant tensor the tape records. With no tape
     anywhere, tape ids mean nothing: a training loop's `p - lr * g` after the tape still reuses
@@ -567,11 +590,11 @@ def _fast_operators(name, compute, ufunc, inexact_only):
             ok = meta is other._meta and (meta.fast_inexact if inexact_only else meta.fast_arith)
             other_value = other._value
             # Followed by a tape that may record this op: only while tapes exist at all.
-            followed = (self._tape_id or other._tape_id) and not FAST.on
+            followed = (self._tape_id or other._tape_id) and not FAST_PATH.kernel_only
         else:
             oc = other.__class__
             ok = ((oc is float or oc is int) and meta.fast_inexact
-                  and (not self._tape_id or FAST.on))
+                  and (not self._tape_id or FAST_PATH.kernel_only))
             other_value = other
             followed = False
         if ok:
@@ -591,15 +614,15 @@ def _fast_operators(name, compute, ufunc, inexact_only):
                 t._meta = meta
                 t._tape_id = 0
                 if followed:
-                    _OPS.record(name, self, other, t)
+                    _record_operator(name, self, other, t)
                 return t
-        return getattr(_OPS, name)(self, other)
+        return getattr(_LIBRARY, name)(self, other)
 
     def reflected(self, other):
         # Only non-EagerTensor operands get here (Python tries other.__op__ first).
         meta = self._meta
         oc = other.__class__
-        if (oc is float or oc is int) and meta.fast_inexact and (not self._tape_id or FAST.on):
+        if (oc is float or oc is int) and meta.fast_inexact and (not self._tape_id or FAST_PATH.kernel_only):
             self_value = self._value
             try:
                 if self_value.size >= _MIN_ELISION:
@@ -616,7 +639,7 @@ def _fast_operators(name, compute, ufunc, inexact_only):
                 t._meta = meta
                 t._tape_id = 0
                 return t
-        return getattr(_OPS, name)(other, self)
+        return getattr(_LIBRARY, name)(other, self)
 
     return forward, reflected
 
@@ -631,11 +654,15 @@ EagerTensor.__truediv__, EagerTensor.__rtruediv__ = _fast_operators(
     "truediv", operator.truediv, np.true_divide, True)
 
 
-def wrap_array(value, device: Device) -> EagerTensor:
-    """An EagerTensor around `value` (an array already on `device`). Hot: every op output."""
+def wrap_value(value, device: Device, dtype: DType | None = None) -> EagerTensor:
+    """An EagerTensor around `value`, which lives on `device`: an array (the tensor takes its
+    dtype), or with `dtype` any value of that eager dtype (a resource handle, a TensorList).
+    The one constructor outside the hot paths (see the module doc)."""
     t = EagerTensor()
     t._value = value
-    t._meta = _METAS[device][value.dtype]
+    metas = METAS[device]
+    t._meta = metas[value.dtype] if dtype is None else metas[
+        dtype.dtype if dtype.is_numpy_compatible else dtype]
     t._tape_id = 0
     return t
 
@@ -644,7 +671,7 @@ def _unpickle(array, dtype_name):
     """The tensor `EagerTensor.__reduce__` describes: `array` (host values of dtype
     `dtype_name`) on the current device."""
     device = placement_device()
-    return wrap_array(array if device.inline else device.from_host(array), device)
+    return wrap_value(array if device.inline else device.from_host(array), device)
 
 
 def is_tensor(x) -> bool:

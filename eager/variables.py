@@ -27,11 +27,11 @@ from .base import dtypes as _dt
 from .async_exec import after_pending_work as _after_pending_work
 from .async_exec import get_synchronous_execution as _synchronous
 from .autodiff import tape as _tape
-from .core.context import FAST
+from .core.context import FAST_PATH
 from .ops import resource_ops as _res
-from .core.dispatch import _run_sync, execute
+from .core.dispatch import run_kernel, execute
 from .ops.resource_ops import apply_update as _apply_update
-from .tensor import EagerTensor, IndexedSlices, meta_for, wrap_array
+from .tensor import EagerTensor, IndexedSlices, meta_for, wrap_value
 from .core.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from .base.tensor_shape import TensorShape, as_shape
 
@@ -173,9 +173,9 @@ class Variable(metaclass=VariableMetaclass):
         raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
 
     def ref(self):
-        from .tensor import _Reference  # noqa: PLC0415 - the one shared reference type
+        from .tensor import Reference  # noqa: PLC0415 - the one shared reference type
 
-        return _Reference(self)
+        return Reference(self)
 
     experimental_ref = ref
 
@@ -291,7 +291,7 @@ def _updater(op, doc):
     def update(self, delta, use_locking=None, name=None, read_value=True):
         if delta.__class__ is not EagerTensor or delta._meta is not self._meta:
             delta = self._converted(delta)
-        if FAST.on and delta._meta is self._meta:
+        if FAST_PATH.kernel_only and delta._meta is self._meta:
             handle = self._handle
             storage = handle.device.resources._resources.get(handle.uid)
             if storage is None or storage.value is None:
@@ -353,9 +353,9 @@ class ResourceVariable(Variable):
         if dtype is not None and value.dtype is not _dt.as_dtype(dtype):
             value = convert_to_tensor(initial_value, dtype=dtype)
         if value.__class__ is not EagerTensor:
-            from .core.dispatch import _concrete  # noqa: PLC0415 - pending values wait here
+            from .core.dispatch import resolve_input  # noqa: PLC0415 - pending values wait here
 
-            value = _concrete(value, _res.ASSIGN)
+            value = resolve_input(value, _res.ASSIGN)
         var_shape = value.shape if shape is None else as_shape(shape)
         if shape is not None and validate_shape and not var_shape.is_compatible_with(value.shape):
             raise ValueError(f"In this eager.Variable creation, the initial value's shape "
@@ -369,7 +369,7 @@ class ResourceVariable(Variable):
         device = _context.placement_device()
         # Creating a handle is host bookkeeping that must happen now, whatever the thread's
         # mode (an asynchronous executor would hand back a pending handle).
-        handle_tensor = _run_sync(_res.VAR_HANDLE, (), {
+        handle_tensor = run_kernel(_res.VAR_HANDLE, (), {
             "dtype": value.dtype, "shape": var_shape, "shared_name": base,
             "device": device.name, "validate_shape": bool(validate_shape)}, device)
         handle = handle_tensor._value
@@ -392,7 +392,7 @@ class ResourceVariable(Variable):
             # object, and its ops do not wait for this thread's queue: a queued initial value
             # would land on top of their updates, or they would find the variable
             # uninitialized.
-            _run_sync(_res.ASSIGN, (self.handle, value), attrs, device)
+            run_kernel(_res.ASSIGN, (self.handle, value), attrs, device)
         else:
             execute(_res.ASSIGN, (self.handle, value), attrs)
 
@@ -402,11 +402,7 @@ class ResourceVariable(Variable):
         """The resource tensor (dtype `eager.resource`) naming this variable's storage."""
         t = self._handle_tensor
         if t is None:
-            t = EagerTensor()
-            t._value = self._handle
-            t._meta = meta_for(_dt.resource, self._handle.device)
-            t._tape_id = 0
-            self._handle_tensor = t
+            t = self._handle_tensor = wrap_value(self._handle, self._handle.device, _dt.resource)
         return t
 
     @property
@@ -451,8 +447,8 @@ class ResourceVariable(Variable):
     # -- reads ---------------------------------------------------------------------------------
     def read_value(self):
         """A tensor holding the current value (a snapshot: later writes never change it)."""
-        if FAST.on:  # nothing to record or place: the kernel directly. Hot path.
-            return wrap_array(_res.READ.kernel(None, self._handle), self._handle.device)
+        if FAST_PATH.kernel_only:  # nothing to record or place: the kernel directly. Hot path.
+            return wrap_value(_res.READ.kernel(None, self._handle), self._handle.device)
         if self._trainable and _tape.watches_variables(_context.thread_state()):
             _tape.variable_accessed(self)
         return execute(_res.READ, (self.handle,))
@@ -599,7 +595,7 @@ class _UnreadVariable(ResourceVariable):
         storage = self._handle.device.resources.lookup(self._handle.uid)
         if storage is not None and storage.version == self._version:
             return ResourceVariable.read_value(self)  # still current: a real (recorded) read
-        return wrap_array(self._snapshot, self._handle.device)
+        return wrap_value(self._snapshot, self._handle.device)
 
     value = read_value
 

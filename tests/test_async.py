@@ -203,7 +203,7 @@ def test_no_deadlock_when_results_are_dropped_unread_or_threads_exit_with_work()
         tf.constant(1.0) + 1.0  # this thread's executor exists: the count below is not vacuous
     workers_before = len(executor_workers())
     assert workers_before >= 1
-    slow_path_reasons_before = context.FAST.reasons
+    slow_path_reasons_before = context.FAST_PATH.reasons
 
     def worker():
         tf.config.experimental.set_synchronous_execution(False)
@@ -218,7 +218,7 @@ def test_no_deadlock_when_results_are_dropped_unread_or_threads_exit_with_work()
     assert results[0]._resolved is not None
     assert results[0].shape == (200, 200)
     # The ended thread gave back the process-wide fast path, and its worker finished and exited.
-    assert context.FAST.reasons == slow_path_reasons_before
+    assert context.FAST_PATH.reasons == slow_path_reasons_before
     for _ in range(100):
         if len(executor_workers()) == workers_before:
             break
@@ -580,7 +580,7 @@ def test_an_outcome_read_under_async_dispatch_sees_the_queued_updates():
 
 
 def test_switching_to_synchronous_inside_an_async_scope_leaves_it_cleanly():
-    reasons = context.FAST.reasons  # why the operators' fast path is off, counted
+    reasons = context.FAST_PATH.reasons  # why the operators' fast path is off, counted
     with async_scope():
         assert isinstance(tf.constant([1.0]) * 2.0, PendingTensor)
         tf.config.experimental.set_synchronous_execution(True)
@@ -591,7 +591,7 @@ def test_switching_to_synchronous_inside_an_async_scope_leaves_it_cleanly():
         tf.config.experimental.set_synchronous_execution(False)  # and back: the scope ends it
         assert isinstance(tf.constant([1.0]) * 2.0, PendingTensor)
     assert tf.config.experimental.get_synchronous_execution()
-    assert context.FAST.reasons == reasons  # no slow-path reason left behind
+    assert context.FAST_PATH.reasons == reasons  # no slow-path reason left behind
 
 
 def test_a_traced_training_step_is_one_queued_node_and_trains_as_synchronously(cpu_only):

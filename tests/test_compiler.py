@@ -173,7 +173,7 @@ def test_intermediates_are_freed_after_their_last_use():
                 assert f"del v{v}" in body or f"del v{v}," in body or f", v{v}" in body
     x = eager.constant(np.ones(1000, np.float32))
     refs = []
-    original = eager.core.dispatch._run_sync
+    original = eager.core.dispatch.run_kernel
 
     def spy(op, inputs, attrs, device):
         out = original(op, inputs, attrs, device)

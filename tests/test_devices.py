@@ -176,18 +176,18 @@ def test_device_scopes_are_per_thread(logical_cpus):
 
 def test_fast_path_is_off_inside_a_scope_and_back_on_after(cpu_only, no_inference_check):
     tf.constant(0.0)  # devices initialized
-    assert context.FAST.on
+    assert context.FAST_PATH.kernel_only
     with tf.device("CPU:0"):
-        assert not context.FAST.on
+        assert not context.FAST_PATH.kernel_only
         x = tf.constant([1.0, 2.0]) + tf.constant([3.0, 4.0])
-    assert context.FAST.on
+    assert context.FAST_PATH.kernel_only
     np.testing.assert_array_equal(x.numpy(), [4.0, 6.0])
 
 
 def test_fast_path_is_off_with_several_devices(logical_cpus, no_inference_check):
     logical_cpus(2)
     tf.constant(0.0)
-    assert not context.FAST.on
+    assert not context.FAST_PATH.kernel_only
 
 
 def test_log_device_placement_prints_each_op(cpu_only, capsys):

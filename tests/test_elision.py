@@ -21,7 +21,7 @@ def _fast_path(cpu_only, no_inference_check):
     """Elision lives in the operators' fast path, which the suite's inference check disables
     and which exists only where the one device is the CPU (a GPU machine: `cpu_only`)."""
     tf.constant(0.0)
-    assert tf.core.context.FAST.on
+    assert tf.core.context.FAST_PATH.kernel_only
     yield
 
 

@@ -399,14 +399,14 @@ def test_intermediates_the_backward_does_not_need_are_freed(monkeypatch):
     f = eager.function(body)
     x = c(_rand(8, 64))
     made = {}
-    original = dispatch._run_sync
+    original = dispatch.run_kernel
 
     def spy(op, inputs, attrs, device):
         out = original(op, inputs, attrs, device)
         made.setdefault(op.name, []).append(weakref.ref(out))
         return out
 
-    monkeypatch.setattr(dispatch, "_run_sync", spy)  # before the forward program is compiled
+    monkeypatch.setattr(dispatch, "run_kernel", spy)  # before the forward program is compiled
     with eager.GradientTape() as tape:
         tape.watch(x)
         y = f(x)

@@ -190,15 +190,15 @@ def test_tapes_are_per_thread():
 
 def test_taped_dispatch_records_on_this_threads_tapes_only(cpu_only, no_inference_check):
     """With one device and nothing but tapes open, dispatch skips placement and tells only the
-    calling thread's tapes (`FAST.taped`): another thread's ops are computed, not recorded;
+    calling thread's tapes (`FAST_PATH.kernel_and_tapes`): another thread's ops are computed, not recorded;
     a device scope inside the tape turns that path off (full placement) and back on; leaving
     the tape restores the operators' fast path."""
-    fast = tf.core.context.FAST
-    assert fast.on
+    fast = tf.core.context.FAST_PATH
+    assert fast.kernel_only
     x = T([2.0, 3.0])
     result = {}
     with tf.GradientTape() as tape:
-        assert fast.taped and not fast.on
+        assert fast.kernel_and_tapes and not fast.kernel_only
         tape.watch(x)
 
         def other_thread():
@@ -208,11 +208,11 @@ def test_taped_dispatch_records_on_this_threads_tapes_only(cpu_only, no_inferenc
         worker.start()
         worker.join()
         with tf.device("CPU:0"):
-            assert not fast.taped
+            assert not fast.kernel_and_tapes
             z = tf.multiply(x, 3.0)
-        assert fast.taped
+        assert fast.kernel_and_tapes
         w = tf.reduce_sum(tf.multiply(x, x)) + tf.reduce_sum(z)
-    assert fast.on and fast.taped
+    assert fast.kernel_only and fast.kernel_and_tapes
     np.testing.assert_array_equal(result["y"].numpy(), [4.0, 9.0])
     assert tape.gradient(result["y"], x) is None
     with tf.GradientTape() as tape2:
@@ -221,7 +221,7 @@ def test_taped_dispatch_records_on_this_threads_tapes_only(cpu_only, no_inferenc
     np.testing.assert_array_equal(tape2.gradient(w, x).numpy(), [7.0, 9.0])
 
 
-# -- the operators' fast path under a tape (`FAST.taped`) ---------------------------------------
+# -- the operators' fast path under a tape (`FAST_PATH.kernel_and_tapes`) ---------------------------------------
 
 _FAST_OPERATORS = {"+": (operator.add, "AddV2"), "-": (operator.sub, "Sub"),
                    "*": (operator.mul, "Mul"), "/": (operator.truediv, "RealDiv")}
@@ -245,7 +245,7 @@ def _taped_program(x, y, ops):
 def test_operators_under_a_tape_record_what_dispatch_records(cpu_only, no_inference_check,
                                                               data, dtype, ops):
     """Under a tape the operators compute on the arrays and record the op dispatch would have
-    run (`FAST.taped`); the suite's inference check forces dispatch. Both record the same ops
+    run (`FAST_PATH.kernel_and_tapes`); the suite's inference check forces dispatch. Both record the same ops
     on the same shapes, with the same values kept, so the gradients are equal exactly."""
     x_np, y_np = data.draw(broadcastable_pair(dtype, max_dims=3, elements=st.floats(0.5, 2.0)))
     results = []
@@ -253,7 +253,7 @@ def test_operators_under_a_tape_record_what_dispatch_records(cpu_only, no_infere
         dispatch.check_inference(not fast)
         try:
             x, y = tf.constant(x_np), tf.constant(y_np)
-            assert tf.core.context.FAST.taped is fast
+            assert tf.core.context.FAST_PATH.kernel_and_tapes is fast
             tape, loss = _taped_program(x, y, ops)
             gx, gy = tape.gradient(loss, [x, y])
             results.append(([(e.op.name, e.input_shapes) for e in tape._tape.as_entries()],
@@ -270,7 +270,7 @@ def test_operators_under_a_tape_record_what_dispatch_records(cpu_only, no_infere
 @pytest.fixture
 def _taped_fast_path(cpu_only, no_inference_check):
     tf.constant(0.0)
-    assert tf.core.context.FAST.on
+    assert tf.core.context.FAST_PATH.kernel_only
     yield
 
 
@@ -280,13 +280,13 @@ def test_a_tape_leaves_the_operators_fast_path_open(_taped_fast_path):
     x, c = T([1.0, 2.0]), T([3.0, 4.0])
     meta = x._meta
     with tf.GradientTape() as tape:
-        assert meta.fast_arith and not tf.core.context.FAST.on and tf.core.context.FAST.taped
+        assert meta.fast_arith and not tf.core.context.FAST_PATH.kernel_only and tf.core.context.FAST_PATH.kernel_and_tapes
         tape.watch(x)
         unfollowed = c * c
         y = tf.reduce_sum(x * c + unfollowed)
     assert [e.op.name for e in tape._tape.as_entries()] == ["Mul", "AddV2", "Sum"]
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.0, 4.0])
-    assert tf.core.context.FAST.on and meta.fast_arith
+    assert tf.core.context.FAST_PATH.kernel_only and meta.fast_arith
 
 
 def test_a_followed_tensor_with_a_python_number_records_the_converted_constant(_taped_fast_path):
@@ -623,7 +623,7 @@ def test_dropping_the_tape_frees_intermediate_activations():
 def test_full_reduce_sum_fast_path_gives_and_records_what_dispatch_does(
         cpu_only, no_inference_check, monkeypatch, data, dtype, rank, watched):
     """`reduce_sum(t)` of a whole floating or complex tensor computes on its array when the
-    tensor's TensorMeta says dispatch would only run the kernel (`FAST.taped`), and tells the
+    tensor's TensorMeta says dispatch would only run the kernel (`FAST_PATH.kernel_and_tapes`), and tells the
     tapes of a followed tensor itself; the suite's inference check forces dispatch. Values,
     dtypes, what the tape records and the gradients are the same either way; integer tensors
     and ranks from 9 up take dispatch."""

@@ -340,31 +340,31 @@ def test_dtype_mismatch_is_type_error_while_tracing():
 
 # -- interpreter installation ----------------------------------------------------------------------
 def test_building_restores_interpreter_and_fast_path(no_inference_check):
-    before = _context.FAST.reasons
-    was_on = _context.FAST.on
+    before = _context.FAST_PATH.reasons
+    was_on = _context.FAST_PATH.kernel_only
     g = Graph()
     with building(g) as built:
         assert built is g
-        assert _context.FAST.reasons == before + 1 and not _context.FAST.on
+        assert _context.FAST_PATH.reasons == before + 1 and not _context.FAST_PATH.kernel_only
         assert not eager.executing_eagerly()
         c = eager.constant([1.0, 2.0])
         assert type(c).__name__ == "EagerTensor"
         y = c + 1.0  # an EagerTensor operator: must be traced, not computed
         assert isinstance(y, SymbolicTensor) and y.op.type == "AddV2"
-    assert _context.FAST.reasons == before and _context.FAST.on == was_on
+    assert _context.FAST_PATH.reasons == before and _context.FAST_PATH.kernel_only == was_on
     assert _context.thread_state().interpreter is None and eager.executing_eagerly()
     assert g.captures[0][0] is c
 
 
 def test_exception_inside_building_restores_state():
-    before = _context.FAST.reasons
+    before = _context.FAST_PATH.reasons
     with pytest.raises(RuntimeError):
         with Graph().as_default():
             raise RuntimeError("boom")
-    assert _context.FAST.reasons == before and _context.thread_state().interpreter is None
+    assert _context.FAST_PATH.reasons == before and _context.thread_state().interpreter is None
     with pytest.raises(ZeroDivisionError):
         trace(lambda x: 1 / 0, TensorSpec([2]))
-    assert _context.FAST.reasons == before and _context.thread_state().interpreter is None
+    assert _context.FAST_PATH.reasons == before and _context.thread_state().interpreter is None
 
 
 def test_building_requires_a_graph():

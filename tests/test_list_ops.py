@@ -248,8 +248,8 @@ def test_adding_lists_checks_lengths_dtypes_and_shapes():
 def test_dispatch_still_rejects_kernel_outputs_that_are_not_arrays():
     cpu, op = registry.lookup("CPU:0"), L.TENSOR_LIST_LENGTH
     with pytest.raises(InternalError, match="not a supported array"):
-        dispatch._wrap(object(), cpu, op)
-    assert dispatch._wrap(L.TensorList([], 0, f32, None), cpu, op).dtype == tf.variant
+        dispatch.wrap_output(object(), cpu, op)
+    assert dispatch.wrap_output(L.TensorList([], 0, f32, None), cpu, op).dtype == tf.variant
 
 
 # -- a differential test against a Python-list model ----------------------------------------------

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import eager as tf
 import eager.optimizers  # noqa: F401 - until eager/__init__ exports it
-from eager.core.context import FAST
+from eager.core.context import FAST_PATH
 from eager.ops import training_ops
 from eager.core.dispatch import execute
 from eager.core.registry import get_op
@@ -238,7 +238,7 @@ def path(request):
     if request.param == "fast path":
         request.getfixturevalue("cpu_only")
         request.getfixturevalue("no_inference_check")
-        assert FAST.on
+        assert FAST_PATH.kernel_only
     return request.param
 
 
@@ -397,7 +397,7 @@ def test_locks_are_taken_in_uid_order_so_crossed_updates_cannot_deadlock():
 
 
 def test_fast_path_and_dispatch_give_identical_results(cpu_only, no_inference_check):
-    assert FAST.on
+    assert FAST_PATH.kernel_only
     results = []
     for use_tape in (False, True):
         v = tf.Variable(INIT)
@@ -407,7 +407,7 @@ def test_fast_path_and_dispatch_give_identical_results(cpu_only, no_inference_ch
             pairs = [(_gradient("dense", step), v), (_gradient("sparse", step), w)]
             if use_tape:
                 with tf.GradientTape():  # forces every op through dispatch
-                    assert not FAST.on
+                    assert not FAST_PATH.kernel_only
                     opt.apply_gradients(pairs)
             else:
                 opt.apply_gradients(pairs)

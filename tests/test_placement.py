@@ -773,5 +773,5 @@ def test_send_and_recv_ops_are_stateful_and_typed():
 def _inference_checked():
     """Every kernel run by these tests has its inference cross-checked (conftest turns it on
     for the suite; this file relies on it for the send/recv ops)."""
-    assert dispatch._hooks.check_inference
+    assert dispatch.hooks.check_inference
     yield

@@ -166,14 +166,14 @@ def test_nothing_is_recorded_outside_the_trace(tmp_path, xy):
 
 def test_profiling_forces_the_slow_path_and_gives_it_back(tmp_path, xy, no_inference_check):
     x, y = xy
-    reasons = context.FAST.reasons
-    fast_before = context.FAST.on
+    reasons = context.FAST_PATH.reasons
+    fast_before = context.FAST_PATH.kernel_only
     with profiler.trace(tmp_path / "t.json") as t:
-        assert context.FAST.reasons == reasons + 1
-        assert not context.FAST.on
+        assert context.FAST_PATH.reasons == reasons + 1
+        assert not context.FAST_PATH.kernel_only
         _ = x + y  # an operator: would skip dispatch on the fast path
-    assert context.FAST.reasons == reasons
-    assert context.FAST.on == fast_before
+    assert context.FAST_PATH.reasons == reasons
+    assert context.FAST_PATH.kernel_only == fast_before
     assert _names(t, HOST) == ["AddV2"]
 
 
@@ -192,12 +192,12 @@ def test_variable_reads_and_optimizer_updates_are_recorded(tmp_path, no_inferenc
 
 
 def test_the_fast_path_comes_back_when_the_body_raises(tmp_path, xy):
-    reasons = context.FAST.reasons
+    reasons = context.FAST_PATH.reasons
     wrong_shape = tf.ones([2, 2])
     with pytest.raises(tf.errors.InvalidArgumentError):
         with profiler.trace(tmp_path / "t.json") as t:
             tf.matmul(xy[0], wrong_shape)
-    assert context.FAST.reasons == reasons
+    assert context.FAST_PATH.reasons == reasons
     assert not profile_events.RECORDER.active
     assert os.path.isfile(t.path)
     assert _names(t, HOST) == ["MatMul"]  # the failed op is in the trace too
@@ -205,7 +205,7 @@ def test_the_fast_path_comes_back_when_the_body_raises(tmp_path, xy):
 
 def test_a_pending_async_error_still_writes_the_trace_then_raises(tmp_path):
     x = tf.constant([1.0, 2.0, 3.0])
-    reasons = context.FAST.reasons
+    reasons = context.FAST_PATH.reasons
     try:
         with pytest.raises(tf.errors.InvalidArgumentError, match="GatherV2"):
             with profiler.trace(tmp_path / "t.json") as t:
@@ -214,7 +214,7 @@ def test_a_pending_async_error_still_writes_the_trace_then_raises(tmp_path):
     finally:
         tf.experimental.async_clear_error()
         tf.config.experimental.set_synchronous_execution(True)
-    assert context.FAST.reasons == reasons
+    assert context.FAST_PATH.reasons == reasons
     assert not profile_events.RECORDER.active
     assert os.path.isfile(t.path)
     lanes = {s.lane for s in t.slices if s.name == "GatherV2"}
@@ -242,14 +242,14 @@ def test_start_and_stop_raise_as_tensorflow_does(tmp_path, xy):
 
 
 def test_a_nested_trace_is_refused_without_ending_the_outer_one(tmp_path, xy):
-    reasons = context.FAST.reasons
+    reasons = context.FAST_PATH.reasons
     with profiler.trace(tmp_path / "outer.json") as outer:
         with pytest.raises(tf.errors.AlreadyExistsError):
             with profiler.trace(tmp_path / "inner.json"):
                 pass
         assert profile_events.RECORDER.active
         tf.matmul(*xy)
-    assert context.FAST.reasons == reasons
+    assert context.FAST_PATH.reasons == reasons
     assert _names(outer, HOST) == ["MatMul"]
 
 

@@ -71,7 +71,7 @@ def plan_form(request):
     if request.param == "array form":
         request.getfixturevalue("cpu_only")
         dispatch.check_inference(False)
-        assert eager.core.context.FAST.device is not None
+        assert eager.core.context.FAST_PATH.device is not None
         yield request.param
         dispatch.check_inference(True)
     else:

@@ -201,7 +201,7 @@ def test_a_mismatched_update_fails_at_the_call_even_when_queued(queued_updates):
 def test_a_mismatched_update_on_the_fast_path_is_the_op_error(cpu_only, no_inference_check):
     """The variable's own update path (no dispatch) applies the same rule as the kernel."""
     v = tf.Variable([1.0, 2.0])
-    assert tf.core.context.FAST.on
+    assert tf.core.context.FAST_PATH.kernel_only
     with pytest.raises(tf.errors.InvalidArgumentError, match="AssignAddVariableOp: Cannot "
                                                              "update variable with shape"):
         v.assign_add([1.0, 2.0, 3.0])

@@ -9,7 +9,7 @@ import logging
 import numpy as np
 
 from ..core import context as _context
-from ..core.context import _per_thread
+from ..core.context import per_thread
 from ..base import nest
 from ..ops.array_ops import concat, reshape, stack, transpose
 from ..base import dtypes as _dt
@@ -104,7 +104,7 @@ class GradientTape:
         if self._recording:
             raise ValueError("Tape is still recording; this can happen if you try to re-enter "
                              "an already-active tape.")
-        stack = self._stack = _per_thread.state.tapes
+        stack = self._stack = per_thread.state.tapes
         stack.append(self._tape)
         _context.enter_tape()
         self._recording = True

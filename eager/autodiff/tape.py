@@ -30,12 +30,12 @@ from __future__ import annotations
 import itertools
 
 from ..core import context as _context
-from ..core.context import _per_thread
+from ..core.context import per_thread
 from ..base.dtypes import variant
 from ..core import dispatch as _dispatch
 from ..ops.operators import OPERATOR_OPS as _OPERATOR_OPS
 from ..core.registry import NO_ATTRS
-from ..tensor import EagerTensor, register_operators
+from ..tensor import EagerTensor, set_operator_recorder
 
 __all__ = ["Tape", "Entry", "OP", "ATTRS", "BACKWARD", "INPUT_IDS", "OUTPUT_IDS",
            "KEPT_INPUTS", "KEPT_OUTPUTS", "SIGNATURE", "new_id", "tensor_id", "record_op",
@@ -387,10 +387,10 @@ def record_op(tapes, op, inputs, attrs, outputs):
 
 
 def record_operator(name, x, y, out):
-    """The tensor operators' recorder (`eager.tensor`'s `_OPS.record`): the fast path computed
+    """The tensor operators' recorder (installed with `eager.tensor.set_operator_recorder`): the fast path computed
     `out` from the eager tensors `x` and `y` with the operator `name` ("add", "sub", "mul",
     "truediv"), without dispatch; this thread's tapes record it as `record_op` would."""
-    tapes = _per_thread.state.tapes
+    tapes = per_thread.state.tapes
     if tapes:
         op = _OPERATOR_OPS[name]
         inputs = (x, y)
@@ -425,4 +425,4 @@ def record_custom(inputs, outputs, backward, keep_inputs=True, keep_outputs=True
 
 
 _dispatch.set_recorder(record_op)
-register_operators(record=record_operator)
+set_operator_recorder(record_operator)

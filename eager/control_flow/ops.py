@@ -56,7 +56,7 @@ from ..graph import Graph, SymbolicTensor, building
 from ..ops import list_ops as _list_ops
 from ..ops.list_ops import TensorList
 from ..core.registry import OpDef
-from ..tensor import EagerTensor, meta_for
+from ..tensor import wrap_value
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import TensorShape
@@ -191,11 +191,7 @@ def _cpu():
 def _wrap(value, dtype, device):
     """A feed of a sub-graph: a kernel input (on the CPU) as a tensor. A resource handle is a
     tensor of its resource's device, where ops on it are placed, as for any handle."""
-    t = EagerTensor()
-    t._value = value
-    t._tape_id = 0
-    t._meta = meta_for(dtype, value.device if dtype is _resource else device)
-    return t
+    return wrap_value(value, value.device if dtype is _resource else device, dtype)
 
 
 def _host(t, cpu):

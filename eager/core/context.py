@@ -1,19 +1,31 @@
 """Execution context: per-thread state, and the process-wide switch for the eager fast path.
 
-Per thread (as in TensorFlow): the device scope stack, the active gradient tapes, the
-interpreter that receives ops (None means "run eagerly and synchronously"; tracing and async
-execution install their own), and the variable-creator stack.
+Per thread (as in TensorFlow; `per_thread.state`, a `ThreadState`): the device scope stack, the
+active gradient tapes, the interpreter that receives ops (None means "run eagerly and
+synchronously"; tracing and async execution install their own), the variable-creator stack and
+the name scope. Process-wide: `placement_config` (soft placement, placement logging).
 
-The fast path: `EagerTensor` operators may compute `a + b` directly on their arrays, skipping
-dispatch, but only when nothing could make dispatch do more than run the kernel and tell the
-thread's gradient tapes: no device scope or interpreter is active in *any* thread, no placement
-logging, and there is a single device. Every such state change goes through
-`slow_path_reason()`, which keeps one counter; gradient tapes are counted apart
-(`enter_tape`), because a tape only needs to hear of ops whose inputs it follows. `FAST.on`
-(nothing at all open) and `FAST.taped` (nothing but tapes open) are the cheap tests dispatch
-and the operators read. Disabling the fast path for every thread when one thread opens a scope
-is deliberate: the slow path is always correct, and the common case (a notebook computing with
-tensors, a training loop under a tape) never opens one.
+The fast path. Most ops in a notebook or a training loop need nothing from dispatch but their
+kernel run on the one device: no thread has a device scope or an interpreter open, placement
+is not logged, and there is a single (host) device. `FAST_PATH` says whether that holds, so
+that hot code can test it with one attribute read:
+
+* `FAST_PATH.kernel_only`: nothing at all is open anywhere; an op needs only its kernel, run
+  on `FAST_PATH.device`.
+* `FAST_PATH.kernel_and_tapes`: the only things open are gradient tapes; an op needs its kernel
+  on `FAST_PATH.device`, and this thread's tapes told (when one of its inputs is followed).
+  `kernel_only` implies it.
+
+Every state change that could make dispatch do more goes through `slow_path_reason()` (or
+`enter_slow_path`/`leave_slow_path`), which keeps one counter; gradient tapes are counted
+apart (`enter_tape`/`leave_tape`), so entering a tape never flips `kernel_and_tapes`.
+Disabling the fast path for every thread when one thread opens a scope is deliberate: the slow
+path is always correct, and the common case never opens one.
+
+Who reads `FAST_PATH`: the owners of the fast paths, and only they. Dispatch (`execute`, and
+its named helpers for APIs that skip it, such as `dispatch.run_bare`), the tensor operators
+and `TensorMeta`'s cached flags (`eager.tensor`), and the variable's reads and updates
+(`eager.variables`). Other modules ask those owners.
 """
 
 from __future__ import annotations
@@ -21,36 +33,37 @@ from __future__ import annotations
 import contextlib
 import threading
 
+from ..base.errors import InvalidArgumentError
 from ..devices import registry
 
-__all__ = ["FAST", "thread_state", "slow_path_reason", "device", "current_device_spec",
-           "placement_device", "soft_device_placement", "set_soft_device_placement",
-           "log_device_placement", "set_log_device_placement", "executing_eagerly",
-           "name_scope"]
+__all__ = ["FAST_PATH", "per_thread", "ThreadState", "thread_state", "placement_config",
+           "DeviceScopeEntry", "slow_path_reason", "enter_slow_path", "leave_slow_path",
+           "enter_tape", "leave_tape", "device", "current_device_spec", "placement_device",
+           "soft_device_placement", "set_soft_device_placement", "log_device_placement",
+           "set_log_device_placement", "executing_eagerly", "name_scope"]
 
 
-class _FastPath:
-    """`on` is True when ops may skip dispatch entirely; `device` is the one device. `taped` is
-    True when the only slow-path reasons (if any) are gradient tapes: kernels may then run on
-    `device` without placement, and the op need only be told to this thread's tapes (which
-    only matters when an input is followed by some tape: it has a tape id). `on` implies
-    `taped`.
+class FastPathSwitch:
+    """Whether ops may skip dispatch (see the module doc): `kernel_only`, `kernel_and_tapes`,
+    and `device`, the one host device (None when there are several, or an accelerator).
 
     Entering and leaving a slow-path reason (every GradientTape does) must be cheap: the device
-    check is redone only when the device set changes, and listeners run only when `taped`
-    flips, which a gradient tape never makes it do.
+    check is redone only when the device set changes, and listeners run only when
+    `kernel_and_tapes` flips, which a gradient tape never makes it do.
     """
 
-    __slots__ = ("on", "taped", "device", "reasons", "tapes", "lock", "listeners")
+    __slots__ = ("kernel_only", "kernel_and_tapes", "device", "reasons", "tapes", "lock",
+                 "listeners")
 
     def __init__(self):
-        self.on = False
-        self.taped = False
+        self.kernel_only = False
+        self.kernel_and_tapes = False
         self.device = None
         self.reasons = 0
         self.tapes = 0  # of `reasons`, how many are recording gradient tapes (any thread)
         self.lock = threading.RLock()  # re-entrant: finalizers (thread-state teardown) take it
-        self.listeners = []  # called after every change of `taped` (eager.tensor caches flags)
+        # Called after every change of `kernel_and_tapes` (eager.tensor caches flags on metas).
+        self.listeners = []
 
     def devices_changed(self):
         if registry.is_initialized():
@@ -62,10 +75,10 @@ class _FastPath:
 
     def _update(self, force=False):
         single = self.device is not None
-        self.on = single and self.reasons == 0
-        taped = single and self.reasons == self.tapes
-        if taped != self.taped or force:
-            self.taped = taped
+        self.kernel_only = single and self.reasons == 0
+        kernel_and_tapes = single and self.reasons == self.tapes
+        if kernel_and_tapes != self.kernel_and_tapes or force:
+            self.kernel_and_tapes = kernel_and_tapes
             for listener in self.listeners:
                 listener()
 
@@ -73,8 +86,8 @@ class _FastPath:
         self._update(force=True)
 
 
-FAST = _FastPath()
-registry.on_initialized(FAST.devices_changed)
+FAST_PATH = FastPathSwitch()
+registry.on_initialized(FAST_PATH.devices_changed)
 
 
 @contextlib.contextmanager
@@ -97,33 +110,33 @@ def leave_slow_path():
 
 def enter_tape():
     """A gradient tape starts recording (in any thread): a slow-path reason that leaves
-    `FAST.taped` as it is, so no listener runs. Inlined (no `_count`): every GradientTape
-    comes here and to `leave_tape`."""
-    fast = FAST
+    `FAST_PATH.kernel_and_tapes` as it is, so no listener runs. Inlined (no `_count`): every
+    GradientTape comes here and to `leave_tape`."""
+    fast = FAST_PATH
     lock = fast.lock
     lock.acquire()
     try:
         fast.reasons += 1
         fast.tapes += 1
-        fast.on = False
+        fast.kernel_only = False
     finally:
         lock.release()
 
 
 def leave_tape():
-    fast = FAST
+    fast = FAST_PATH
     lock = fast.lock
     lock.acquire()
     try:
         fast.reasons -= 1
         fast.tapes -= 1
-        fast.on = fast.reasons == 0 and fast.device is not None
+        fast.kernel_only = fast.reasons == 0 and fast.device is not None
     finally:
         lock.release()
 
 
 def _count(reasons, tapes):
-    fast = FAST
+    fast = FAST_PATH
     lock = fast.lock
     lock.acquire()  # not `with`: every GradientTape comes here twice, and `with` costs more
     try:
@@ -141,7 +154,7 @@ class ThreadState:
                  "variable_watchers", "__weakref__")
 
     def __init__(self):
-        self.device_stack = []  # list[_ScopeEntry]; empty means "default device"
+        self.device_stack = []  # list[DeviceScopeEntry]; empty means "default device"
         self.tapes = []  # active gradient tapes, innermost last (managed by eager.autodiff)
         self.interpreter = None  # None: eager synchronous; else a graph builder or async executor
         self.variable_creators = []  # (managed by eager.variables)
@@ -150,22 +163,23 @@ class ThreadState:
         self.name_scope = ""
 
 
-class _PerThread(threading.local):
-    """Holds each thread's ThreadState: one thread-local lookup, then slot reads."""
+class PerThread(threading.local):
+    """Holds each thread's ThreadState as `.state`: one thread-local lookup, then slot reads.
+    Hot code reads `per_thread.state` directly instead of calling `thread_state()`."""
 
     def __init__(self):
         self.state = ThreadState()
 
 
-_per_thread = _PerThread()
+per_thread = PerThread()
 
 
 def thread_state() -> ThreadState:
     """This thread's state. Hot: dispatch calls it for every op off the fast path."""
-    return _per_thread.state
+    return per_thread.state
 
 
-class _ScopeEntry:
+class DeviceScopeEntry:
     """A device scope: the merged spec and the device it resolves to (computed once)."""
 
     __slots__ = ("spec", "_device")
@@ -180,16 +194,17 @@ class _ScopeEntry:
             if self.spec is None:
                 d = registry.default_device()
             else:
-                d, message = registry.resolve(self.spec, _config.soft_placement)
+                d, message = registry.resolve(self.spec, placement_config.soft_placement)
                 if d is None:
-                    from ..base.errors import InvalidArgumentError  # noqa: PLC0415
-
                     raise InvalidArgumentError(None, None, message)
             self._device = d
         return d
 
 
-class _Config:
+class PlacementConfig:
+    """Process-wide placement settings (`eager.config.set_soft_device_placement`,
+    `eager.debugging.set_log_device_placement`), read by every placement decision."""
+
     __slots__ = ("soft_placement", "log_placement")
 
     def __init__(self):
@@ -197,7 +212,7 @@ class _Config:
         self.log_placement = False
 
 
-_config = _Config()
+placement_config = PlacementConfig()
 
 
 class device:  # noqa: N801 - TensorFlow's name
@@ -220,52 +235,52 @@ class device:  # noqa: N801 - TensorFlow's name
             self._spec = registry.parse_device(device_name)
 
     def __enter__(self):
-        st = _per_thread.state
+        st = per_thread.state
         stack = st.device_stack
         spec = self._spec
         if spec is not None and stack and stack[-1].spec is not None:
             spec = stack[-1].spec.make_merged_spec(spec)
-        stack.append(_ScopeEntry(spec))
+        stack.append(DeviceScopeEntry(spec))
         enter_slow_path()
         return self
 
     def __exit__(self, *exc):
-        _per_thread.state.device_stack.pop()
+        per_thread.state.device_stack.pop()
         leave_slow_path()
         return False
 
 
 def current_device_spec():
     """The DeviceSpec of the innermost scope in this thread, or None."""
-    stack = _per_thread.state.device_stack
+    stack = per_thread.state.device_stack
     return stack[-1].spec if stack else None
 
 
 def placement_device(st=None):
     """The device an op with no resource inputs runs on: the scope's, else the default."""
-    stack = (st or _per_thread.state).device_stack
+    stack = (st or per_thread.state).device_stack
     if stack:
         return stack[-1].device()
     return registry.default_device()
 
 
 def soft_device_placement() -> bool:
-    return _config.soft_placement
+    return placement_config.soft_placement
 
 
 def set_soft_device_placement(enabled: bool) -> None:
-    _config.soft_placement = bool(enabled)
+    placement_config.soft_placement = bool(enabled)
 
 
 def log_device_placement() -> bool:
-    return _config.log_placement
+    return placement_config.log_placement
 
 
 def set_log_device_placement(enabled: bool) -> None:
     enabled = bool(enabled)
-    if enabled == _config.log_placement:
+    if enabled == placement_config.log_placement:
         return
-    _config.log_placement = enabled
+    placement_config.log_placement = enabled
     if enabled:
         enter_slow_path()
     else:
@@ -286,20 +301,20 @@ class name_scope:  # noqa: N801 - TensorFlow's name
         self._saved = None
 
     def __enter__(self):
-        st = _per_thread.state
+        st = per_thread.state
         self._saved = st.name_scope
         st.name_scope = self._name if self._name.endswith("/") else (
             st.name_scope + self._name + "/")
         return st.name_scope
 
     def __exit__(self, *exc):
-        _per_thread.state.name_scope = self._saved
+        per_thread.state.name_scope = self._saved
         return False
 
 
 def executing_eagerly() -> bool:
     """False while tracing a function in this thread (≈ `tf.executing_eagerly`)."""
-    interp = _per_thread.state.interpreter
+    interp = per_thread.state.interpreter
     return interp is None or not getattr(interp, "is_graph", False)
 
 

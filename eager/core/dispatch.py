@@ -7,7 +7,7 @@ and asynchronous execution install an interpreter on the thread state instead; a
 tapes are told about every op, whichever mode ran it, through the recorder hook autodiff
 installs at import.
 
-Hot path: `execute` and `_run_sync` run for every op; keep them flat.
+Hot path: `execute` and `run_kernel` run for every op; keep them flat.
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from ..devices import registry as _devices
 from ..devices.base import transfer as _transfer
 from ..base.errors import (InternalError, InvalidArgumentError, NotFoundError, OpError,
                            ResourceExhaustedError)
-from ..tensor import _METAS, EagerTensor, Tensor, meta_for
+from ..tensor import METAS, EagerTensor, Tensor, meta_for
 from .registry import NO_ATTRS, describe_inputs
 
 __all__ = ["execute", "set_recorder", "record_on_tapes", "eager_values", "check_inference"]
 
-_per_thread = _context._per_thread
-_FAST = _context.FAST
-_config = _context._config
+_per_thread = _context.per_thread
+_FAST_PATH = _context.FAST_PATH
+_config = _context.placement_config
 _PROFILE = _profile_events.RECORDER  # `.active` while an eager.profiler trace runs
 
 
@@ -40,7 +40,7 @@ class _Hooks:
         self.check_inference = False
 
 
-_hooks = _Hooks()
+hooks = _Hooks()
 
 
 def check_inference(enabled: bool) -> None:
@@ -49,16 +49,16 @@ def check_inference(enabled: bool) -> None:
     disagreement. Tracing and async dispatch trust inference, so this keeps it honest. The
     operators' fast path is disabled meanwhile so that every op is checked."""
     enabled = bool(enabled)
-    if enabled == _hooks.check_inference:
+    if enabled == hooks.check_inference:
         return
-    _hooks.check_inference = enabled
+    hooks.check_inference = enabled
     if enabled:
         _context.enter_slow_path()
     else:
         _context.leave_slow_path()
 
 
-def _check_inference(op, inputs, attrs, outputs):
+def verify_inference(op, inputs, attrs, outputs):
     try:
         inferred = op.infer(*inputs, **attrs)
     except Exception as exc:  # noqa: BLE001
@@ -81,23 +81,23 @@ def _check_inference(op, inputs, attrs, outputs):
 def set_recorder(record) -> None:
     """Installs `record(tapes, op, inputs, attrs, outputs)`, called for every op while a tape is
     active on the thread (autodiff installs it; dispatch never imports autodiff)."""
-    _hooks.record = record
+    hooks.record = record
 
 
 def execute(op, inputs, attrs=NO_ATTRS):
     """Runs `op` on `inputs` (a tuple of Tensors) with `attrs`; returns a Tensor, or a tuple of
     Tensors for ops with several outputs."""
-    if _FAST.on:
+    if _FAST_PATH.kernel_only:
         # No thread has a tape, scope or interpreter, and there is one device: nothing to do
         # but run the kernel there.
-        return _run_sync(op, inputs, attrs, _FAST.device)
-    if _FAST.taped:
+        return run_kernel(op, inputs, attrs, _FAST_PATH.device)
+    if _FAST_PATH.kernel_and_tapes:
         # Tapes, but nothing else, are open (in some thread): run the kernel there and tell
         # this thread's tapes, if any of them could follow an input.
-        outputs = _run_sync(op, inputs, attrs, _FAST.device)
+        outputs = run_kernel(op, inputs, attrs, _FAST_PATH.device)
         tapes = _per_thread.state.tapes
         if tapes:
-            _hooks.record(tapes, op, inputs, attrs, outputs)
+            hooks.record(tapes, op, inputs, attrs, outputs)
         return outputs
     if _PROFILE.active:
         return _execute_profiled(op, inputs, attrs)
@@ -110,7 +110,7 @@ def record_on_tapes(op, inputs, attrs, outputs) -> None:
     `TensorMeta.fast_inexact` says dispatch would only run the kernel (and tell the tapes)."""
     tapes = _per_thread.state.tapes
     if tapes:
-        _hooks.record(tapes, op, inputs, attrs, outputs)
+        hooks.record(tapes, op, inputs, attrs, outputs)
 
 
 def named(result, name):
@@ -130,12 +130,12 @@ def _execute_slow(op, inputs, attrs):
     st = _per_thread.state
     interpreter = st.interpreter
     if interpreter is None:
-        outputs = _run_sync(op, inputs, attrs, _place(op, inputs, st))
+        outputs = run_kernel(op, inputs, attrs, place(op, inputs, st))
     else:
         outputs = interpreter.execute(op, inputs, attrs)
     tapes = st.tapes
     if tapes:
-        _hooks.record(tapes, op, inputs, attrs, outputs)
+        hooks.record(tapes, op, inputs, attrs, outputs)
     return outputs
 
 
@@ -151,13 +151,13 @@ def _execute_profiled(op, inputs, attrs):
                                   t0, _profile_events.now_ns())
 
 
-def _place(op, inputs, st):
+def place(op, inputs, st):
     """TensorFlow's eager placement: a resource input's device, else the scope's, else the
     default device; soft placement moves ops without a kernel on the chosen device to the CPU.
-    With one device and nothing but gradient tapes open anywhere (`FAST.taped`), every rule
+    With one device and nothing but gradient tapes open anywhere (`FAST_PATH.kernel_and_tapes`), every rule
     gives that device: the common case under a tape, answered at once."""
-    if _FAST.taped:
-        return _FAST.device
+    if _FAST_PATH.kernel_and_tapes:
+        return _FAST_PATH.device
     if op.resource_reads or op.resource_writes:
         index = (op.resource_reads or op.resource_writes)[0]
         device = inputs[index]._meta.device
@@ -180,7 +180,7 @@ def _place(op, inputs, st):
     return device
 
 
-def _run_sync(op, inputs, attrs, device):
+def run_kernel(op, inputs, attrs, device):
     """Runs the kernel on `device` now. Hot path: one or two eager inputs already on the device
     (most ops) give their arrays without a loop, ops without attributes skip keyword
     unpacking, and a single output is wrapped inline."""
@@ -215,14 +215,14 @@ def _run_sync(op, inputs, attrs, device):
         t._value = out
         t._tape_id = 0
         try:
-            t._meta = _METAS[device][out.dtype]
+            t._meta = METAS[device][out.dtype]
         except (KeyError, AttributeError):
             t._meta = _special_meta(out, device, op)
         outputs = t
     else:
-        outputs = tuple([_wrap(o, device, op) for o in out])
-    if _hooks.check_inference:
-        _check_inference(op, inputs, attrs, outputs)
+        outputs = tuple([wrap_output(o, device, op) for o in out])
+    if hooks.check_inference:
+        verify_inference(op, inputs, attrs, outputs)
     return outputs
 
 
@@ -231,7 +231,7 @@ def _arrays_on(inputs, device, op) -> list:
     arrays = []
     for t in inputs:
         if t.__class__ is not EagerTensor:
-            t = _concrete(t, op)
+            t = resolve_input(t, op)
         meta = t._meta
         if meta.device is device:
             arrays.append(t._value)
@@ -240,12 +240,12 @@ def _arrays_on(inputs, device, op) -> list:
     return arrays
 
 
-def _wrap(value, device, op):
+def wrap_output(value, device, op):
     t = EagerTensor()
     t._value = value
     t._tape_id = 0
     try:
-        t._meta = _METAS[device][value.dtype]
+        t._meta = METAS[device][value.dtype]
     except (KeyError, AttributeError):
         t._meta = _special_meta(value, device, op)
     return t
@@ -260,7 +260,7 @@ def _special_meta(value, device, op):
     return meta_for(dtype, device)
 
 
-def _concrete(t, op):
+def resolve_input(t, op):
     """An EagerTensor for a non-eager tensor input (a pending one waits; a symbolic one is an
     error: it belongs to a graph being traced)."""
     resolve = getattr(t, "_resolve", None)
@@ -291,4 +291,4 @@ def kernel_error(op, inputs, attrs, exc):
 
 def eager_values(tensors):
     """The arrays of EagerTensors (waiting for pending ones)."""
-    return [t._value if t.__class__ is EagerTensor else _concrete(t, None)._value for t in tensors]
+    return [t._value if t.__class__ is EagerTensor else resolve_input(t, None)._value for t in tensors]

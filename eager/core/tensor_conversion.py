@@ -18,7 +18,7 @@ from ..base.dtypes import BY_NUMPY, DType
 from ..base.errors import InvalidArgumentError
 from ..base.tensor_shape import TensorShape, as_shape
 from ..devices import registry as _registry
-from ..tensor import EagerTensor, Tensor, wrap_array
+from ..tensor import EagerTensor, Tensor, wrap_value
 from .context import placement_device as _placement_device
 
 __all__ = ["convert_to_tensor", "constant", "register_tensor_conversion_function",
@@ -265,7 +265,7 @@ def _from_host(array, device) -> EagerTensor:
     """A tensor holding host array `array` (already converted), on `device` or the current one."""
     if device is None:
         device = _placement_device()
-    return wrap_array(array if device.inline else device.from_host(array), device)
+    return wrap_value(array if device.inline else device.from_host(array), device)
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -324,7 +324,7 @@ def _from_device_array(value, dtype):
             raise TypeError(f"Cannot convert a {inferred.name} array to EagerTensor of dtype "
                             f"{dtype.name}.")
         array = array.astype(dtype.dtype)
-    return wrap_array(array, device)
+    return wrap_value(array, device)
 
 
 def constant(value, dtype=None, shape=None, name=None):

@@ -13,7 +13,7 @@ import ctypes
 import numpy as np
 
 from ..devices import registry
-from ..tensor import EagerTensor, wrap_array
+from ..tensor import EagerTensor, wrap_value
 from ..core.tensor_conversion import convert_to_tensor
 
 __all__ = ["from_dlpack", "to_dlpack"]
@@ -93,4 +93,4 @@ def from_dlpack(dlcapsule):
         array = device.xp.from_dlpack(producer)
     else:
         raise ValueError(f"from_dlpack: unsupported DLPack device type {device_type}.")
-    return wrap_array(array, device)
+    return wrap_value(array, device)

@@ -312,7 +312,7 @@ class ConcreteFunction:
         op, and ops issued after the call are placed by their inputs' devices), placement
         logging (which reports each op as it is issued), resource outputs (whose handles carry
         their variable's type beside them)."""
-        device = _context.FAST.device
+        device = _context.FAST_PATH.device
         if (device is None or self._returns_resource or st.device_stack
                 or not hasattr(st.interpreter, "queue_call") or _context.log_device_placement()):
             return None

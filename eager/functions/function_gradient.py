@@ -67,7 +67,7 @@ from ..ops.creation_ops import zeros
 from ..runtime.executable import build, function_program
 from ..runtime.passes import optimize, prune
 from ..runtime.program import Program
-from ..tensor import EagerTensor, IndexedSlices
+from ..tensor import EagerTensor, IndexedSlices, wrap_value
 from ..core.tensor_conversion import convert_to_tensor
 from ..runtime.graph_runner import GraphPlan
 
@@ -389,11 +389,8 @@ def _fresh(t):
     """A new tensor with `t`'s value (no op run, no copy): its own tape id."""
     if t.__class__ is not EagerTensor or not _gets_id(t._meta.dtype):
         return t
-    out = EagerTensor()
-    out._value = t._value
-    out._meta = t._meta
-    out._tape_id = 0
-    return out
+    meta = t._meta
+    return wrap_value(t._value, meta.device, meta.dtype)
 
 
 # -- deriving --------------------------------------------------------------------------------------

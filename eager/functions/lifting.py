@@ -36,7 +36,7 @@ from ..base import dtypes as _dt
 from ..graph import SymbolicTensor
 from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch as _dispatch
-from ..tensor import EagerTensor, meta_for
+from ..tensor import wrap_value
 from ..variables import ResourceVariable, Variable
 
 __all__ = ["init_scope", "LiftingCreator", "refusing_creator", "CREATOR_PRIORITY",
@@ -153,11 +153,7 @@ def handle_stand_in(variable):
     feeds that capture with the handle of whichever variable a call passes. A tensor of its own,
     not `variable.handle`, so a use of the same variable closed over stays a real capture."""
     handle = variable._handle
-    t = EagerTensor()
-    t._value = handle
-    t._meta = meta_for(_dt.resource, handle.device)
-    t._tape_id = 0
-    return t
+    return wrap_value(handle, handle.device, _dt.resource)
 
 
 class VariableArgument(ResourceVariable):

@@ -82,8 +82,8 @@ def _evaluate(t, op, memo, budget):
             inputs.append(v)
     cpu = _devices.lookup("CPU:0")
     try:
-        wrapped = tuple(_dispatch._wrap(v, cpu, d) for v in inputs)
-        out = _dispatch._run_sync(d, wrapped, op.attrs, cpu)
+        wrapped = tuple(_dispatch.wrap_output(v, cpu, d) for v in inputs)
+        out = _dispatch.run_kernel(d, wrapped, op.attrs, cpu)
     except Exception:  # noqa: BLE001 - the op that needed the value says it is unknown
         return None
     if out.__class__ is tuple:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..devices import registry as _devices
-from ..tensor import EagerTensor, wrap_array
+from ..tensor import EagerTensor, wrap_value
 from ..base.tensor_shape import TensorShape
 from .array_ops import BROADCAST_TO, RESHAPE, broadcast_to, reshape
 from ..core.dispatch import execute
@@ -41,7 +41,7 @@ def output_unused(call, k) -> bool:
 def dense_shape_tensor(shape):
     """IndexedSlices.dense_shape as TensorFlow gives it: an int32 vector, kept in host memory
     (densifying reads it, and a device copy would make that a synchronizing read)."""
-    return wrap_array(np.array(tuple(shape), np.int32), _devices.lookup("CPU:0"))
+    return wrap_value(np.array(tuple(shape), np.int32), _devices.lookup("CPU:0"))
 
 
 def _known(shape) -> bool:

@@ -201,7 +201,7 @@ def list_execute(op, inputs, attrs=NO_ATTRS):
     device the op will run on (the scope's, else the default device: no list op reads a
     resource). Dispatch copies array inputs itself; a list it cannot (see the module doc).
     Under tracing or async dispatch the interpreter places the op, and inputs pass unchanged."""
-    if not _context.FAST.on:  # the fast path means one device: nothing can be elsewhere
+    if not _context.FAST_PATH.kernel_only:  # the fast path means one device: nothing can be elsewhere
         st = _context.thread_state()
         if st.interpreter is None:
             target = moved = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..core.context import FAST
+from ..core.context import FAST_PATH
 from ..base.errors import InvalidArgumentError, NotFoundError
 from ..tensor import EagerTensor
 from ..core.specs import TensorSpec
@@ -592,7 +592,7 @@ def _reduction(api_name, op, fast_full=None):
                     t._value = fast_full(value)
                     t._meta = meta  # the same dtype, on the same device
                     t._tape_id = 0
-                    if input_tensor._tape_id and not FAST.on:  # followed: tapes exist
+                    if input_tensor._tape_id and not FAST_PATH.kernel_only:  # followed: tapes exist
                         record_on_tapes(op, (input_tensor,), full[rank], t)
                     return t
                 if meta.dtype in op.dtypes:

@@ -24,12 +24,12 @@ import weakref
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..core.context import FAST, thread_state
+from ..core.context import FAST_PATH, thread_state
 from ..base.errors import InvalidArgumentError
 from ..state.module import camel_to_snake
 from ..core.dispatch import execute
 from ..ops.math_ops import cast
-from ..tensor import EagerTensor, IndexedSlices, Tensor, wrap_array
+from ..tensor import EagerTensor, IndexedSlices, Tensor, wrap_value
 from ..core.tensor_conversion import convert_to_tensor
 from ..state.trackable import Trackable, children_added
 from ..variables import ResourceVariable, Variable
@@ -121,7 +121,7 @@ def scalar_input(x, device):
     if tensor is None:
         if len(cache) >= _MAX_DEVICE_SCALARS:  # values that change every step must not pile up
             cache.clear()
-        tensor = cache[key] = wrap_array(device.from_host(x), device)
+        tensor = cache[key] = wrap_value(device.from_host(x), device)
     return tensor
 
 
@@ -258,7 +258,7 @@ class Optimizer(Trackable):
         accelerator, or a schedule computed it there, a tensor left on the device (see
         `_on_accelerator`)."""
         var = self._lr_variable
-        if var is not None and FAST.on:
+        if var is not None and FAST_PATH.kernel_only:
             return var._handle.device.resources.lookup(var._handle.uid).value
         if _tracing():
             return self._traced_lr()
@@ -279,7 +279,7 @@ class Optimizer(Trackable):
         """iterations + 1: the step being applied (Adam's bias correction uses it); an int, or
         while tracing (or with the counter on an accelerator) an int64 tensor."""
         var = self._iterations
-        if FAST.on:
+        if FAST_PATH.kernel_only:
             return int(var._handle.device.resources.lookup(var._handle.uid).value) + 1
         if _tracing():
             return var.value() + 1
@@ -448,7 +448,7 @@ class Optimizer(Trackable):
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the "
                           "loss. If using `model.compile()`, did you forget to provide a `loss` "
                           "argument?", stacklevel=3)
-        fast = FAST.on
+        fast = FAST_PATH.kernel_only
         update = self._update
         for var, slots, scalars, grad, indices in work:
             update(var, slots, scalars, grad, indices, fast)

@@ -11,8 +11,8 @@ A node compiles to
 
     i = (v3, v7); v9 = run(k4, i, a4, place(k4, i, st))   # Mul  <- model.py:12: y = x * w
 
-where `run` is `dispatch._run_sync` (the eager kernel path: the same kernels, dtype handling and
-errors as eager execution) and `place` is eager placement (`dispatch._place`: a resource input's
+where `run` is `dispatch.run_kernel` (the eager kernel path: the same kernels, dtype handling and
+errors as eager execution) and `place` is eager placement (`dispatch.place`: a resource input's
 device, else the node's device request, else the caller's device scope, else the default). When
 the program was placed ahead of time (`placed=True`, see `eager.runtime.placement`), the device
 is bound at compile time (`d4`) and `place` is skipped, except for ops on a resource that is fed
@@ -45,9 +45,9 @@ with `f4` the op's kernel (for an op whose kernel is a Python operator, `OpDef.i
 expression itself: `v9 = v3 * v7`) and the values numpy (or CuPy) arrays: feeds are unwrapped
 once and only fetched values are wrapped into tensors, at the end. It is what dispatch would do
 anyway when it can only choose one device: a call uses it when the process has a single inline
-device (`context.FAST.device`), the thread has no device scope, placement logging and the
+device (`context.FAST_PATH.device`), the thread has no device scope, placement logging and the
 inference cross-check are off, and every feed and constant is an eager tensor on that device;
-otherwise the tensor form runs. A kernel exception is turned into the same op error `_run_sync`
+otherwise the tensor form runs. A kernel exception is turned into the same op error `run_kernel`
 raises (`dispatch.kernel_error`, on the failing node's inputs read back from the failed frame),
 with the same note. Donation in the array form (`donate_arrays`) checks the array's reference
 count as held by a local of the generated code, calibrated the same way.
@@ -64,7 +64,7 @@ import numpy as np
 
 from ..core import context as _context
 from ..base import user_code as _user_code
-from ..core.context import FAST as _FAST
+from ..core.context import FAST_PATH as _FAST_PATH
 from ..devices import registry as _registry
 from ..base.errors import OpError
 from ..graph.placeholder import PLACEHOLDER
@@ -78,7 +78,7 @@ from .interpret import device_scope_for, missing_feed_error
 __all__ = ["CompiledProgram", "compile_program", "MIN_DONATED_ELEMENTS"]
 
 _counter = itertools.count(1)
-_config = _context._config  # placement logging (one object, updated in place)
+_config = _context.placement_config  # placement logging (one object, updated in place)
 
 #: Below this size an allocation is cheaper than checking whether a buffer can be reused.
 MIN_DONATED_ELEMENTS = 1 << 14
@@ -128,10 +128,10 @@ class CompiledProgram:
             st = _context.thread_state()
         array_fn = self._array_fn
         if array_fn is not None:
-            device = _FAST.device
+            device = _FAST_PATH.device
             constants_on = self._array_device
             if (device is not None and not st.device_stack and not _config.log_placement
-                    and not _dispatch._hooks.check_inference
+                    and not _dispatch.hooks.check_inference
                     and (constants_on is None or constants_on is device)):
                 for t in feed_values:
                     if t.__class__ is not EagerTensor or t._meta.device is not device:
@@ -180,7 +180,7 @@ class CompiledProgram:
             if value is None:
                 value = global_values.get(f"c{v}")  # a constant: its tensor
             if value is not None and value.__class__ is not EagerTensor:
-                value = _dispatch._wrap(value, device, node.op_def)
+                value = _dispatch.wrap_output(value, device, node.op_def)
             inputs.append(value)
         if any(t is None for t in inputs):
             return None
@@ -216,7 +216,7 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
     output) and is bound at compile time."""
     # `__name__`: warnings raised by generated lines (a Python operator on arrays) come from this
     # package, whose floating-point RuntimeWarnings eager silences as TensorFlow does.
-    namespace = {"__name__": __name__, "run": _dispatch._run_sync, "place": _dispatch._place,
+    namespace = {"__name__": __name__, "run": _dispatch.run_kernel, "place": _dispatch.place,
                  "donate": _run_donating}
     names = {}  # value id -> local or global name
 
@@ -314,7 +314,7 @@ def _has_array_form(program) -> bool:
 def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes):
     """Appends the array form of `program` to `lines` (module doc): feeds unwrapped once, one
     kernel call per node on arrays, each fetched value wrapped once at the end."""
-    namespace["wrap"] = _dispatch._wrap
+    namespace["wrap"] = _dispatch.wrap_output
     namespace["donate_arrays"] = _donate_arrays
     names = {}
     lines.append(f"def {fn_name}(feeds, xp, d):")
@@ -396,7 +396,7 @@ def _array_refs(t):
 
 
 def _run_donating(op, inputs, attrs, device, position, ufunc):
-    """`dispatch._run_sync`, writing into the array of `inputs[position]` when it is provably
+    """`dispatch.run_kernel`, writing into the array of `inputs[position]` when it is provably
     exclusive (module doc)."""
     t = inputs[position]
     if device.inline and t._meta.device is device and _array_refs(t) == _EXCLUSIVE_REFS:
@@ -409,11 +409,11 @@ def _run_donating(op, inputs, attrs, device, position, ufunc):
                 ufunc(a, b, out=a)
             else:
                 ufunc(b, a, out=a)
-            out = _dispatch._wrap(a, device, op)
-            if _dispatch._hooks.check_inference:
-                _dispatch._check_inference(op, inputs, attrs, out)
+            out = _dispatch.wrap_output(a, device, op)
+            if _dispatch.hooks.check_inference:
+                _dispatch.verify_inference(op, inputs, attrs, out)
             return out
-    return _dispatch._run_sync(op, inputs, attrs, device)
+    return _dispatch.run_kernel(op, inputs, attrs, device)
 
 
 def _exclusive(a):

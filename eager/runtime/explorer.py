@@ -53,7 +53,7 @@ The explorer never touches the real variables: each resource's value is copied t
 once, when the search first meets it (after the resource's device has finished queued work),
 and every kernel that reads or writes a resource runs on a private `VariableStorage` behind a
 simulated handle (same uid, a private resource manager). All ops run their real kernels through
-`dispatch._run_sync` on the host CPU (CPU:0), wherever a runner would place them: an outcome is
+`dispatch.run_kernel` on the host CPU (CPU:0), wherever a runner would place them: an outcome is
 about order, not placement, and one device keeps the search free of copies and streams (a CUDA
 kernel may round differently from numpy's; compare such runs with that in mind).
 
@@ -84,7 +84,7 @@ from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch as _dispatch
 from ..ops.resource_ops import VariableStorage
 from ..devices.resource_handles import ResourceHandle
-from ..tensor import EagerTensor, meta_for
+from ..tensor import wrap_value
 from ..core.tensor_conversion import convert_to_tensor
 from .interpret import missing_feed_error
 from .outcome import DESTROYED, Outcome, host_value, outcome_of, plain_value
@@ -296,11 +296,8 @@ def _onhost_value(t, cpu):
     device = t._meta.device
     if device is cpu:
         return t
-    out = EagerTensor()
-    out._value = t._value if t.dtype is _dt.resource else cpu.copy_from(t._value, device)
-    out._tape_id = 0
-    out._meta = meta_for(t.dtype, cpu)
-    return out
+    value = t._value if t.dtype is _dt.resource else cpu.copy_from(t._value, device)
+    return wrap_value(value, cpu, t.dtype)
 
 
 def _bits(mask):
@@ -481,7 +478,7 @@ class _Explorer:
         state.done |= 1 << step.index
 
     def _run_kernel(self, node, inputs):
-        return _dispatch._run_sync(node.op_def, inputs, node.attrs, self._cpu)
+        return _dispatch.run_kernel(node.op_def, inputs, node.attrs, self._cpu)
 
     def _store(self, node, out, state):
         if len(node.outputs) == 1 and node.op_def.num_outputs == 1:
@@ -519,11 +516,9 @@ class _Explorer:
             device = devices.get(id(h.device))
             if device is None:
                 device = devices[id(h.device)] = _SimulatedDevice(h.device, manager)
-            t = EagerTensor()
-            t._value = ResourceHandle(h.uid, device, h.kind, h.name, h.var_dtype, h.var_shape)
-            t._tape_id = 0
-            t._meta = real._meta  # on the host (see `_on_host`)
-            simulated[i] = t
+            handle = ResourceHandle(h.uid, device, h.kind, h.name, h.var_dtype, h.var_shape)
+            # A tensor on the host (see `_on_host`), as `real` is.
+            simulated[i] = wrap_value(handle, real._meta.device, _dt.resource)
         out = self._run_kernel(node, simulated)
         if op_def.num_outputs != 0 and node.outputs:
             self._store(node, out, state)

@@ -9,8 +9,8 @@ its last consumer, so peak memory is that of the live values, as in eager execut
 
 Two ways to run an operation:
 
-* direct (the common case: no tape, no interpreter, no profiler): `dispatch._run_sync` on the
-  device eager placement would choose (`dispatch._place`: a resource input's device, else the
+* direct (the common case: no tape, no interpreter, no profiler): `dispatch.run_kernel` on the
+  device eager placement would choose (`dispatch.place`: a resource input's device, else the
   device the op was traced under, else the caller's device scope, else the default device);
 * replay (a gradient tape is recording, an interpreter such as another graph being traced or an
   async executor is installed, or the profiler runs): each operation goes through
@@ -137,8 +137,8 @@ class GraphPlan:
         if st.interpreter is not None or st.tapes or _PROFILE.active:
             self._replay_steps(values, st)
         else:
-            run_sync = _dispatch._run_sync
-            place = _dispatch._place
+            run_sync = _dispatch.run_kernel
+            place = _dispatch.place
             for op_def, attrs, gather, outs, free, device in self.compiled:
                 inputs = gather(values)
                 out = run_sync(op_def, inputs, attrs,

@@ -4,7 +4,7 @@ This is the meaning every faster form (the compiled straight-line plan, the para
 partitioned plans) must reproduce, and the yardstick their tests compare against. It is written
 for clarity, not speed.
 
-Placement of one node, as eager execution would place the op (`dispatch._place`): a resource
+Placement of one node, as eager execution would place the op (`dispatch.place`): a resource
 input's device, else the node's `device` (the device it was traced under, or the device the
 placer chose), else the caller's device scope, else the default device.
 """
@@ -32,8 +32,8 @@ def run_program(program, feed_values) -> list:
         if node.op_def is PLACEHOLDER:
             raise missing_feed_error(program, node)
         inputs = tuple(values[v] for v in node.inputs)
-        device = _dispatch._place(node.op_def, inputs, device_scope_for(node.device, st))
-        out = _dispatch._run_sync(node.op_def, inputs, node.attrs, device)
+        device = _dispatch.place(node.op_def, inputs, device_scope_for(node.device, st))
+        out = _dispatch.run_kernel(node.op_def, inputs, node.attrs, device)
         if len(node.outputs) == 1 and node.op_def.num_outputs == 1:
             values[node.outputs[0]] = out
         else:
@@ -42,17 +42,17 @@ def run_program(program, feed_values) -> list:
 
 
 class _Requested:
-    """Stands in for the thread state in `dispatch._place`: a device scope holding just the
+    """Stands in for the thread state in `dispatch.place`: a device scope holding just the
     device a node asks for (placement rules, soft placement and logging stay dispatch's own)."""
 
     __slots__ = ("device_stack",)
 
     def __init__(self, device):
-        self.device_stack = [_context._ScopeEntry(_context.registry.parse_device(device))]
+        self.device_stack = [_context.DeviceScopeEntry(_context.registry.parse_device(device))]
 
 
 def device_scope_for(device, st):
-    """What `dispatch._place` should see for a node that requests `device` ("" for none: the
+    """What `dispatch.place` should see for a node that requests `device` ("" for none: the
     caller's own scopes)."""
     return _Requested(device) if device else st
 

@@ -28,7 +28,7 @@ How a run proceeds (TensorFlow's executor, in small):
   scheduling of new nodes; the caller waits for the nodes already running, then re-raises that
   error. Nothing outlives the run, so the executor stays usable.
 
-Placement is `run_program`'s: a node runs where `dispatch._place` puts it given
+Placement is `run_program`'s: a node runs where `dispatch.place` puts it given
 `device_scope_for(node.device, caller_state)`, with the *caller's* thread state captured when
 `run` starts (pool threads have their own, empty, device scopes). A pool thread also adopts a
 copy of the caller's device scopes while it works for a run, so kernels that dispatch ops of
@@ -243,8 +243,8 @@ class _Run:
         steps = self.schedule.steps
         values = self.values
         caller_state = self.caller_state
-        place = _dispatch._place
-        run_sync = _dispatch._run_sync
+        place = _dispatch.place
+        run_sync = _dispatch.run_kernel
         with lock:
             if self.error is not None or not ready:
                 return

@@ -44,7 +44,7 @@ from ..devices import registry as _registry
 from ..devices.base import transfer
 from ..base.errors import CancelledError, InternalError
 from ..core.registry import register_op
-from ..tensor import EagerTensor, meta_for
+from ..tensor import EagerTensor, wrap_value
 from ..core.specs import TensorSpec
 
 __all__ = ["Rendezvous", "SEND", "RECV", "rendezvous_tensor", "RENDEZVOUS_SPEC"]
@@ -120,11 +120,7 @@ RENDEZVOUS_SPEC = TensorSpec((), _variant)
 def rendezvous_tensor(rendezvous, device) -> EagerTensor:
     """`rendezvous` as a scalar variant tensor on `device` (a Device): the feed a partition on
     that device gets, so that dispatch hands the kernels the object itself, uncopied."""
-    t = EagerTensor()
-    t._value = rendezvous
-    t._tape_id = 0
-    t._meta = meta_for(_variant, device)
-    return t
+    return wrap_value(rendezvous, device, _variant)
 
 
 # -- the kernels -----------------------------------------------------------------------------------

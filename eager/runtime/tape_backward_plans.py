@@ -55,7 +55,7 @@ from __future__ import annotations
 import operator
 import threading
 
-from ..core.context import _per_thread
+from ..core.context import per_thread
 from ..autodiff import tape_backward as _tape_backward
 from ..autodiff.tape_backward import OnesSeed
 from ..autodiff.tape import (BACKWARD, INPUT_IDS, KEPT_INPUTS, KEPT_OUTPUTS, OP, OUTPUT_IDS,
@@ -236,7 +236,7 @@ def _plannable_state():
     another tape recording, a graph being traced, async execution, the profiler)."""
     if not _state.enabled:
         return None
-    st = _per_thread.state  # (`context.thread_state()`, without its call: hot)
+    st = per_thread.state  # (`context.thread_state()`, without its call: hot)
     if st.tapes or st.interpreter is not None or _dispatch._PROFILE.active:
         return None
     return st

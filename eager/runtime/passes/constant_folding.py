@@ -26,7 +26,7 @@ unfed Placeholder: the program must still raise the missing-feed error. This tru
 shapes of fed values: callers (the function layer, `Session`) must reject feeds whose shape
 contradicts the feed's spec, as TensorFlow does.
 
-The kernel runs through `dispatch._run_sync`, on the device the node would run on when that
+The kernel runs through `dispatch.run_kernel`, on the device the node would run on when that
 device computes synchronously (a CPU), else on CPU:0 with the result copied to that device (a
 GPU kernel's failure would otherwise surface later, on its stream). "The device the node would
 run on" follows eager placement without the caller's scope, which is unknown at compile time:
@@ -115,7 +115,7 @@ def _evaluate(node, inputs, program, max_bytes):
         return None
     compute = target if target.inline else _devices.lookup("CPU:0")
     try:
-        out = _dispatch._run_sync(node.op_def, inputs, node.attrs, compute)
+        out = _dispatch.run_kernel(node.op_def, inputs, node.attrs, compute)
     except Exception:  # noqa: BLE001 - any failure is the run's to report, not compilation's
         return None
     outputs = (out,) if node.op_def.num_outputs == 1 else tuple(out)
@@ -126,7 +126,7 @@ def _evaluate(node, inputs, program, max_bytes):
                 or _nbytes(t.shape, t.dtype) > max_bytes):
             return None
     if compute is not target:
-        outputs = tuple(_dispatch._run_sync(IDENTITY, (t,), {}, target) for t in outputs)
+        outputs = tuple(_dispatch.run_kernel(IDENTITY, (t,), {}, target) for t in outputs)
     return outputs
 
 
@@ -147,13 +147,13 @@ def _static_shape_value(node, program, unfed, max_bytes):
         return None
     cpu = _devices.lookup("CPU:0")
     try:
-        t = _dispatch._run_sync(node.op_def, (_dispatch._wrap(stand_in, cpu, node.op_def),),
+        t = _dispatch.run_kernel(node.op_def, (_dispatch.wrap_output(stand_in, cpu, node.op_def),),
                                 node.attrs, cpu)
         target = _fold_device(node, ())
         if target is None:
             return None
         if target is not cpu:
-            t = _dispatch._run_sync(IDENTITY, (t,), {}, target)
+            t = _dispatch.run_kernel(IDENTITY, (t,), {}, target)
     except Exception:  # noqa: BLE001
         return None
     return (t,)
@@ -168,11 +168,11 @@ def _fold_device(node, inputs):
             spec = _devices.parse_device(node.device)
         except Exception:  # noqa: BLE001
             return None
-        device, _ = _devices.resolve(spec, _context._config.soft_placement)
+        device, _ = _devices.resolve(spec, _context.placement_config.soft_placement)
         if device is None:
             return None
         if device.device_type not in op_def.device_types:
-            if not _context._config.soft_placement:
+            if not _context.placement_config.soft_placement:
                 return None
             device = _devices.lookup("CPU:0")
         return device
