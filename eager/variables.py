@@ -293,7 +293,7 @@ def _updater(op, doc):
             delta = self._converted(delta)
         if FAST_PATH.kernel_only and delta._meta is self._meta:
             handle = self._handle
-            storage = handle.device.resources._resources.get(handle.uid)
+            storage = handle.device.resources.lookup(handle.uid)
             if storage is None or storage.value is None:
                 storage = handle.storage_or_uninitialized(op_name)  # raises the right error
             _apply_update(storage, np, numpy_ufunc, delta._value, op_name)
@@ -454,6 +454,20 @@ class ResourceVariable(Variable):
         return execute(_res.READ, (self.handle,))
 
     value = read_value
+
+    def peek(self):
+        """The current value's array, taken without a read op, when a read would need nothing
+        but the kernel (no tape to tell, no device scope or interpreter, one device:
+        `FAST_PATH.kernel_only`); else None, and the caller reads the usual way. For eager's
+        own hot paths (an optimizer's learning rate and step counter). Unlike `read_value`,
+        this is not a snapshot: a later in-place update changes the array, so use it at
+        once."""
+        if FAST_PATH.kernel_only:
+            handle = self._handle
+            storage = handle.device.resources.lookup(handle.uid)
+            if storage is not None:
+                return storage.value
+        return None
 
     def sparse_read(self, indices, name=None):
         """Rows `indices` of the variable (a gather that reads only those rows; its gradient

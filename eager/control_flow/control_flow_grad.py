@@ -78,7 +78,7 @@ from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch
 from ..ops.creation_ops import zeros, zeros_like
 from ..ops.grad_utils import needs_gradient, output_unused
-from ..ops.list_ops import TensorList, list_execute, tensor_list_get_item
+from ..ops.list_ops import TensorList, tensor_list_get_item
 from ..core.registry import register_op
 from ..devices.resource_handles import handle_data
 from ..tensor import IndexedSlices
@@ -139,7 +139,7 @@ def _zero_gradient(t, like=None):
     computed elsewhere), for a TensorList a list of unset slots."""
     dtype = t.dtype
     if dtype is variant:
-        return list_execute(TENSOR_LIST_ZEROS_LIKE, (t,))
+        return dispatch.execute(TENSOR_LIST_ZEROS_LIKE, (t,))
     if dtype is resource:
         spec = _value_spec(t, like)
         return zeros(spec.shape.as_list(), spec.dtype)

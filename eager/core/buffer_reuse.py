@@ -1,17 +1,29 @@
-"""Temporary elision: reuse the buffer of a tensor nobody else can see.
+"""Whether a buffer is exclusively ours, so that a result may be written into it.
 
-In `y = p - lr * g` the product `lr * g` is a temporary: once the subtraction has read it, no
-one can ever look at it again. Writing the difference into its buffer saves an allocation (for
-large arrays, fresh pages cost as much as the arithmetic). numpy does the same for its own
-temporaries; TensorFlow's kernels forward input buffers whose reference count is one. Tensors
-stay immutable to every observer: only a tensor with no observer is written.
+Tensors are immutable to every observer, yet writing a result into a buffer nobody else can see
+saves an allocation (for large arrays, fresh pages cost as much as the arithmetic). numpy does
+it for its own temporaries; TensorFlow's kernels forward input buffers whose reference count is
+one. eager does it at five sites, and this module owns the question they all ask:
 
-"No observer" is decided by reference counts, which depend on how the interpreter calls the
-operator. So they are not assumed: at import, `_calibrate` runs a probe through the same kind of
-call (a Python-level binary operator with the same parameters and locals) and records the counts
-a temporary has, and also checks that a named operand counts more. Where the two are not
-distinguishable (another Python implementation or version), elision stays off and everything
-still works, without the saving.
+* "operators": in `y = p - lr * g` the product `lr * g` is a temporary; the subtraction writes
+  into it (`writable_operand`, from the EagerTensor operators; temporary elision);
+* "variable storage": a resource update works in place unless a read snapshot shares the
+  storage's array (copy-on-write; `eager.ops.resource_ops`, `eager.ops.training_ops`);
+* "list storage": a TensorList push reuses a storage no other view shares
+  (`eager.ops.list_ops`);
+* "program tensors" and "program arrays": a compiled program writes an elementwise result into
+  an input that dies at that node (`eager.runtime.compiler`, its tensor and array forms).
+
+"Nobody else" is decided by reference counts, and a count depends on how the interpreter calls
+the site: each frame between the holder and the check may hold references. So counts are never
+assumed. Each site is calibrated at import by the one pattern in `calibrate`: a probe with the
+same parameters and locals as the site (so the same references are counted) is run once on an
+object only the site holds and once on an object one more holder shares; the site may reuse a
+buffer at the first count only when the second is exactly one more. Where the two cannot be
+told apart (another Python implementation or version), that site never reuses, and everything
+still works, without the saving. `SITES` records each site's count (None: off), and the test
+suite runs every site through its real code path, exclusive and shared, so a site whose frame
+drifts from its probe fails a test instead of silently never reusing (or worse).
 """
 
 from __future__ import annotations
@@ -20,7 +32,33 @@ import sys
 
 import numpy as np
 
-__all__ = ["MIN_ELEMENTS", "enabled", "writable_operand"]
+__all__ = ["MIN_ELEMENTS", "SITES", "calibrate", "enabled", "writable_operand"]
+
+#: Site name -> the reference count at which its object is exclusive (a tuple for the
+#: operators, which count a tensor and its array), or None where calibration failed (the site
+#: then never reuses). Filled as the sites' modules are imported.
+SITES: dict = {}
+
+
+def calibrate(site, exclusive, shared):
+    """Calibrates one site (the module doc's pattern) and records it in `SITES`.
+
+    `exclusive()` runs the site's probe on a fresh object that only the site holds and returns
+    the reference count the probe saw, or a tuple of counts whose first is that object's (the
+    operators also count its array); `shared()` does the same after one more holder took a
+    reference to that first object. Returns the exclusive count(s), or None unless the shared
+    first count is exactly one more and every other count is unchanged.
+    """
+    alone = exclusive()
+    held = shared()
+    if alone is None or held is None:
+        counts = None
+    elif isinstance(alone, tuple):
+        counts = alone if held == (alone[0] + 1,) + alone[1:] else None
+    else:
+        counts = alone if held == alone + 1 else None
+    SITES[site] = counts
+    return counts
 
 #: Below this size the bookkeeping costs more than an allocation saves.
 MIN_ELEMENTS = 1 << 14
@@ -62,8 +100,9 @@ def writable_operand(a, a_value, b, b_value):
     return None
 
 
-def enabled() -> bool:
-    return _TEMPORARY is not None
+def enabled(site="operators") -> bool:
+    """Whether `site` (see `SITES`) may reuse buffers: its calibration succeeded."""
+    return SITES.get(site) is not None
 
 
 # -- calibration ----------------------------------------------------------------------------------
@@ -101,16 +140,23 @@ class _Probe:
         return _Probe()
 
 
-def _calibrate():
-    global _TEMPORARY
+def _temporary_counts():
+    """(tensor count, array count) the operators see for an unobserved operand, the same for a
+    right, a left and a reflected temporary (else None)."""
     named = _Probe()
     temporary_right, _ = _Probe() - (_Probe() * 1)  # right operand is a temporary
     _, temporary_left = (_Probe() * 1) - named  # left operand is a temporary
     temporary_reflected = 2 * _Probe()
-    named_right, named_left = _Probe() - named
-    if (temporary_right == temporary_left == temporary_reflected
-            and named_right[0] > temporary_right[0] and named_right[1] == temporary_right[1]):
-        _TEMPORARY = temporary_right
+    if temporary_right == temporary_left == temporary_reflected:
+        return temporary_right
+    return None
 
 
-_calibrate()
+def _named_counts():
+    """The same counts for an operand one name holds."""
+    named = _Probe()
+    named_right, _ = _Probe() - named
+    return named_right
+
+
+_TEMPORARY = calibrate("operators", _temporary_counts, _named_counts)

@@ -1,11 +1,34 @@
 """Dispatch: running an op record on tensors, in whichever mode this thread is in.
 
-`execute(op, inputs, attrs)` is the one entry point every op goes through (the operators' fast
-path aside, see `eager.tensor`). With no interpreter installed it runs the op eagerly and
-synchronously: choose the device, bring inputs there, run the kernel, wrap the outputs. Tracing
-and asynchronous execution install an interpreter on the thread state instead; active gradient
-tapes are told about every op, whichever mode ran it, through the recorder hook autodiff
-installs at import.
+`execute(op, inputs, attrs)` is the one entry point every op goes through. With no interpreter
+installed it runs the op eagerly and synchronously: choose the device, bring inputs there, run
+the kernel, wrap the outputs. Tracing and asynchronous execution install an interpreter on the
+thread state instead; active gradient tapes are told about every op, whichever mode ran it,
+through the recorder autodiff installs at import (`set_recorder`).
+
+The interface for interpreters and runners. The async executor, the graph runtime's compiled
+programs and runners, constant folding and the semantics explorer run ops themselves (they have
+already placed them, or run them on a worker thread), and they use these parts of the eager path
+so that a kernel runs, fails and is typed the same way whoever runs it:
+
+* `place(op, inputs, state)`: TensorFlow's eager placement (a resource input's device, else the
+  innermost device scope, else the default device; soft placement).
+* `run_kernel(op, inputs, attrs, device)`: the synchronous interpreter's core: inputs brought to
+  `device` (pending ones waited for), the kernel run, a failure explained in the op's terms
+  (`kernel_error`), outputs wrapped, inference verified when `check_inference` is on. It never
+  places and never records on tapes.
+* `wrap_output(value, device, op)`: an EagerTensor for one kernel output.
+* `resolve_input(t, op)`: the EagerTensor behind an input that is not one (a pending tensor
+  waits; a symbolic one is a TypeError naming the op).
+* `kernel_error(op, inputs, attrs, exc)`, `verify_inference(op, inputs, attrs, outputs)` and
+  `hooks` (`.record`, the tapes' recorder; `.check_inference`, the debug mode's switch).
+
+Skipping dispatch. Where dispatch would do nothing but run the kernel (`FAST_PATH`, see
+`eager.core.context`), a few hot APIs skip it, through helpers kept here so that the knowledge
+of "what dispatch would have done" stays in this module: `kernel_only()` and `run_bare` (an
+optimizer's fused updates), `run_bare_unary` (a whole-tensor reduction such as a loss's
+`reduce_sum`, telling the tapes as `execute` would), `record_on_tapes`. The tensor operators'
+fast path lives with the operators (`eager.tensor`), below this module.
 
 Hot path: `execute` and `run_kernel` run for every op; keep them flat.
 """
@@ -15,16 +38,18 @@ from __future__ import annotations
 import sys
 import threading
 
-from . import context as _context
 from ..base import profile_events as _profile_events
-from ..devices import registry as _devices
-from ..devices.base import transfer as _transfer
 from ..base.errors import (InternalError, InvalidArgumentError, NotFoundError, OpError,
                            ResourceExhaustedError)
+from ..devices import registry as _devices
+from ..devices.base import transfer as _transfer
 from ..tensor import METAS, EagerTensor, Tensor, meta_for
+from . import context as _context
 from .registry import NO_ATTRS, describe_inputs
 
-__all__ = ["execute", "set_recorder", "record_on_tapes", "eager_values", "check_inference"]
+__all__ = ["execute", "named", "place", "run_kernel", "wrap_output", "resolve_input",
+           "kernel_error", "verify_inference", "check_inference", "hooks", "set_recorder",
+           "record_on_tapes", "kernel_only", "run_bare", "run_bare_unary", "eager_values"]
 
 _per_thread = _context.per_thread
 _FAST_PATH = _context.FAST_PATH
@@ -32,7 +57,11 @@ _config = _context.placement_config
 _PROFILE = _profile_events.RECORDER  # `.active` while an eager.profiler trace runs
 
 
-class _Hooks:
+class Hooks:
+    """What other layers install into dispatch: `record(tapes, op, inputs, attrs, outputs)`,
+    the gradient tapes' recorder (autodiff's, through `set_recorder`), and `check_inference`,
+    the debug mode's switch (`check_inference(True)`)."""
+
     __slots__ = ("record", "check_inference")
 
     def __init__(self):
@@ -40,7 +69,7 @@ class _Hooks:
         self.check_inference = False
 
 
-hooks = _Hooks()
+hooks = Hooks()
 
 
 def check_inference(enabled: bool) -> None:
@@ -59,6 +88,8 @@ def check_inference(enabled: bool) -> None:
 
 
 def verify_inference(op, inputs, attrs, outputs):
+    """Raises InternalError unless `op`'s shape inference agrees with the `outputs` its kernel
+    made from `inputs` (the check `check_inference(True)` runs after every eager op)."""
     try:
         inferred = op.infer(*inputs, **attrs)
     except Exception as exc:  # noqa: BLE001
@@ -106,11 +137,51 @@ def execute(op, inputs, attrs=NO_ATTRS):
 
 def record_on_tapes(op, inputs, attrs, outputs) -> None:
     """Tells this thread's gradient tapes that `op` made `outputs` from `inputs` with `attrs`,
-    as `execute` would have: for an API's fast path, which computes without dispatch when
-    `TensorMeta.fast_inexact` says dispatch would only run the kernel (and tell the tapes)."""
+    as `execute` would have (for code that computed without dispatch)."""
     tapes = _per_thread.state.tapes
     if tapes:
         hooks.record(tapes, op, inputs, attrs, outputs)
+
+
+def kernel_only() -> bool:
+    """Whether ops need nothing from dispatch right now but their kernel run on the one host
+    device: no tape, device scope, interpreter or placement logging in any thread, and one
+    device (`FAST_PATH.kernel_only`). APIs that then skip dispatch (`run_bare`) ask once per
+    call."""
+    return _FAST_PATH.kernel_only
+
+
+def run_bare(op, values, attrs=NO_ATTRS):
+    """`op`'s kernel on raw `values` (arrays of the one host device, resource handles), as
+    `execute` would run it while `kernel_only()` holds, without making tensors: returns what
+    the kernel returns. Only call it after `kernel_only()` said True."""
+    return op.kernel(_FAST_PATH.device.xp, *values, **attrs) if attrs else op.kernel(
+        _FAST_PATH.device.xp, *values)
+
+
+def run_bare_unary(op, x, attrs, kernel):
+    """`op` with `attrs` on the eager tensor `x`, computed as `kernel(array)` without dispatch,
+    or None when dispatch would do more than that (the caller then calls `execute`).
+
+    For APIs whose op, on a floating or complex tensor, is `kernel` of its array and keeps its
+    dtype and device (a whole-tensor `reduce_sum`: a loss). It applies when `x`'s TensorMeta
+    says the fast path is open for its dtype on its device (`fast_inexact`: nothing but tapes
+    anywhere), and tells this thread's tapes when `x` is followed, exactly as `execute` would:
+    a test compares both paths' values, records and gradients. Hot path: the result is made
+    inline (see `eager.tensor`).
+    """
+    meta = x._meta
+    if not meta.fast_inexact:
+        return None
+    t = EagerTensor()
+    t._value = kernel(x._value)
+    t._meta = meta  # the same dtype, on the same device
+    t._tape_id = 0
+    if x._tape_id and not _FAST_PATH.kernel_only:  # followed, and tapes exist somewhere
+        tapes = _per_thread.state.tapes
+        if tapes:
+            hooks.record(tapes, op, (x,), attrs, t)
+    return t
 
 
 def named(result, name):
@@ -164,7 +235,7 @@ def place(op, inputs, st):
     elif st.device_stack:
         device = st.device_stack[-1].device()
     else:
-        device = _devices._state.default or _devices.default_device()
+        device = _devices.default_device()
     if device.device_type not in op.device_types:
         # Only an explicitly requested device can make placement fail; an op with no kernel
         # on the default device quietly runs on the CPU, as in TensorFlow.
@@ -241,6 +312,8 @@ def _arrays_on(inputs, device, op) -> list:
 
 
 def wrap_output(value, device, op):
+    """An EagerTensor for `value`, an output of `op`'s kernel on `device` (an array, or a value
+    that names its own eager dtype: a TensorList, a resource handle). Hot: slots set inline."""
     t = EagerTensor()
     t._value = value
     t._tape_id = 0
@@ -261,7 +334,7 @@ def _special_meta(value, device, op):
 
 
 def resolve_input(t, op):
-    """An EagerTensor for a non-eager tensor input (a pending one waits; a symbolic one is an
+    """The EagerTensor for a non-eager tensor input (a pending one waits; a symbolic one is an
     error: it belongs to a graph being traced)."""
     resolve = getattr(t, "_resolve", None)
     if resolve is not None:

@@ -25,8 +25,8 @@ import logging
 
 from ..core import context as _context
 from ..base import nest
+from ..base import profile_events as _profile_events
 from ..graph import trace
-from ..core import dispatch as _dispatch
 from ..ops.array_ops import broadcast_to, stack, unstack
 from ..core.dispatch import execute
 from ..runtime.compiler import compile_program
@@ -66,7 +66,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
                          "rule, or a side effect).", getattr(fn, "__name__", fn))
         return _loop(fn, elems, flat, n)
     st = _context.thread_state()
-    if st.interpreter is None and not st.tapes and not _dispatch._PROFILE.active:
+    if st.interpreter is None and not st.tapes and not _profile_events.RECORDER.active:
         values = compile_program(optimize(program))(flat)  # nothing needs to see each op
     else:  # traced into an enclosing graph, recorded on tapes, timed: op by op
         values = _dispatched(program, flat)

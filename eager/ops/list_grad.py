@@ -24,9 +24,7 @@ from .list_ops import (_LIST_SPEC, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_GET_ITEM
                        TENSOR_LIST_LENGTH, TENSOR_LIST_POP_BACK, TENSOR_LIST_PUSH_BACK,
                        TENSOR_LIST_RESERVE, TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK, TensorList,
                        _as_list, _check_handle, _fmt)
-# Every rule runs its list ops through list_execute, which first copies a list input that lives
-# on another device than the op's (a forward list under a CPU scope, its gradient on the GPU).
-from .list_ops import list_execute as execute
+from ..core.dispatch import execute
 from ..core.registry import op_error, register_op
 
 __all__ = ["add_list_gradients", "TENSOR_LIST_ADD_N"]

@@ -18,9 +18,9 @@ shared storage (no one else can see the new entry: every other view is at most t
 push loop is O(1) per push, and `l1 = push(l0, a); l2 = push(l0, b)` leaves l1 alone (the second
 push finds the storage longer than l0 and copies). When the storage is longer than the view (after
 a pop, or a push onto an older view), the entries beyond the view are garbage if no other view
-shares the storage; that is decided by reference count, calibrated at import like
-`eager.core.buffer_reuse` (see `_calibrate`): where a storage held by one view cannot be told apart from a
-shared one, pushes copy instead. Pops are O(1) views. `set_item` copies the first n pointers
+shares the storage; that is decided by reference count, calibrated at import by
+`eager.core.buffer_reuse` (site "list storage"): where a storage held by one view cannot be told
+apart from a shared one, pushes copy instead. Pops are O(1) views. `set_item` copies the first n pointers
 (the kernel cannot know whether anyone still holds the input list: the caller's own variable
 does, while it is being rebound), as TensorFlow eager does.
 
@@ -30,9 +30,10 @@ match are an InvalidArgumentError (TF returns the item regardless, which would m
 inference lie); `resize_if_index_out_of_bounds=True` is not supported.
 
 Devices. A list's elements are arrays of the list's device (cupy arrays on a GPU). An op that
-runs on another device gets a copy of the list there, each element copied by the devices' own
-`copy_from` (`list_execute`): dispatch cannot copy a list itself, since a GPU array cannot hold
-Python objects.
+runs on another device gets a copy of the list there, as any input is copied: dispatch moves
+a value that is not an array through its own `copied_to` (`devices.base.transfer`), and a
+TensorList copies each element with the target device's `copy_from` (a GPU array cannot hold
+Python objects).
 """
 
 from __future__ import annotations
@@ -42,21 +43,20 @@ import threading
 
 import numpy as np
 
-from ..core import context as _context
 from ..base import dtypes as _dt
-from ..tensor import EagerTensor, Tensor, meta_for
+from ..tensor import Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import TensorShape, as_shape
 from ..core.argument_conversion import as_tensor
 from ..core.dispatch import execute
-from ..core.registry import NO_ATTRS, op_error, register_op
+from ..core.buffer_reuse import calibrate
+from ..core.registry import op_error, register_op
 from ..core.shapes import static_array
 
 __all__ = ["TensorList", "empty_tensor_list", "tensor_list_reserve", "tensor_list_from_tensor",
            "tensor_list_push_back", "tensor_list_pop_back", "tensor_list_get_item",
-           "tensor_list_set_item", "tensor_list_stack", "tensor_list_length", "storage_reuse",
-           "list_execute"]
+           "tensor_list_set_item", "tensor_list_stack", "tensor_list_length", "storage_reuse"]
 
 _variant = _dt.variant
 _int32 = _dt.int32
@@ -169,9 +169,8 @@ def _merge(op_name, a, b) -> TensorShape:
 
 
 def _as_list(value) -> TensorList:
-    """The kernel's list input. Where dispatch copies a list between logical CPU devices itself
-    (under async dispatch, which `list_execute` leaves alone), numpy wraps the TensorList in a
-    0-d object array; the elements are immutable, so unwrap."""
+    """The kernel's list input (a TensorList; one wrapped in a 0-d object array, as numpy
+    wraps a Python object it is asked to copy, is unwrapped: the elements are immutable)."""
     if value.__class__ is TensorList:
         return value
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype == object:
@@ -179,44 +178,6 @@ def _as_list(value) -> TensorList:
         if inner.__class__ is TensorList:
             return inner
     raise TypeError(f"expected a TensorList, got {type(value).__name__}")
-
-
-def _moved(t, source, target):
-    """List tensor `t` (on `source`) as a list tensor on `target`: the same view over copies of
-    its elements in `target`'s memory (unset slots stay unset). The copy keeps `t`'s tape id:
-    like dispatch's implicit copy of an array input, it is the same tensor to a gradient tape."""
-    try:
-        view = _as_list(t._value)
-    except TypeError:
-        return t  # not a list: the op's own checks report it
-    out = EagerTensor()
-    out._value = view.copied_to(target, source)
-    out._meta = meta_for(_variant, target)
-    out._tape_id = t._tape_id
-    return out
-
-
-def list_execute(op, inputs, attrs=NO_ATTRS):
-    """`execute(op, inputs, attrs)` with every list tensor among `inputs` first copied to the
-    device the op will run on (the scope's, else the default device: no list op reads a
-    resource). Dispatch copies array inputs itself; a list it cannot (see the module doc).
-    Under tracing or async dispatch the interpreter places the op, and inputs pass unchanged."""
-    if not _context.FAST_PATH.kernel_only:  # the fast path means one device: nothing can be elsewhere
-        st = _context.thread_state()
-        if st.interpreter is None:
-            target = moved = None
-            for i, t in enumerate(inputs):
-                if t.__class__ is EagerTensor and t._meta.dtype is _variant:
-                    if target is None:
-                        target = _context.placement_device(st)
-                    source = t._meta.device
-                    if source is not target:
-                        if moved is None:
-                            moved = list(inputs)
-                        moved[i] = _moved(t, source, target)
-            if moved is not None:
-                inputs = tuple(moved)
-    return execute(op, inputs, attrs)
 
 
 def _check_dtype(op_name, want, have):
@@ -248,7 +209,6 @@ def _check_item_shape(op_name, element_shape, item):
 
 _getrefcount = sys.getrefcount
 _LOCK = threading.Lock()  # serializes truncating a storage (see _push_storage)
-_SOLE_VIEW = None  # sys.getrefcount(storage) inside _push_storage when one view holds it
 
 
 def _push_storage(view, item):
@@ -289,22 +249,17 @@ def _count_like_push_storage(view, item):
     return _getrefcount(items)
 
 
-def _calibrate():
-    """Measures the reference count of a storage that one view holds, as `_push_storage` sees
-    it, and checks that a second view sharing the storage counts one more. If the two cannot be
-    told apart (another interpreter, a CPython that borrows references), storage is never
-    truncated in place: pushes after pops copy (pushes at the end stay O(1))."""
-    global _SOLE_VIEW
+def _storage_counts(views):
+    """What `_push_storage` counts for a storage that `views` views hold (1: only its own)."""
     view = TensorList([None, None], 1, _dt.float32, None)
-    sole = _count_like_push_storage(view, None)
-    other = view._view(view._items, 2)
-    shared = _count_like_push_storage(view, None)
-    del other
-    if sole > 0 and shared == sole + 1 and _count_like_push_storage(view, None) == sole:
-        _SOLE_VIEW = sole
+    others = [view._view(view._items, 2) for _ in range(views - 1)]  # noqa: F841
+    return _count_like_push_storage(view, None)
 
 
-_calibrate()
+# Storage held by one view is told from shared storage by its reference count (see
+# `eager.core.buffer_reuse`); where calibration fails, pushes after pops copy (pushes at the
+# end stay O(1)).
+_SOLE_VIEW = calibrate("list storage", lambda: _storage_counts(1), lambda: _storage_counts(2))
 
 
 def storage_reuse() -> bool:
@@ -617,21 +572,21 @@ def tensor_list_from_tensor(tensor, element_shape, name=None):
 
 def tensor_list_push_back(input_handle, tensor, name=None):
     """The list with `tensor` appended (O(1): see the module doc)."""
-    return list_execute(TENSOR_LIST_PUSH_BACK, (as_tensor(input_handle), as_tensor(tensor)))
+    return execute(TENSOR_LIST_PUSH_BACK, (as_tensor(input_handle), as_tensor(tensor)))
 
 
 def tensor_list_pop_back(input_handle, element_dtype, name=None):
     """(the list without its last element, that element)."""
     attrs = {"element_dtype": _element_dtype("TensorListPopBack", element_dtype),
              "element_shape": None}
-    return list_execute(TENSOR_LIST_POP_BACK, (as_tensor(input_handle),), attrs)
+    return execute(TENSOR_LIST_POP_BACK, (as_tensor(input_handle),), attrs)
 
 
 def tensor_list_get_item(input_handle, index, element_dtype, element_shape=None, name=None):
     """Element `index` (0 <= index < length); an unset slot reads as zeros."""
     attrs = {"element_dtype": _element_dtype("TensorListGetItem", element_dtype),
              "element_shape": _element_shape_attr("TensorListGetItem", element_shape)}
-    return list_execute(TENSOR_LIST_GET_ITEM, (as_tensor(input_handle), _int32_input(index)),
+    return execute(TENSOR_LIST_GET_ITEM, (as_tensor(input_handle), _int32_input(index)),
                         attrs)
 
 
@@ -641,7 +596,7 @@ def tensor_list_set_item(input_handle, index, item, resize_if_index_out_of_bound
     if resize_if_index_out_of_bounds:
         raise NotImplementedError("tensor_list_set_item: resize_if_index_out_of_bounds=True is "
                                   "not supported.")
-    return list_execute(TENSOR_LIST_SET_ITEM, (as_tensor(input_handle), _int32_input(index),
+    return execute(TENSOR_LIST_SET_ITEM, (as_tensor(input_handle), _int32_input(index),
                                                as_tensor(item)))
 
 
@@ -652,9 +607,9 @@ def tensor_list_stack(input_handle, element_dtype, num_elements=-1, element_shap
     attrs = {"element_dtype": _element_dtype("TensorListStack", element_dtype),
              "num_elements": -1 if num_elements is None else int(num_elements),
              "element_shape": _element_shape_attr("TensorListStack", element_shape)}
-    return list_execute(TENSOR_LIST_STACK, (as_tensor(input_handle),), attrs)
+    return execute(TENSOR_LIST_STACK, (as_tensor(input_handle),), attrs)
 
 
 def tensor_list_length(input_handle, name=None):
     """The number of elements, an int32 scalar."""
-    return list_execute(TENSOR_LIST_LENGTH, (as_tensor(input_handle),))
+    return execute(TENSOR_LIST_LENGTH, (as_tensor(input_handle),))

@@ -10,13 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..core.context import FAST_PATH
 from ..base.errors import InvalidArgumentError, NotFoundError
 from ..tensor import EagerTensor
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import TensorShape
 from ..core.argument_conversion import as_tensor, check_dtype, same_type
-from ..core.dispatch import execute, named, record_on_tapes
+from ..core.dispatch import execute, named, run_bare_unary
 from ..core.registry import OpDef, op_error, register_op
 from ..core.shapes import (broadcast_shapes, normalize_axes, normalize_axis, reduced_shape,
                            static_int)
@@ -574,28 +573,21 @@ def _reduction(api_name, op, fast_full=None):
     # The attributes of a full reduction (axis=None, keepdims=False) of each small rank, made
     # once: `reduce_sum(loss)` of an eager tensor goes straight to dispatch with them. With
     # `fast_full` (the kernel of a full reduction of a floating or complex numpy array, whose
-    # result has the array's dtype), it goes straight to that kernel when the tensor's
-    # TensorMeta says dispatch would only run it (`fast_inexact`, as the tensor operators'
-    # fast path), telling the thread's tapes when the tensor is followed.
+    # result has the array's dtype), it skips dispatch where dispatch would only run that
+    # kernel (`dispatch.run_bare_unary`, which also tells the tapes).
     full = tuple({"axes": normalize_axes(op.name, None, rank), "keepdims": False}
                  for rank in range(_FULL_RANKS))
 
     def api(input_tensor, axis=None, keepdims=False, name=None):
         if (input_tensor.__class__ is EagerTensor and axis is None and keepdims is False
                 and name is None):
-            meta = input_tensor._meta
-            value = input_tensor._value
-            rank = value.ndim
+            rank = input_tensor._value.ndim
             if rank < _FULL_RANKS:
-                if fast_full is not None and meta.fast_inexact:
-                    t = EagerTensor()
-                    t._value = fast_full(value)
-                    t._meta = meta  # the same dtype, on the same device
-                    t._tape_id = 0
-                    if input_tensor._tape_id and not FAST_PATH.kernel_only:  # followed: tapes exist
-                        record_on_tapes(op, (input_tensor,), full[rank], t)
-                    return t
-                if meta.dtype in op.dtypes:
+                if fast_full is not None:
+                    t = run_bare_unary(op, input_tensor, full[rank], fast_full)
+                    if t is not None:
+                        return t
+                if input_tensor._meta.dtype in op.dtypes:
                     return execute(op, (input_tensor,), full[rank])
         x = as_tensor(input_tensor)
         if x.dtype not in op.dtypes:

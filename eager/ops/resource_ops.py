@@ -29,6 +29,7 @@ from ..tensor import IndexedSlices
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import TensorShape
 from .grad_utils import dense_shape_tensor
+from ..core.buffer_reuse import calibrate
 from ..core.registry import op_error, register_op
 from .scatter_add import scatter_add
 
@@ -60,23 +61,32 @@ def _value_refcount(storage):
     return _getrefcount(storage.value)
 
 
-def _calibrate_unshared():
+def _storage_probe(storage):
+    """The update kernels' frame at their check: one local reference to the array, `current`."""
+    current = storage.value  # noqa: F841 - the reference the kernels hold
+    return _value_refcount(storage)
+
+
+def _storage_counts(holders):
     storage = VariableStorage(_dt.float32, ())
     storage.value = np.empty(1)
-    current = storage.value  # kernels hold exactly this one local reference when they ask
-    count = _value_refcount(storage)
-    del current
-    return count
+    held = [storage.value] * holders  # noqa: F841 - other holders (a read snapshot)
+    return _storage_probe(storage)
 
 
-#: The reference count of a storage's array that only the storage holds (measured, not assumed).
-_UNSHARED = _calibrate_unshared()
+#: The reference count of a storage's array that only the storage holds (and the kernel's one
+#: local `current`), measured (`buffer_reuse.calibrate`), not assumed. When calibration fails
+#: every update copies.
+UNSHARED_REFS = calibrate("variable storage", lambda: _storage_counts(0),
+                          lambda: _storage_counts(1))
+if UNSHARED_REFS is None:
+    UNSHARED_REFS = 0
 
 
 def unshared(storage) -> bool:
     """True when nothing but the storage (and the calling kernel's one local `current`)
     refers to its array: it may be updated in place."""
-    return _value_refcount(storage) <= _UNSHARED
+    return _value_refcount(storage) <= UNSHARED_REFS
 
 
 def create_variable_handle(device, dtype, shape, name, validate_shape=True):
@@ -215,7 +225,7 @@ def apply_update(storage, xp, ufunc, delta, op_name):
         current = storage.value
         if current.shape != delta.shape:
             _check_update_shape(op_name, current.shape, delta.shape)
-        if _getrefcount(storage.value) <= _UNSHARED:  # unshared(storage), inlined
+        if _getrefcount(storage.value) <= UNSHARED_REFS:  # unshared(storage), inlined
             ufunc(current, delta, current)  # positional out: cheaper than the keyword
         else:  # asarray: numpy returns scalars for 0-d results; storage keeps arrays
             storage.value = xp.asarray(ufunc(current, delta))

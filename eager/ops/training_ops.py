@@ -45,7 +45,7 @@ from ..base import dtypes as _dt
 from ..devices.resource_handles import eager_handle, handle_data
 from ..base.tensor_shape import TensorShape
 from ..core.registry import op_error, register_op
-from .resource_ops import _UNSHARED, _check_indices, unshared
+from .resource_ops import UNSHARED_REFS, _check_indices, unshared
 from .scatter_add import scatter_add
 
 _getrefcount = sys.getrefcount
@@ -272,7 +272,7 @@ def _gd_kernel(xp, var, alpha, delta):
         current = storage.value  # the one local reference `unshared` is calibrated for
         if current.shape != delta.shape or current.dtype != delta.dtype:
             _check_grad(_GD, var.name, current, delta)
-        if _getrefcount(current) > _UNSHARED:  # shared: copy-on-write
+        if _getrefcount(current) > UNSHARED_REFS:  # shared: copy-on-write
             current = storage.value = current.copy()
         if xp is np:
             scratch = None if current.size <= _BLOCKED_ABOVE else _scratch_like(current)

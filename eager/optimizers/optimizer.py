@@ -9,8 +9,8 @@ which fused op runs for a dense and for an IndexedSlices gradient (`_update`).
 
 The update of each variable is one fused op from `eager.ops.training_ops`: atomic, in place
 when the variable's buffer is not shared. When nothing can observe the difference (no tape,
-scope or interpreter anywhere: the operators' fast path, see docs/architecture.md) the kernel is
-called directly, as `Variable.assign_add` does, which keeps a step's Python overhead to a few
+scope or interpreter anywhere: `eager.core.dispatch.kernel_only`) the kernel runs without
+dispatch (`dispatch.run_bare`), as `Variable.assign_add` does, which keeps a step's Python overhead to a few
 microseconds per variable.
 """
 
@@ -24,10 +24,11 @@ import weakref
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..core.context import FAST_PATH, thread_state
+from ..core import dispatch as _dispatch
+from ..core.context import device as device_scope
+from ..core.context import thread_state
 from ..base.errors import InvalidArgumentError
 from ..state.module import camel_to_snake
-from ..core.dispatch import execute
 from ..ops.math_ops import cast
 from ..tensor import EagerTensor, IndexedSlices, Tensor, wrap_value
 from ..core.tensor_conversion import convert_to_tensor
@@ -258,8 +259,10 @@ class Optimizer(Trackable):
         accelerator, or a schedule computed it there, a tensor left on the device (see
         `_on_accelerator`)."""
         var = self._lr_variable
-        if var is not None and FAST_PATH.kernel_only:
-            return var._handle.device.resources.lookup(var._handle.uid).value
+        if var is not None:
+            value = var.peek()
+            if value is not None:
+                return value
         if _tracing():
             return self._traced_lr()
         if _on_accelerator(var):
@@ -279,8 +282,9 @@ class Optimizer(Trackable):
         """iterations + 1: the step being applied (Adam's bias correction uses it); an int, or
         while tracing (or with the counter on an accelerator) an int64 tensor."""
         var = self._iterations
-        if FAST_PATH.kernel_only:
-            return int(var._handle.device.resources.lookup(var._handle.uid).value) + 1
+        value = var.peek()
+        if value is not None:
+            return int(value) + 1
         if _tracing():
             return var.value() + 1
         if _on_accelerator(var):
@@ -309,8 +313,6 @@ class Optimizer(Trackable):
         """Zero-initialized, non-trainable slots on each new variable's device, named as Keras
         names them (`<variable name>_<slot>`) and created in Keras' order (slot groups in turn,
         e.g. Adam's momentum and velocity interleaved per variable, then velocity_hat)."""
-        from ..core.context import device  # noqa: PLC0415 - the scope object only
-
         new, seen = [], set()
         for var in variables:
             self._check_variable(var)
@@ -322,7 +324,7 @@ class Optimizer(Trackable):
         for group in self._slot_groups():
             for var in new:
                 base = var.name.replace("/", "_").replace(":", "_")
-                with device(var.device):
+                with device_scope(var.device):
                     for slot in group:
                         zeros = np.zeros(var.shape.as_list(), var.dtype.as_numpy_dtype)
                         slot_var = Variable(zeros, trainable=False, name=f"{base}_{slot}")
@@ -448,7 +450,7 @@ class Optimizer(Trackable):
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the "
                           "loss. If using `model.compile()`, did you forget to provide a `loss` "
                           "argument?", stacklevel=3)
-        fast = FAST_PATH.kernel_only
+        fast = _dispatch.kernel_only()
         update = self._update
         for var, slots, scalars, grad, indices in work:
             update(var, slots, scalars, grad, indices, fast)
@@ -489,11 +491,12 @@ class Optimizer(Trackable):
         """Runs a fused update: the kernel directly on the fast path (inputs are numpy scalars
         and EagerTensors), else through dispatch (tapes, placement, tracing see it)."""
         if fast:
-            op.kernel(np, *[v._handle for v in handles_of],
-                      *[x._value if x.__class__ is EagerTensor else x for x in inputs], **attrs)
+            _dispatch.run_bare(op, [*[v._handle for v in handles_of],
+                                    *[x._value if x.__class__ is EagerTensor else x
+                                      for x in inputs]], attrs)
         else:
             device = handles_of[0]._handle.device
-            execute(op, tuple(v.handle for v in handles_of)
+            _dispatch.execute(op, tuple(v.handle for v in handles_of)
                     + tuple(scalar_input(x, device) for x in inputs), attrs)
 
     # -- what subclasses provide ----------------------------------------------------------------

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dispatch import execute, run_bare
 from ..ops import training_ops as _train
-from ..core.dispatch import execute
 from .optimizer import Optimizer, scalar_as, scalar_input
 
 __all__ = ["SGD"]
 
 _GD = _train.APPLY_GRADIENT_DESCENT
-_gd_kernel = _GD.kernel
 
 
 class SGD(Optimizer):
@@ -59,7 +58,7 @@ class SGD(Optimizer):
                           (lr, grad, indices, momentum), attrs, fast)
         elif indices is None:
             if fast:  # Hot path: one kernel call per variable.
-                _gd_kernel(np, var._handle, lr, grad._value)
+                run_bare(_GD, (var._handle, lr, grad._value))
             else:
                 execute(_GD, (var.handle, scalar_input(lr, var._handle.device), grad))
         else:

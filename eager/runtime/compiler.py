@@ -71,6 +71,7 @@ from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch as _dispatch
 from ..ops.math_ops import ADD, MUL, SUB
 from ..ops.nn_grad import RELU_GRAD
+from ..core.buffer_reuse import calibrate
 from ..core.registry import NO_ATTRS
 from ..tensor import EagerTensor
 from .interpret import device_scope_for, missing_feed_error
@@ -444,34 +445,37 @@ def _local_refs_probe(ufunc, kernel, xp, x0, x1, position):
     return _exclusive(a)
 
 
-def _calibrate_local():
-    """The count `_exclusive` gives in `_donate_arrays` for an array held by one local of the
-    caller, as in generated code; None when one more holder cannot be told apart."""
+def _local_counts(holders):
+    """What `_donate_arrays` counts for an array one local of generated code holds, plus
+    `holders` more holders."""
     v0 = np.zeros(2)
     v1 = np.zeros(2)
-    alone = _local_refs_probe(None, None, None, v0, v1, 0)
-    extra = v0
-    held = _local_refs_probe(None, None, None, v0, v1, 0)
-    del extra
-    return alone if held == alone + 1 else None
+    held = [v0] * holders  # noqa: F841 - the other holders
+    return _local_refs_probe(None, None, None, v0, v1, 0)
 
 
-_EXCLUSIVE_LOCAL = _calibrate_local()
+class _TensorStandIn:
+    """What `_array_refs` reads of a tensor (calibration needs no device, so none is made at
+    import: devices may still be configured then)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        self._value = value
 
 
-def _calibrate():
-    """The count `_array_refs` gives for an array only its (dead) tensor holds, or None when an
-    extra holder cannot be told apart (donation then stays off)."""
-    probe = EagerTensor()
-    probe._value = np.zeros(2)
-    alone = _array_refs(probe)
-    extra = probe._value
-    held = _array_refs(probe)
-    del extra
-    return alone if held == alone + 1 else None
+def _tensor_counts(holders):
+    """What `_array_refs` counts for an array only its (dead) tensor holds, plus `holders`."""
+    probe = _TensorStandIn(np.zeros(2))
+    held = [probe._value] * holders  # noqa: F841 - the other holders
+    return _array_refs(probe)
 
 
-_EXCLUSIVE_REFS = _calibrate()
+# Counts at which an input is exclusive (`eager.core.buffer_reuse`); None turns donation off.
+_EXCLUSIVE_LOCAL = calibrate("program arrays", lambda: _local_counts(0),
+                             lambda: _local_counts(1))
+_EXCLUSIVE_REFS = calibrate("program tensors", lambda: _tensor_counts(0),
+                            lambda: _tensor_counts(1))
 
 
 def _is_needed(program, node) -> bool:

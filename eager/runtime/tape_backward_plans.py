@@ -56,12 +56,12 @@ import operator
 import threading
 
 from ..core.context import per_thread
+from ..base import profile_events as _profile_events
 from ..autodiff import tape_backward as _tape_backward
 from ..autodiff.tape_backward import OnesSeed
 from ..autodiff.tape import (BACKWARD, INPUT_IDS, KEPT_INPUTS, KEPT_OUTPUTS, OP, OUTPUT_IDS,
                              SIGNATURE, op_backward)
 from ..graph import Graph, SymbolicTensor, building_apart
-from ..core import dispatch as _dispatch
 from ..ops.array_ops import broadcast_to
 from ..tensor import EagerTensor, IndexedSlices
 from ..core.tensor_conversion import convert_to_tensor
@@ -237,7 +237,7 @@ def _plannable_state():
     if not _state.enabled:
         return None
     st = per_thread.state  # (`context.thread_state()`, without its call: hot)
-    if st.tapes or st.interpreter is not None or _dispatch._PROFILE.active:
+    if st.tapes or st.interpreter is not None or _profile_events.RECORDER.active:
         return None
     return st
 
