@@ -293,7 +293,7 @@ def _updater(op, doc):
             delta = self._converted(delta)
         if FAST_PATH.kernel_only and delta._meta is self._meta:
             handle = self._handle
-            storage = handle.device.resources.lookup(handle.uid)
+            storage = handle.device.resources.by_uid.get(handle.uid)
             if storage is None or storage.value is None:
                 storage = handle.storage_or_uninitialized(op_name)  # raises the right error
             _apply_update(storage, np, numpy_ufunc, delta._value, op_name)

@@ -16,28 +16,36 @@ next_resource_id = itertools.count(1).__next__
 
 
 class ResourceManager:
-    __slots__ = ("_resources", "_lock")
+    """One device's live resources, by uid.
+
+    `by_uid` is the table itself (uid -> resource). Hot paths (every variable read and update
+    on the fast path looks its storage up) read it directly, `by_uid.get(uid)`, which costs
+    less than any method around it; creating and destroying go through the methods, which
+    lock.
+    """
+
+    __slots__ = ("by_uid", "_lock")
 
     def __init__(self):
-        self._resources = {}
+        self.by_uid = {}
         # Re-entrant: deleters destroy from finalizers, which the garbage collector may run on
         # this thread while it holds the lock (creating a resource allocates).
         self._lock = threading.RLock()
 
     def create(self, uid: int, resource) -> None:
         with self._lock:
-            if uid in self._resources:
+            if uid in self.by_uid:
                 raise KeyError(f"resource {uid} already exists")
-            self._resources[uid] = resource
+            self.by_uid[uid] = resource
 
     def lookup(self, uid: int):
         """The resource, or None if it was never created or has been destroyed."""
-        return self._resources.get(uid)
+        return self.by_uid.get(uid)
 
     def destroy(self, uid: int) -> bool:
         """Removes the resource; False if it was not there (destroying twice is harmless)."""
         with self._lock:
-            return self._resources.pop(uid, None) is not None
+            return self.by_uid.pop(uid, None) is not None
 
     def live_count(self) -> int:
-        return len(self._resources)
+        return len(self.by_uid)
