@@ -23,6 +23,21 @@ An OpDef holds what each way of running an op needs, and nothing mode-specific:
 * `device_types`: device kinds that have a kernel (soft placement falls back to the CPU).
 * `infer_from_types`: `infer` reads only dtypes, devices, shapes and attributes, never values
   (elementwise ops, matmul), so asynchronous dispatch may reuse its result for equal inputs.
+* `elementwise`: the op computes each element of its one output from the corresponding
+  (broadcast) elements of its inputs alone, with no state and no resource inputs (arithmetic,
+  comparisons, casts, selects, clips, activations and their gradients). Fusion may then merge
+  it into one elementwise kernel with its neighbours (`runtime.passes.fusion`), and
+  vectorisation may run it unchanged on operands with an extra batch axis
+  (`runtime.vectorize`).
+* `infix`: the Python operator ("+", "*", ...) that is the whole kernel of a binary op on two
+  arrays (`kernel(xp, x, y)` is `x <infix> y`), or None. Generated code (compiled programs,
+  fused kernels) writes the expression instead of calling the kernel.
+* `ufunc`, `donatable_inputs`: for an op whose kernel on two arrays of one dtype is exactly
+  `ufunc(x, y)` for a numpy ufunc (or a function called like one, `ufunc(x, y, out=...)`),
+  that function, and the positions of the inputs whose buffer may receive the result
+  (`ufunc(x, y, out=x)`) when the input is dead afterwards and has the output's shape and
+  dtype. The compiler then writes the result into the dying input instead of allocating
+  (buffer donation, `runtime.compiler`). None and () for every other op.
 * `replay(inputs, attrs)`: None for ordinary ops. For ops that contain sub-graphs (`If`, `Case`,
   `While`), how a graph runner replays the op through dispatch, op by op, when a gradient tape
   records it (so the tape sees the ops of the branch taken instead of one opaque op).
@@ -50,12 +65,13 @@ class OpDef:
     __slots__ = ("name", "kernel", "infer", "gradient", "grad_keeps_inputs", "grad_keeps_outputs",
                  "stateful", "resource_reads", "resource_writes", "num_outputs", "differentiable",
                  "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc", "replay",
-                 "infix")
+                 "infix", "elementwise", "ufunc", "donatable_inputs")
 
     def __init__(self, name, kernel, infer, *, stateful=False, resource_reads=(),
                  resource_writes=(), num_outputs=1, differentiable=True, dtypes=None,
                  no_kernel_dtypes=frozenset(), device_types=frozenset({"CPU", "GPU"}),
-                 infer_from_types=False, doc=""):
+                 infer_from_types=False, elementwise=False, infix=None, ufunc=None,
+                 donatable_inputs=(), doc=""):
         self.name = name
         self.kernel = kernel
         self.infer = infer
@@ -76,10 +92,15 @@ class OpDef:
         self.doc = doc
         # See the module doc: set by the control-flow package on its (unregistered) OpDefs.
         self.replay = None
-        # The Python operator ("+", "*", ...) that is the whole kernel of a binary op on two
-        # arrays (`kernel(xp, x, y)` is `x <infix> y`), or None: generated code (compiled
-        # programs, fused kernels) writes the expression instead of calling the kernel.
-        self.infix = None
+        # Facts the compiler and its passes read (module doc): declared where the op is
+        # registered, so no pass keeps a table of ops.
+        self.elementwise = elementwise
+        self.infix = infix
+        if donatable_inputs and ufunc is None:
+            raise ValueError(f"Op {name!r}: donatable_inputs need the ufunc that writes into "
+                             f"them.")
+        self.ufunc = ufunc
+        self.donatable_inputs = tuple(donatable_inputs)
 
     @property
     def resource_inputs(self) -> tuple:

@@ -65,9 +65,11 @@ def _infer_bool(x):
 # Elementwise binary ops
 # -----------------------------------------------------------------------------------------------
 
-def _binary(api_name, op_name, kernel, dtypes, out_dtype=None, doc=""):
+def _binary(api_name, op_name, kernel, dtypes, out_dtype=None, doc="", infix=None, ufunc=None,
+            donatable_inputs=()):
     op = register_op(op_name, kernel, _infer_broadcast(op_name, out_dtype), dtypes=dtypes,
-                     differentiable=out_dtype is None, infer_from_types=True, doc=doc)
+                     differentiable=out_dtype is None, infer_from_types=True, elementwise=True,
+                     infix=infix, ufunc=ufunc, donatable_inputs=donatable_inputs, doc=doc)
 
     def api(x, y, name=None):
         x, y = same_type(op, x, y)
@@ -109,12 +111,15 @@ def _pow_kernel(xp, x, y):
     return xp.power(x, y)
 
 
-ADD, add = _binary("add", "AddV2", lambda xp, x, y: x + y, NUMERIC, doc="x + y.")
-SUB, subtract = _binary("subtract", "Sub", lambda xp, x, y: x - y, NUMERIC, doc="x - y.")
-MUL, multiply = _binary("multiply", "Mul", lambda xp, x, y: x * y, NUMERIC, doc="x * y.")
+# Their kernels are exactly the Python operator (`infix`) and the numpy ufunc (`ufunc`).
+ADD, add = _binary("add", "AddV2", lambda xp, x, y: x + y, NUMERIC, doc="x + y.", infix="+",
+                   ufunc=np.add, donatable_inputs=(0, 1))
+SUB, subtract = _binary("subtract", "Sub", lambda xp, x, y: x - y, NUMERIC, doc="x - y.",
+                        infix="-", ufunc=np.subtract, donatable_inputs=(0, 1))
+MUL, multiply = _binary("multiply", "Mul", lambda xp, x, y: x * y, NUMERIC, doc="x * y.",
+                        infix="*", ufunc=np.multiply, donatable_inputs=(0, 1))
 REALDIV, _realdiv = _binary("realdiv", "RealDiv", lambda xp, x, y: x / y, INEXACT,
-                            doc="x / y for floating and complex x, y.")
-ADD.infix, SUB.infix, MUL.infix, REALDIV.infix = "+", "-", "*", "/"  # exactly their kernels
+                            doc="x / y for floating and complex x, y.", infix="/")
 FLOORDIV, floordiv = _binary("floordiv", "FloorDiv", _floordiv_kernel, REAL,
                              doc="Floor of x / y (Python's //); integer division by zero is an "
                                  "error.")
@@ -169,7 +174,8 @@ def _equality(api_name, op_name, kernel):
                 return xp.asarray(op_name == "NotEqual")
         return kernel(xp, x, y)
 
-    op = register_op(op_name, run, infer, dtypes=_dt.ALL, differentiable=False)
+    op = register_op(op_name, run, infer, dtypes=_dt.ALL, differentiable=False,
+                     elementwise=True)
 
     def api(x, y, name=None):
         x, y = same_type(op, x, y)
@@ -225,7 +231,7 @@ def divide(x, y, name=None):
 
 def _unary(api_name, op_name, kernel, dtypes, infer=_infer_same, differentiable=True, doc=""):
     op = register_op(op_name, kernel, infer, dtypes=dtypes, differentiable=differentiable,
-                     infer_from_types=True, doc=doc)
+                     infer_from_types=True, elementwise=True, doc=doc)
 
     def api(x, name=None):
         x = as_tensor(x)
@@ -365,7 +371,7 @@ def _cast_infer(x, dtype):
     return TensorSpec(x.shape, dtype)
 
 
-CAST = register_op("Cast", _cast_kernel, _cast_infer, dtypes=_dt.ALL)
+CAST = register_op("Cast", _cast_kernel, _cast_infer, dtypes=_dt.ALL, elementwise=True)
 
 
 def cast(x, dtype, name=None):
@@ -390,7 +396,7 @@ def _select_infer(condition, x, y):
 
 
 SELECT = register_op("SelectV2", lambda xp, c, x, y: xp.where(c, x, y), _select_infer,
-                     dtypes=_dt.ALL)
+                     dtypes=_dt.ALL, elementwise=True)
 
 
 def _where_indices_infer(condition):
@@ -435,7 +441,7 @@ def _clip_kernel(xp, t, lo, hi):
     return xp.maximum(xp.minimum(t, hi), lo)
 
 
-CLIP = register_op("ClipByValue", _clip_kernel, _clip_infer, dtypes=REAL)
+CLIP = register_op("ClipByValue", _clip_kernel, _clip_infer, dtypes=REAL, elementwise=True)
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):

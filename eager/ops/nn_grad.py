@@ -42,8 +42,15 @@ def _same_as_first(a, *rest, **attrs):
     return TensorSpec(a.shape, a.dtype)
 
 
+def _relu_grad_into(dy, y, out):
+    """ReluGrad(dy, y) = dy * (y > 0), written into `out` (called as a ufunc: `OpDef.ufunc`)."""
+    return np.multiply(dy, y > 0, out=out)
+
+
 RELU_GRAD = register_op("ReluGrad", lambda xp, dy, y: dy * (y > 0), _same_as_first,
-                        dtypes=FLOATING, doc="dy where the relu's output is positive, else 0.")
+                        dtypes=FLOATING, elementwise=True, ufunc=_relu_grad_into,
+                        donatable_inputs=(0,),  # its dy
+                        doc="dy where the relu's output is positive, else 0.")
 
 
 def relu_grad(dy, y):
@@ -76,7 +83,7 @@ def _gelu_grad_kernel(xp, dy, x, approximate=False):
 
 
 GELU_GRAD = register_op("GeluGrad", _gelu_grad_kernel, _same_as_first, dtypes=FLOATING,
-                        doc="dy * gelu'(x), exact or tanh-approximate.")
+                        elementwise=True, doc="dy * gelu'(x), exact or tanh-approximate.")
 
 
 def _gelu_grad(dy, x, approximate):

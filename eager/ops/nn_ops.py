@@ -45,7 +45,7 @@ def _relu_kernel(xp, x):
     return xp.maximum(x, x.dtype.type(0))  # NaN propagates, as in TensorFlow
 
 
-RELU = register_op("Relu", _relu_kernel, _infer_same, dtypes=_dt.REAL)
+RELU = register_op("Relu", _relu_kernel, _infer_same, dtypes=_dt.REAL, elementwise=True)
 
 
 def relu(features, name=None):
@@ -152,7 +152,7 @@ def _gelu_kernel(xp, x, approximate=False):
     return y.astype(x.dtype, copy=False)
 
 
-GELU = register_op("Gelu", _gelu_kernel, _infer_same, dtypes=FLOATING)
+GELU = register_op("Gelu", _gelu_kernel, _infer_same, dtypes=FLOATING, elementwise=True)
 
 
 def gelu(features, approximate=False, name=None):

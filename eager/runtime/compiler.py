@@ -24,12 +24,13 @@ original line and its file:line. A failing run also gets a note (`add_note`, Pyt
 naming the node and where user code created it, as TensorFlow's "Detected at node" does. The
 registration is dropped when the compiled program is garbage.
 
-Buffer donation: `AddV2`, `Sub`, `Mul` and `ReluGrad` (its `dy`) on float or complex values of
-at least `MIN_DONATED_ELEMENTS` elements, one of whose inputs is an intermediate read for the
-last time by that node with exactly the output's static shape and dtype, compile to
-`donate(...)`: on a CPU device, when that input's array is provably exclusive (it owns its
-memory and nothing but its dead tensor refers to it: a reference count, calibrated at import
-as in `eager.core.buffer_reuse`), the result is written into it (`ufunc(a, b, out=a)`), saving an
+Buffer donation: an op with a ufunc (`OpDef.ufunc`: `AddV2`, `Sub`, `Mul`, and `ReluGrad` for
+its `dy`) on float or complex values of at least `MIN_DONATED_ELEMENTS` elements, one of whose
+donatable inputs (`OpDef.donatable_inputs`) is an intermediate read for the last time by that
+node with exactly the output's static shape and dtype, compiles to `donate(...)`: on a CPU
+device, when that input's array is provably exclusive (it owns its memory and nothing but its
+dead tensor refers to it: a reference count, calibrated at import as in
+`eager.core.buffer_reuse`), the result is written into it (`ufunc(a, b, out=a)`), saving an
 allocation; otherwise it runs as usual. `p.assign_sub(lr * g)` in a traced training step
 thus scales the gradient in place, which hand-written numpy (`p -= lr * g`) does not.
 
@@ -69,8 +70,6 @@ from ..devices import registry as _registry
 from ..base.errors import OpError
 from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch as _dispatch
-from ..ops.math_ops import ADD, MUL, SUB
-from ..ops.nn_grad import RELU_GRAD
 from ..core.buffer_reuse import calibrate
 from ..core.registry import NO_ATTRS
 from ..tensor import EagerTensor
@@ -83,16 +82,6 @@ _config = _context.placement_config  # placement logging (one object, updated in
 
 #: Below this size an allocation is cheaper than checking whether a buffer can be reused.
 MIN_DONATED_ELEMENTS = 1 << 14
-
-def _relu_grad_into(dy, y, out):
-    """ReluGrad(dy, y) = dy * (y > 0), written into `out`."""
-    return np.multiply(dy, y > 0, out=out)
-
-
-#: Ops whose result may be written into a dying input: op -> (function(a, b, out=...),
-#: positions of the inputs that may be donated; the output has their shape).
-_DONATING_UFUNCS = {ADD: (np.add, (0, 1)), SUB: (np.subtract, (0, 1)),
-                    MUL: (np.multiply, (0, 1)), RELU_GRAD: (_relu_grad_into, (0,))}
 
 
 class CompiledProgram:
@@ -264,7 +253,7 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
         if donor is None:
             call = f"run({k}, i, {a}, {device})"
         else:
-            namespace[f"u{index}"] = _DONATING_UFUNCS[node.op_def][0]
+            namespace[f"u{index}"] = node.op_def.ufunc
             call = f"donate({k}, i, {a}, {device}, {donor}, u{index})"
         lines.append(f"    i = {inputs}; {_assignment(node, outs, call)}  {_comment(node)}")
         line_nodes[len(lines)] = node
@@ -369,7 +358,8 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes)
 
 def _donor(program, node, index, last_use, kept):
     """The position of the input `node` may write its result into (module doc), or None."""
-    if _EXCLUSIVE_REFS is None or node.op_def not in _DONATING_UFUNCS or len(node.inputs) != 2:
+    donatable = node.op_def.donatable_inputs
+    if _EXCLUSIVE_REFS is None or not donatable or len(node.inputs) != 2:
         return None
     out = program.specs.get(node.outputs[0])
     if (out is None or not out.shape.is_fully_defined() or not out.dtype._inexact
@@ -377,7 +367,7 @@ def _donor(program, node, index, last_use, kept):
         return None
     for position, v in enumerate(node.inputs):
         spec = program.specs.get(v)
-        if (position in _DONATING_UFUNCS[node.op_def][1] and last_use.get(v) == index
+        if (position in donatable and last_use.get(v) == index
                 and v not in kept and v not in program.feeds
                 and node.inputs.count(v) == 1 and spec is not None
                 and spec.dtype is out.dtype and spec.shape.is_fully_defined()

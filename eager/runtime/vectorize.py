@@ -9,7 +9,7 @@ a batched feed carries a leading axis of n ("batched"), and every other value is
 (computed once, shared by all rows, broadcast where it meets a batched one). Each op reading a
 batched value is rewritten by its *batch rule*:
 
-* elementwise ops (`passes.fusion.ELEMENTWISE_OPS`) and `MatMul` (numpy broadcasts its batch
+* elementwise ops (`OpDef.elementwise`) and `MatMul` (numpy broadcasts its batch
   axes): a batched operand of lower rank than the output gets size-1 axes after the batch axis,
   so that broadcasting aligns it as it aligned the unbatched operand (`[n, 3]` with `[2, 3]`
   becomes `[n, 1, 3]`);
@@ -51,7 +51,6 @@ from ..ops import padding_ops as _padding
 from ..ops import slicing_ops as _slicing
 from ..ops.linalg_ops import MATMUL
 from ..core.specs import TensorSpec
-from .passes.fusion import ELEMENTWISE_OPS
 from .program import Node, Program
 
 __all__ = ["vectorize"]
@@ -112,7 +111,7 @@ class _Rewriter:
         if node.is_stateful:
             raise _Unsupported
         op = node.op_def
-        if op in ELEMENTWISE_OPS or op is MATMUL:
+        if op.elementwise or op is MATMUL:
             rule = _aligned
         else:
             rule = _RULES.get(op)

@@ -26,13 +26,13 @@ from __future__ import annotations
 from .broadcasts import fold_broadcasts
 from .constant_folding import DEFAULT_MAX_BYTES, fold_constants
 from .cse import eliminate_common_subexpressions
-from .fusion import ELEMENTWISE_OPS, fuse_elementwise
+from .fusion import fuse_elementwise
 from .identities import bypass_identities
 from .prune import prune
 
 __all__ = ["optimize", "PassOptions", "PASSES", "DEFAULT_PASSES", "prune", "fold_constants",
            "bypass_identities", "eliminate_common_subexpressions", "fold_broadcasts",
-           "fuse_elementwise", "ELEMENTWISE_OPS"]
+           "fuse_elementwise"]
 
 #: Every pass by the name `optimize` and `PassOptions` know it by.
 PASSES = {

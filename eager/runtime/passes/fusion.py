@@ -17,9 +17,9 @@ the host, such as integer division's zero check) runs its kernels one by one fro
 The rule (where it pays and is always safe): a node `n` joins the cluster of the node `c`
 consuming its output when
 
-* both ops are in `ELEMENTWISE_OPS` (unary and binary math, comparisons, casts, selects, clips,
-  activations and their gradients: every op whose kernel is an elementwise numpy expression,
-  broadcasting allowed) and pure;
+* both ops are elementwise (`OpDef.elementwise`: unary and binary math, comparisons, casts,
+  selects, clips, activations and their gradients: every op whose kernel is an elementwise numpy
+  expression, broadcasting allowed) and pure;
 * `n`'s output is read only by `c` (once, or several times as in `h + h`) and is not fetched
   (a fetched or shared intermediate must exist as a value);
 * `n` is not a target and no node has a control input on it (only the cluster's last node
@@ -52,34 +52,10 @@ from collections import Counter
 
 import numpy as np
 
-from ...ops import math_ops as _m
-from ...ops import nn_grad as _nn_grad
-from ...ops import nn_ops as _nn
 from ...core.registry import NO_ATTRS, OpDef
 from ..program import Node
 
-__all__ = ["fuse_elementwise", "ELEMENTWISE_OPS", "MIN_CLUSTER"]
-
-#: Ops whose kernels compute each output element from the corresponding (broadcast) input
-#: elements alone. Listed by their OpDef objects, not names: an unregistered OpDef may share a
-#: registered op's name.
-ELEMENTWISE_OPS = frozenset({
-    # binary arithmetic
-    _m.ADD, _m.SUB, _m.MUL, _m.REALDIV, _m.FLOORDIV, _m.FLOORMOD, _m.POW, _m.MAXIMUM,
-    _m.MINIMUM,
-    # comparisons and logic
-    _m.LESS, _m.LESS_EQUAL, _m.GREATER, _m.GREATER_EQUAL, _m.EQUAL, _m.NOT_EQUAL,
-    _m.LOGICAL_AND, _m.LOGICAL_OR, _m.LOGICAL_NOT,
-    # bitwise
-    _m.BITWISE_AND, _m.BITWISE_OR, _m.BITWISE_XOR, _m.INVERT,
-    # unary math
-    _m.NEG, _m.ABS, _m.SIGN, _m.SQUARE, _m.SQRT, _m.RSQRT, _m.EXP, _m.LOG, _m.LOG1P, _m.SIN,
-    _m.COS, _m.TANH, _m.SIGMOID, _m.REAL_OP, _m.IMAG_OP, _m.CONJ, _m.CAST,
-    # ternary
-    _m.SELECT, _m.CLIP,
-    # activations and their gradients
-    _nn.RELU, _nn.GELU, _nn_grad.RELU_GRAD, _nn_grad.GELU_GRAD,
-})
+__all__ = ["fuse_elementwise", "MIN_CLUSTER"]
 
 #: The smallest cluster worth a fused node: one op gains nothing from it.
 MIN_CLUSTER = 2
@@ -123,7 +99,7 @@ def _clusters(program) -> dict:
         controlled.update(node.control_inputs)
     root_of = {}
     for node in reversed(program.nodes):  # consumers before producers
-        if node.op_def not in ELEMENTWISE_OPS or node.is_stateful or len(node.outputs) != 1:
+        if not node.op_def.elementwise or node.is_stateful or len(node.outputs) != 1:
             continue
         v = node.outputs[0]
         c = consumer.get(v)
