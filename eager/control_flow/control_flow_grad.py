@@ -86,8 +86,7 @@ from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from . import ops as _cf
 
-__all__ = ["gradient_function", "recompute_issue", "NotRecomputableError",
-           "TENSOR_LIST_ZEROS_LIKE"]
+__all__ = ["recompute_issue", "NotRecomputableError", "TENSOR_LIST_ZEROS_LIKE"]
 
 
 # -- small helpers -----------------------------------------------------------------------------
@@ -418,10 +417,7 @@ def _while_grad(call, *output_grads):
     return tuple(none)
 
 
-_GRADIENTS = {"If": _case_grad, "Case": _case_grad, "While": _while_grad}
-
-
-def gradient_function(op_name):
-    """The gradient function of control-flow op `op_name` ("If", "Case" or "While"), which
-    `ops` registers on each op's OpDef."""
-    return _GRADIENTS[op_name]
+# Installed when the package imports this module (`ops` never imports it).
+_cf.set_gradient_function("If", _case_grad)
+_cf.set_gradient_function("Case", _case_grad)
+_cf.set_gradient_function("While", _while_grad)

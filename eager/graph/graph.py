@@ -1,8 +1,8 @@
 """`Graph`: the operations a traced function performed, in program order (≈ a `tf.Graph` built
 by `tf.function`).
 
-A graph is also a *tracing interpreter*: installed as the thread's interpreter (see
-`eager.graph.tracing`), it receives every op that goes through `eager.core.dispatch.execute` and,
+A graph is also a *tracing interpreter*: installed as the thread's interpreter (by `building`,
+below), it receives every op that goes through `eager.core.dispatch.execute` and,
 instead of running a kernel, adds an `Operation` and returns symbolic outputs typed by the op's
 own shape inference (`OpDef.infer`), exactly the record eager execution uses. So an op is
 defined once and traced for free.
@@ -42,7 +42,7 @@ from .operation import Operation
 from .placeholder import PLACEHOLDER
 from .symbolic import SymbolicTensor
 
-__all__ = ["Graph"]
+__all__ = ["Graph", "building"]
 
 
 class Graph:
@@ -283,10 +283,7 @@ class Graph:
         raise TypeError(f"{op_def.name}: expected tensor inputs, got {type(t).__name__}.")
 
     def as_default(self):
-        """`with graph.as_default():` builds this graph in this thread (see
-        `eager.graph.tracing.building`)."""
-        from .tracing import building  # noqa: PLC0415 - tracing imports this module
-
+        """`with graph.as_default():` builds this graph in this thread (see `building`)."""
         return building(self)
 
     def control_dependencies(self, control_inputs):
@@ -314,6 +311,47 @@ class Graph:
 
     def __repr__(self):
         return f"<eager.Graph {self.name!r} with {len(self._operations)} operations>"
+
+
+class building:  # noqa: N801 - used as a context manager, like eager.device
+    """Installs `graph` as this thread's interpreter while inside (restoring the previous one,
+    which may be another graph or an async executor, on exit); `graph.as_default()` returns one.
+
+    Every op dispatched in this thread then adds a node to `graph`; other threads keep running
+    eagerly, because the interpreter is per-thread state. A slow-path reason
+    (`eager.core.context.enter_slow_path`) is held while open: the `EagerTensor` operators' fast
+    path computes without calling dispatch, and with it a `captured + 1` inside a trace would run
+    eagerly instead of being traced. Scopes nest: an inner graph is built while it is open and
+    the outer one is restored afterwards; the inner graph does not capture the outer graph's
+    symbolic tensors (using one raises ValueError, see `Graph`).
+
+    It lives beside `Graph` because installing a graph is what makes it an interpreter (the
+    module doc), and `Graph.as_default` needs it; `eager.graph.tracing` builds on it.
+    """
+
+    __slots__ = ("_graph", "_saved", "_state")
+
+    def __init__(self, graph):
+        if not isinstance(graph, Graph):
+            raise TypeError(f"building() needs a Graph, got {type(graph).__name__}.")
+        self._graph = graph
+        self._saved = None
+        self._state = None
+
+    def __enter__(self):
+        st = _context.thread_state()
+        self._state = st
+        self._saved = st.interpreter
+        _context.enter_slow_path()
+        st.interpreter = self._graph
+        return self._graph
+
+    def __exit__(self, *exc):
+        st = self._state
+        st.interpreter = self._saved
+        self._saved = self._state = None
+        _context.leave_slow_path()
+        return False
 
 
 class _ControlDependencies:
