@@ -3,7 +3,11 @@ reduce_retracing, concrete functions, methods, side effects, prints, captures, t
 
 import gc
 import io
+import os
+import subprocess
+import sys
 import weakref
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +16,7 @@ import eager
 from eager import TensorSpec
 from eager.function import ConcreteFunction, Function, run_graph
 from eager.graph import trace
+from eager.functions import concrete, polymorphic
 from gradcheck import derivatives
 
 
@@ -678,11 +683,6 @@ def test_learning_rate_is_read_on_every_call_of_a_traced_step():
 # -- the example --------------------------------------------------------------------------------
 
 def test_function_tracing_example_runs_and_shows_what_it_claims():
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1]
     env = dict(os.environ, PYTHONPATH=str(root))
     out = subprocess.run([sys.executable, str(root / "examples" / "function_tracing.py")],
@@ -812,8 +812,6 @@ def test_concrete_function_direct_calls_check_new_kinds_of_arguments():
 
 
 def test_fast_lookups_stay_bounded_for_shapes_that_keep_changing():
-    from eager.functions import concrete, polymorphic
-
     f = eager.function(lambda x: x * 2.0,
                        input_signature=[eager.TensorSpec([None], eager.float32)])
     cf = f.get_concrete_function()

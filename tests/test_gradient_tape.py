@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import eager as tf
 from eager.core import buffer_reuse as elision
 from eager.core import dispatch
+from eager.ops import math_ops
 from gradcheck import check_second_order
 from strategies import arrays, broadcastable_pair
 
@@ -631,8 +632,6 @@ def test_full_reduce_sum_fast_path_gives_and_records_what_dispatch_does(
     elements = st.integers(-50, 50) if dtype is np.int32 else None
     x_np = data.draw(arrays(dtype, shape, elements))
     differentiable = np.dtype(dtype).kind in "fc"
-    from eager.ops import math_ops
-
     sums = []  # the Sum ops that went through dispatch
     execute = math_ops.execute
     monkeypatch.setattr(math_ops, "execute", lambda op, *args: (

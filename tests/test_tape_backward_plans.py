@@ -3,6 +3,7 @@ walk: same gradients for every differentiable op's cases, the cases where no pla
 and the cache's bounds."""
 
 import gc
+import threading
 import weakref
 
 import numpy as np
@@ -13,6 +14,8 @@ from hypothesis import strategies as st
 import eager
 from eager.core import dispatch
 from eager.runtime import tape_backward_plans
+from eager.ops import math_ops
+from eager.autodiff import tape_backward
 
 from gradcheck import _differentiable, _outputs, _weights, tape_gradients
 from test_gradients import CASES
@@ -169,8 +172,6 @@ def test_op_without_gradient_off_the_path_still_plans(monkeypatch):
     """A tape holding an entry a plan cannot stand for (here an op whose gradient is missing)
     is keyed over its pruned walk: with that entry off the path, the walk is planned and gives
     the walk's gradients; on the path, gradient() still names the op."""
-    from eager.ops import math_ops
-
     monkeypatch.setattr(math_ops.EXP, "gradient", None)
     x = eager.constant(np.array([1.0, -2.0, 3.0]))
     for _ in range(4):
@@ -431,8 +432,6 @@ def test_compilation_stops_while_plans_are_not_reused(monkeypatch):
 def test_threads_share_plans_and_get_their_own_gradients():
     """Four threads compute gradients of one tape structure at once (the plan is compiled by
     whichever thread gets there; all of them run it): each gets its own data's gradient."""
-    import threading
-
     w = eager.constant(np.linspace(-1.0, 1.0, 12).reshape(4, 3))
     errors = []
 
@@ -589,8 +588,6 @@ def test_one_target_calls_and_general_calls_share_plans(monkeypatch):
     """`gradient(y, x)` (the one-target planner's key, built directly) and `gradient(y, [x])`
     (the general key) key a tape the same way: one plan answers both, each call runs it, and
     the one-target call finds it without the general planner."""
-    from eager.autodiff import tape_backward
-
     general = []
     planner = tape_backward._planner
 

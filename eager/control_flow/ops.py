@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import context as _context
+from ..core import dispatch
 from ..devices import registry as _devices
 from ..devices.base import transfer
 from ..base.dtypes import int32 as _int32, resource as _resource, variant as _variant
@@ -273,8 +274,6 @@ def add_case_op(name, selector, branches, flat_outputs):
     """Adds an `If` (two branches, false first; `selector` a bool scalar) or `Case` op (`selector`
     an int32 scalar) to the graph being built; returns its outputs. `flat_outputs` are each
     branch's flat output tensors (already checked to agree in number and dtype)."""
-    from ..core import dispatch  # noqa: PLC0415
-
     for g, outs in zip(branches, flat_outputs):
         finish_branch(g, outs)
     specs = []
@@ -466,8 +465,6 @@ def emit_while(body, inputs, accumulate=None) -> tuple:
     The op accumulates (module doc) when `body` already does (a gradient built beside it may
     read its lists), when `accumulate` is True, or, when it is None, when a tape follows an
     input (`followed_by_tape`)."""
-    from ..core import dispatch  # noqa: PLC0415
-
     if accumulate is None:
         accumulate = followed_by_tape(inputs)
     if accumulate or body.accumulate is not None:

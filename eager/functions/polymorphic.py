@@ -31,6 +31,7 @@ import threading
 import warnings
 import weakref
 
+from ..base import nest
 from ..core import context as _context
 from ..core.context import thread_state as _thread_state
 from ..core.shapes import UnknownDimensionError
@@ -394,8 +395,6 @@ class _WeakMethod:
 
 
 def _flatten_signature(signature):
-    from ..base import nest  # noqa: PLC0415
-
     return nest.flatten(list(signature))
 
 

@@ -38,6 +38,7 @@ from ..tensor import EagerTensor
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import as_shape
 from .control_deps import AutoControlDeps, wait_for
+from .dot import repr_svg, to_dot, to_svg
 from .operation import Operation
 from .placeholder import PLACEHOLDER
 from .symbolic import SymbolicTensor
@@ -294,19 +295,13 @@ class Graph:
 
     def to_dot(self) -> str:
         """Graphviz text of this graph (`eager.graph.dot`)."""
-        from .dot import to_dot  # noqa: PLC0415
-
         return to_dot(self)
 
     def to_svg(self) -> str:
         """This graph drawn by Graphviz's `dot` (a clear RuntimeError without it)."""
-        from .dot import to_svg  # noqa: PLC0415
-
         return to_svg(self)
 
     def _repr_svg_(self):
-        from .dot import repr_svg  # noqa: PLC0415
-
         return repr_svg(self)
 
     def __repr__(self):

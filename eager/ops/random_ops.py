@@ -35,6 +35,7 @@ from ..tensor import Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import TensorShape
+from . import array_ops
 from . import math_ops as _math
 from .random_sampling import (Sampler, as_int, convert_arg, draw, float_dtype, kernel_output_shape,
                               make_infer, run_op, scale_shift, shape_arg, stretch, uniform_dtype)
@@ -221,8 +222,6 @@ def _noise_shape(x, noise_shape):
     if noise_shape is None:
         if x.shape.is_fully_defined():
             return tuple(x.shape)
-        from . import array_ops  # noqa: PLC0415 - only needed for shapes known at run time
-
         return array_ops.shape(x)
     if isinstance(noise_shape, Tensor):
         if noise_shape.is_symbolic:
