@@ -15,7 +15,7 @@ from .array_ops import reshape, transpose
 from .creation_ops import ones_like, zeros_like
 from .cumulative_ops import cumprod, cumsum
 from .grad_utils import grad_conj, needs_gradient, restore_reduced, unbroadcast
-from .linalg_ops import MATMUL, matmul
+from .product_ops import MATMUL, matmul
 from ..core.registry import get_op
 
 # -- arithmetic ----------------------------------------------------------------------------------
