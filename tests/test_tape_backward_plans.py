@@ -584,10 +584,10 @@ def test_default_seeds_of_every_target_shape_plan_as_the_walk(shape, plan_form):
     assert len(seeds) == (0 if int(np.prod(shape)) == 1 else 1)
 
 
-def test_one_target_calls_and_general_calls_share_plans(monkeypatch):
-    """`gradient(y, x)` (the one-target planner's key, built directly) and `gradient(y, [x])`
+def test_single_source_calls_and_general_calls_share_plans(monkeypatch):
+    """`gradient(y, x)` (the scalar-target planner's key, built directly) and `gradient(y, [x])`
     (the general key) key a tape the same way: one plan answers both, each call runs it, and
-    the one-target call finds it without the general planner."""
+    the single-source call finds it without the general planner."""
     general = []
     planner = tape_backward._planner
 
@@ -617,9 +617,9 @@ def test_one_target_calls_and_general_calls_share_plans(monkeypatch):
     assert tape_backward_plans._state.runs == runs + 2 and len(general) == 1
 
 
-def test_one_target_planner_declines_what_it_cannot_key():
+def test_scalar_target_planner_declines_what_it_cannot_key():
     """A tape with a custom gradient on it, an integer or watched-only target, an unconnected
-    source: the one-target planner leaves them to the general path, which gives TF's
+    source: the scalar-target planner leaves them to the general path, which gives TF's
     answers."""
     x = eager.constant(np.array([1.0, 2.0]))
     other = eager.constant(np.array([3.0]))
