@@ -701,7 +701,7 @@ def test_function_tracing_example_runs_and_shows_what_it_claims():
 
 # -- a call recorded as one op -----------------------------------------------------------------
 def _names(tape):
-    return [e.name for e in tape._tape.as_entries()]
+    return [e.name for e in tape._tape.as_recorded_ops()]
 
 
 def test_call_under_tape_is_one_entry_with_eager_gradients():

@@ -257,7 +257,7 @@ def test_operators_under_a_tape_record_what_dispatch_records(cpu_only, no_infere
             assert tf.core.context.FAST.taped is fast
             tape, loss = _taped_program(x, y, ops)
             gx, gy = tape.gradient(loss, [x, y])
-            results.append(([(e.op.name, e.input_shapes) for e in tape._tape.as_entries()],
+            results.append(([(e.op.name, e.input_shapes) for e in tape._tape.as_recorded_ops()],
                             loss.numpy(), gx.numpy(), gy.numpy()))
         finally:
             dispatch.check_inference(False)  # as `no_inference_check` left it
@@ -285,7 +285,7 @@ def test_a_tape_leaves_the_operators_fast_path_open(_taped_fast_path):
         tape.watch(x)
         unfollowed = c * c
         y = tf.reduce_sum(x * c + unfollowed)
-    assert [e.op.name for e in tape._tape.as_entries()] == ["Mul", "AddV2", "Sum"]
+    assert [e.op.name for e in tape._tape.as_recorded_ops()] == ["Mul", "AddV2", "Sum"]
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.0, 4.0])
     assert tf.core.context.FAST.on and meta.fast_arith
 
@@ -295,7 +295,7 @@ def test_a_followed_tensor_with_a_python_number_records_the_converted_constant(_
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.reduce_sum(3.0 * x - 1.0 + x / 2.0)
-    assert [e.op.name for e in tape._tape.as_entries()] == ["Mul", "Sub", "RealDiv", "AddV2", "Sum"]
+    assert [e.op.name for e in tape._tape.as_recorded_ops()] == ["Mul", "Sub", "RealDiv", "AddV2", "Sum"]
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.5, 3.5])
 
 
@@ -650,7 +650,7 @@ def test_full_reduce_sum_fast_path_gives_and_records_what_dispatch_does(
                     tape.watch(x)
                 y = tf.reduce_sum(x * x) if differentiable else tf.reduce_sum(x)
             recorded = [(e.op.name, e.input_shapes, e.output_shapes, e.attrs)
-                        for e in tape._tape.as_entries()]
+                        for e in tape._tape.as_recorded_ops()]
             g = tape.gradient(y, x) if watched and differentiable else None
             results.append((plain, y, recorded, g))
         finally:

@@ -1194,6 +1194,6 @@ def test_full_reductions_of_eager_tensors_equal_the_explicit_axes_form(rank, dty
     with eager.GradientTape(persistent=True) as tape:
         tape.watch(x)
         full, named = fn(x), fn(x, axis=list(range(rank)))
-    first, second = tape._tape.as_entries()
+    first, second = tape._tape.as_recorded_ops()
     assert first.op is second.op and first.attrs == second.attrs
     np.testing.assert_array_equal(tape.gradient(full, x).numpy(), tape.gradient(named, x).numpy())

@@ -207,7 +207,7 @@ def test_entry_links_number_ids_in_order_of_first_sight():
         eager.argmax(c)
         d = eager.reduce_sum(eager.concat([c, a], 0))
     numbers = {0: 0}
-    for entry in tape._tape.as_entries():
+    for entry in tape._tape.as_recorded_ops():
         expected = []
         for i in entry.input_ids + entry.output_ids:
             if i not in numbers:
@@ -642,9 +642,9 @@ def test_scalar_target_planner_declines_what_it_cannot_key():
         np.testing.assert_array_equal(tape.gradient(x, x).numpy(), [1.0, 1.0])
 
 
-def test_records_seen_as_entries_give_every_shape_and_dtype():
+def test_records_seen_as_recorded_ops_give_every_shape_and_dtype():
     """A record keeps one flat signature (links, shapes, dtypes of inputs then outputs); the
-    Entry a gradient rule sees splits it back: for the one- and two-input path
+    RecordedOp a gradient rule sees splits it back: for the one- and two-input path
     (`record_eager`), several inputs, several outputs with an integer one, and a Python
     number's constant."""
     x = eager.constant(np.ones((2, 3), np.float32))
@@ -664,7 +664,7 @@ def test_records_seen_as_entries_give_every_shape_and_dtype():
         ("TopKV2", [(2,)], [f32], [(1,), (1,)], [f32, i32]),
         ("Mul", [(1,), ()], [f32, f32], [(1,)], [f32]),
     ]
-    entries = tape._tape.as_entries()
+    entries = tape._tape.as_recorded_ops()
     assert [e.name for e in entries] == [name for name, *_ in expected]
     for entry, (name, in_shapes, in_dtypes, out_shapes, out_dtypes) in zip(entries, expected):
         assert [tuple(s) for s in entry.input_shapes] == in_shapes, name

@@ -25,7 +25,7 @@ from ..ops.creation_ops import ones_like, zeros
 from ..ops.list_grad import add_list_gradients
 from ..tensor import EagerTensor, IndexedSlices
 from ..core.tensor_conversion import convert_to_tensor
-from .tape import INPUT_IDS, OUTPUT_IDS, Entry
+from .tape import INPUT_IDS, OUTPUT_IDS, RecordedOp
 
 __all__ = ["backward", "backward_single_source", "backward_batched", "prune", "walk", "aggregate",
            "set_planner", "NotRecomputableError", "OnesSeed", "ones_seed", "make_seeds"]
@@ -225,7 +225,7 @@ def prune(records, source_set, grads):
 
 def walk(needed, grads, source_ids, source_set, need):
     """The backward walk over `needed` (records, from `prune`): each record's gradient function
-    maps its outputs' gradients to its inputs' (seeing the record as an `Entry`); `grads` (tensor
+    maps its outputs' gradients to its inputs' (seeing the record as a `RecordedOp`); `grads` (tensor
     id -> list of gradients, seeded with the targets') is consumed. Returns the summed gradient
     of each source id (None if none)."""
     for record in needed:
@@ -242,7 +242,7 @@ def walk(needed, grads, source_ids, source_set, need):
             out_grads.append(g)
         if missing and all(g is None for g in out_grads):
             continue
-        entry = Entry(record)
+        entry = RecordedOp(record)
         if missing:
             _fill_unused(entry, out_grads)
         op = entry.op

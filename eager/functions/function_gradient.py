@@ -372,13 +372,13 @@ class _CallBackward:
         self.variant = variant
         self.kept = kept
 
-    def __call__(self, entry, *grads):
+    def __call__(self, forward, *grads):
         variant = self.variant
         seeds = []
         for k in variant.seeds:
             g = grads[k]
             if g is None:
-                g = zeros(entry.output_shapes[k], entry.output_dtypes[k])
+                g = zeros(forward.output_shapes[k], forward.output_dtypes[k])
             elif g.__class__ is IndexedSlices:
                 g = convert_to_tensor(g)
             seeds.append(g)

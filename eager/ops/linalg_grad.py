@@ -77,12 +77,12 @@ def _safe_reciprocal(x, eps=1e-20):
 
 
 @SVD.def_gradient(keep_outputs=True)
-def _svd_grad(call, gs, gu, gv):
+def _svd_grad(forward, gs, gu, gv):
     """The thin SVD's gradient (Townsend, "Differentiating the singular value decomposition",
     2016, and its complex extension): infinite (nan) where singular values repeat, as in
     TensorFlow, since the singular vectors are not determined there."""
-    s, u, v = call.outputs
-    rows, cols = call.input_shapes[0][-2:]
+    s, u, v = forward.outputs
+    rows, cols = forward.input_shapes[0][-2:]
     half = u.dtype is _dt.float16  # too narrow for the reciprocals below: work in float32
     if half:
         s, u, v, gs, gu, gv = (m.cast(t, _dt.float32) for t in (s, u, v, gs, gu, gv))
@@ -117,10 +117,10 @@ def _svd_grad(call, gs, gu, gv):
 # -----------------------------------------------------------------------------------------------
 
 @SPECTRAL_NORM.def_gradient(keep_inputs=True)
-def _spectral_norm_grad(call, dy):
-    (x,) = call.inputs
-    shape = call.input_shapes[0]
-    a0, a1 = call.attrs["axes"]
+def _spectral_norm_grad(forward, dy):
+    (x,) = forward.inputs
+    shape = forward.input_shapes[0]
+    a0, a1 = forward.attrs["axes"]
     rank = len(shape)
     batch_axes = [i for i in range(rank) if i not in (a0, a1)]
     perm = batch_axes + [a0, a1]
@@ -141,10 +141,10 @@ def _spectral_norm_grad(call, dy):
 # -----------------------------------------------------------------------------------------------
 
 @MATRIX_INVERSE.def_gradient(keep_outputs=True)
-def _inv_grad(call, dy):
-    y = call.outputs[0]  # inv(A), or inv(A^H) with adjoint
+def _inv_grad(forward, dy):
+    y = forward.outputs[0]  # inv(A), or inv(A^H) with adjoint
     g = m.negative(matmul(matmul(y, dy, adjoint_a=True), y, adjoint_b=True))
-    if call.attrs["adjoint"]:
+    if forward.attrs["adjoint"]:
         g = m.conj(_swap(g))
     return g
 
@@ -155,16 +155,16 @@ def _swap(t):
 
 
 @MATRIX_DETERMINANT.def_gradient(keep_inputs=True, keep_outputs=True)
-def _det_grad(call, dy):
-    (a,), (d,) = call.inputs, call.outputs
+def _det_grad(forward, dy):
+    (a,), (d,) = forward.inputs, forward.outputs
     scale = expand_dims(expand_dims(m.multiply(dy, m.conj(d)), -1), -1)
     return m.multiply(scale, inv(a, adjoint=True))
 
 
 @MATRIX_SOLVE.def_gradient(keep_inputs=(0,), keep_outputs=True)
-def _solve_grad(call, dy):
-    a, x = call.inputs[0], call.outputs[0]
-    adjoint = call.attrs["adjoint"]
+def _solve_grad(forward, dy):
+    a, x = forward.inputs[0], forward.outputs[0]
+    adjoint = forward.attrs["adjoint"]
     grad_b = solve(a, dy, adjoint=not adjoint)
     if adjoint:
         grad_a = m.negative(matmul(x, grad_b, adjoint_b=True))

@@ -27,18 +27,18 @@ def _to_order(t, axes_now):
 
 
 @TENSORDOT.def_gradient(keep_inputs=True)
-def _tensordot_grad(call, dy):
-    a, b = call.inputs
-    a_axes, b_axes = list(call.attrs["a_axes"]), list(call.attrs["b_axes"])
-    ra, rb = len(call.input_shapes[0]), len(call.input_shapes[1])
+def _tensordot_grad(forward, dy):
+    a, b = forward.inputs
+    a_axes, b_axes = list(forward.attrs["a_axes"]), list(forward.attrs["b_axes"])
+    ra, rb = len(forward.input_shapes[0]), len(forward.input_shapes[1])
     free_a = [i for i in range(ra) if i not in a_axes]
     free_b = [j for j in range(rb) if j not in b_axes]
     na = len(free_a)
     ga = gb = None
-    if needs_gradient(call, 0):  # dy . b over b's free axes -> [free_a, contracted (b order)]
+    if needs_gradient(forward, 0):  # dy . b over b's free axes -> [free_a, contracted (b order)]
         ga = tensordot(dy, grad_conj(b), [list(range(na, na + len(free_b))), free_b])
         ga = _to_order(ga, free_a + [a_axes[b_axes.index(j)] for j in sorted(b_axes)])
-    if needs_gradient(call, 1):  # a . dy over a's free axes -> [contracted (a order), free_b]
+    if needs_gradient(forward, 1):  # a . dy over a's free axes -> [contracted (a order), free_b]
         gb = tensordot(grad_conj(a), dy, [free_a, list(range(na))])
         gb = _to_order(gb, [b_axes[a_axes.index(i)] for i in sorted(a_axes)] + free_b)
     return ga, gb
@@ -110,13 +110,13 @@ def _einsum_operand_grad(dy, terms, output, others, i, shape):
 
 
 @EINSUM.def_gradient(keep_inputs=True)
-def _einsum_grad(call, dy):
-    terms, output, _ = parse_equation(call.attrs["equation"])
-    wanted = [i for i in range(len(terms)) if needs_gradient(call, i)]
-    conj = {k: grad_conj(x) for k, x in enumerate(call.inputs)
+def _einsum_grad(forward, dy):
+    terms, output, _ = parse_equation(forward.attrs["equation"])
+    wanted = [i for i in range(len(terms)) if needs_gradient(forward, i)]
+    conj = {k: grad_conj(x) for k, x in enumerate(forward.inputs)
             if any(i != k for i in wanted)}  # each operand conjugated once, where used
     grads = [None] * len(terms)
     for i in wanted:
         others = [conj[k] for k in range(len(terms)) if k != i]
-        grads[i] = _einsum_operand_grad(dy, terms, output, others, i, call.input_shapes[i])
+        grads[i] = _einsum_operand_grad(dy, terms, output, others, i, forward.input_shapes[i])
     return tuple(grads)
