@@ -573,6 +573,10 @@ def test_compute_gradient_matches_tensorflow_layout():
     np.testing.assert_allclose(numerical[0], expected, atol=1e-6)
     with pytest.raises(ValueError, match="list or tuple"):
         tf.test.compute_gradient(tf.exp, tf.constant(1.0))
+    # Complex arguments are refused, with what to do instead (no promise of a later version).
+    with pytest.raises(NotImplementedError, match=r"complex arguments are not supported \(check "
+                                                  r"the real and imaginary parts separately\)"):
+        tf.test.compute_gradient(tf.exp, [tf.constant(1.0 + 1.0j)])
 
 
 # -- memory ---------------------------------------------------------------------------------------

@@ -11,8 +11,9 @@ Inputs an op receives while tracing:
 
 * symbolic tensors of this graph: data edges;
 * symbolic tensors of another graph (an enclosing graph being built, or a finished one): a
-  ValueError. Nested tracing does not capture outer symbolic values yet (TensorFlow lifts them
-  into the inner function; that belongs to the function layer);
+  ValueError. A graph does not capture another graph's symbolic values (TensorFlow lifts them
+  into the inner function; here a nested `eager.function` takes them as arguments). Control-flow
+  branches do capture their enclosing graphs' values: `eager.control_flow.ops.BranchGraph`;
 * eager tensors (constants created with `eager.constant`, closed-over values): *captured*. The
   graph makes one placeholder per distinct eager tensor and remembers `(eager value,
   placeholder)` in `captures`, for a runtime to feed. TensorFlow embeds small constants as

@@ -1,10 +1,9 @@
 """`tf.random.Generator`: random numbers from an explicit Philox state (counter and key).
 
-The state is a plain Python object (`_GeneratorState`) for now: Generator ops receive it as an
-attr (hashable by identity), lock it, draw from a numpy Philox bit generator rebuilt from it and
-store the advanced counter back, so a traced graph that runs a Generator op twice draws twice.
-A later change turns the state into a resource variable. Samples come from the sampler the
-seeded ops in `random_ops` use (`random_sampling`: numpy on the CPU, cupy seeded from the Philox
+The state is a plain Python object (`_GeneratorState`), not a variable: Generator ops receive
+it as an attr (hashable by identity), lock it, draw from a numpy Philox bit generator rebuilt
+from it and store the advanced counter back, so a traced graph that runs a Generator op twice
+draws twice. Samples come from the sampler the seeded ops in `random_ops` use (`random_sampling`: numpy on the CPU, cupy seeded from the Philox
 stream on a GPU), so values differ from TensorFlow's; the API and the reproducibility guarantees
 are TensorFlow's.
 """
@@ -145,8 +144,8 @@ class Generator:
     `Generator.from_seed(s)` always produces the same sequence; `split` gives independent
     generators; each call advances the state. How a seed becomes a state is unspecified (as in
     TensorFlow), and the sample values differ from TensorFlow's. The state is a plain Python
-    object for now: `state` returns a snapshot tensor [counter_lo, counter_hi, key] (int64),
-    not a variable.
+    object: `state` returns a snapshot tensor [counter_lo, counter_hi, key] (int64), not a
+    variable.
     """
 
     def __init__(self, copy_from=None, state=None, alg=None):
