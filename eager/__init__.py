@@ -27,7 +27,8 @@ from .ops.array_ops import (broadcast_to, concat, expand_dims, eye, fill, gather
                             identity, one_hot, ones, ones_like, pad, range, rank, reshape,
                             scatter_nd, shape, size, slice, split, squeeze, stack, stop_gradient,
                             strided_slice, tile, transpose, unstack, zeros, zeros_like)
-from .ops.linalg_ops import einsum, matmul, norm, tensordot
+from .ops.linalg_ops import norm
+from .ops.product_ops import einsum, matmul, tensordot
 from .ops.composite_ops import (add_n, boolean_mask, clip_by_global_norm, clip_by_norm,
                                 linspace, meshgrid, reverse, roll, sequence_mask)
 from .ops.sort_ops import argsort, sort

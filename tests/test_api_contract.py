@@ -9,6 +9,7 @@ tests/test_api_reference.py.)
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import eager
@@ -108,8 +109,6 @@ def contract_dtype_names() -> list:
 
 
 def test_contract_dtypes_exist_and_equal_numpy():
-    import numpy as np
-
     names = contract_dtype_names()
     assert {"float32", "int32", "bool", "complex128", "resource", "variant"} <= set(names)
     missing = [n for n in names if not isinstance(getattr(eager, n, None), eager.DType)]

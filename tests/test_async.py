@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import eager as tf
 from eager.core import context
 from eager.async_exec import PendingTensor, _current_executor
+from eager.runtime.explorer import outcome_of
 
 async_scope = tf.experimental.async_scope
 
@@ -563,8 +564,6 @@ def test_function_calls_across_several_devices_still_run_op_by_op_under_async(lo
 
 
 def test_an_outcome_read_under_async_dispatch_sees_the_queued_updates():
-    from eager.runtime.explorer import outcome_of
-
     v = tf.Variable(1.0, name="v")
 
     @tf.function

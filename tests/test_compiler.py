@@ -6,6 +6,7 @@ import gc
 import linecache
 import traceback
 import tracemalloc
+import warnings
 import weakref
 
 import numpy as np
@@ -18,6 +19,7 @@ from eager import TensorSpec
 from eager.graph import Graph
 from eager.runtime import Program, run_program
 from eager.runtime.compiler import compile_program
+from eager.runtime.passes import optimize
 
 
 def _program(fn, *specs):
@@ -357,10 +359,6 @@ def test_operator_kernels_are_written_as_their_expressions(cpu_only, no_inferenc
     array form and in fused kernels, with the kernel's values; a floating-point warning from a
     generated line is eager's, which eager silences as TensorFlow does (here every other
     warning is an error)."""
-    import warnings
-
-    from eager.runtime.passes import optimize
-
     def f(x, y):
         return x / y, eager.math.exp(x * y - x) / y
 

@@ -6,6 +6,7 @@ import numpy as np
 import eager
 from eager.function import run_graph
 from eager.graph import Graph, building
+from eager.core.registry import OpDef
 
 
 def _ops_of_type(graph, type_):
@@ -155,8 +156,6 @@ def test_explicit_control_dependencies_still_apply():
 
 def _fake_op(name, **effects):
     """An unregistered OpDef with the given effects (the tracker reads only those)."""
-    from eager.core.registry import OpDef  # noqa: PLC0415
-
     out = eager.resource if name == "MakeHandle" else eager.float32
     return OpDef(name, None, lambda *inputs, **attrs: eager.TensorSpec([], out), **effects)
 

@@ -2,12 +2,20 @@
 run on a GPU machine to exercise it. The same stream/event logic is tested everywhere through
 the CPU backend's streams and, once the async issue lands, the simulated GPU."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import eager as tf
 from eager.devices import registry
 from eager.devices.cuda import cuda_device_count
+from eager.core.context import _reset_for_tests
+from eager.graph import trace
+from eager.runtime import Program, run_program
+from eager.runtime.passes import fuse_elementwise
+from eager.ops import training_ops
 
 pytestmark = pytest.mark.skipif(cuda_device_count() == 0, reason="no CUDA device answers (CuPy "
                                                                   "backend tests need a GPU)")
@@ -73,8 +81,6 @@ def test_kernels_run_with_the_device_compute_stream_current():
 
 @pytest.fixture
 def two_logical_gpus():
-    from eager.core.context import _reset_for_tests
-
     _reset_for_tests()
     gpu = tf.config.list_physical_devices("GPU")[0]
     tf.config.set_logical_device_configuration(
@@ -135,9 +141,6 @@ def test_async_dispatch_on_the_gpu_matches_synchronous():
 
 
 def test_interpreter_exit_with_pending_gpu_work_does_not_crash():
-    import subprocess
-    import sys
-
     code = ("import eager as tf, numpy as np\n"
             "tf.config.experimental.set_synchronous_execution(False)\n"
             "a = tf.constant(np.ones((512, 512), np.float32))\n"
@@ -166,10 +169,6 @@ def test_the_profiler_has_a_lane_for_the_gpu_compute_stream_timed_on_the_gpu(tmp
 def test_a_fused_elementwise_chain_runs_as_one_device_kernel():
     # fuse_elementwise's node, run on the GPU, goes through cupy.fuse: one kernel for the
     # whole chain, with the values of the ops run one by one (up to a contracted multiply-add).
-    from eager.graph import trace
-    from eager.runtime import Program, run_program
-    from eager.runtime.passes import fuse_elementwise
-
     def f(x, y):
         for _ in range(4):
             x = tf.nn.relu(tf.math.tanh(x * y + x) * y - x)
@@ -205,8 +204,6 @@ def test_a_fused_elementwise_chain_runs_as_one_device_kernel():
 def test_optimizer_steps_on_the_gpu_run_fused_kernels_and_match_the_cpu(make, kernel):
     # One kernel per variable (compiled without multiply-add contraction): the CPU's values.
     import cupy
-
-    from eager.ops import training_ops
 
     rng = np.random.default_rng(0)
     start = [rng.standard_normal((64, 32)).astype(np.float32),

@@ -260,7 +260,7 @@ def test_the_derived_gradient_of_a_custom_gradient_is_a_traced_backward():
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = traced(x)
-    (entry,) = tape._tape.as_entries()
+    (entry,) = tape._tape.as_recorded_ops()
     assert isinstance(entry.backward, derived._CallBackward)
     # grad_fn read the forward's `e`: the call keeps it, and the backward never runs exp again
     backward_ops = [op.type for op in entry.backward.variant.backward.graph.get_operations()]

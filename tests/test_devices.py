@@ -11,6 +11,8 @@ import eager as tf
 from eager.core import context
 from eager.devices import COMPLETED, registry
 from eager.devices.spec import DeviceSpec, parse
+from eager.devices.cuda import cuda_device_count
+from eager.core.context import _reset_for_tests
 
 
 def test_cpu_is_always_there_and_is_the_default_without_gpu():
@@ -222,15 +224,11 @@ def test_importing_eager_does_not_import_cupy():
 
 
 def test_gpu_probe_never_raises_and_agrees_with_listing():
-    from eager.devices.cuda import cuda_device_count
-
     count = cuda_device_count()
     assert count == len(tf.config.list_physical_devices("GPU"))
 
 
 def test_visible_devices_hide_gpus_before_initialization_only():
-    from eager.core.context import _reset_for_tests
-
     _reset_for_tests()
     try:
         tf.config.experimental.set_simulated_gpus(2)

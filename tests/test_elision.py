@@ -105,7 +105,7 @@ def test_tensors_held_elsewhere_are_never_written():
     del y
     grad = tape.gradient(tf.exp(x), x)  # (not connected: a new op outside the tape)
     assert grad is None
-    np.testing.assert_allclose(tape._tape.as_entries()[0].outputs[0].numpy()[:2], np.e)
+    np.testing.assert_allclose(tape._tape.as_recorded_ops()[0].outputs[0].numpy()[:2], np.e)
 
 
 def test_a_once_watched_tensor_still_reuses_temporaries_after_the_tape():

@@ -3,7 +3,11 @@ reduce_retracing, concrete functions, methods, side effects, prints, captures, t
 
 import gc
 import io
+import os
+import subprocess
+import sys
 import weakref
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +16,7 @@ import eager
 from eager import TensorSpec
 from eager.function import ConcreteFunction, Function, run_graph
 from eager.graph import trace
+from eager.functions import concrete, polymorphic
 from gradcheck import derivatives
 
 
@@ -276,6 +281,20 @@ def test_python_if_on_symbolic_tensor_names_cond():
 
     with pytest.raises(TypeError, match="eager.cond"):
         f(eager.constant(1.0))
+
+
+def test_autograph_is_accepted_and_converts_nothing():
+    """There is no AutoGraph: `autograph=True` is accepted, and Python control flow on a
+    symbolic tensor still raises, naming the ops to use instead."""
+    @eager.function(autograph=True)
+    def f(x):
+        while x > 0:
+            x = x - 1.0
+        return x
+
+    with pytest.raises(TypeError, match="eager.cond / eager.while_loop"):
+        f(eager.constant(2.0))
+    assert float(eager.function(lambda x: x * 2.0, autograph=True)(eager.constant(2.0))) == 4.0
 
 
 def test_unguarded_variable_creation_raises_at_the_first_call():
@@ -678,11 +697,6 @@ def test_learning_rate_is_read_on_every_call_of_a_traced_step():
 # -- the example --------------------------------------------------------------------------------
 
 def test_function_tracing_example_runs_and_shows_what_it_claims():
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1]
     env = dict(os.environ, PYTHONPATH=str(root))
     out = subprocess.run([sys.executable, str(root / "examples" / "function_tracing.py")],
@@ -701,7 +715,7 @@ def test_function_tracing_example_runs_and_shows_what_it_claims():
 
 # -- a call recorded as one op -----------------------------------------------------------------
 def _names(tape):
-    return [e.name for e in tape._tape.as_entries()]
+    return [e.name for e in tape._tape.as_recorded_ops()]
 
 
 def test_call_under_tape_is_one_entry_with_eager_gradients():
@@ -812,8 +826,6 @@ def test_concrete_function_direct_calls_check_new_kinds_of_arguments():
 
 
 def test_fast_lookups_stay_bounded_for_shapes_that_keep_changing():
-    from eager.functions import concrete, polymorphic
-
     f = eager.function(lambda x: x * 2.0,
                        input_signature=[eager.TensorSpec([None], eager.float32)])
     cf = f.get_concrete_function()

@@ -52,7 +52,7 @@ def _assert_same(traced, expected, rtol=1e-5):
 
 def _derived_entry(tape):
     """The single recorded entry of a function call, and its derived backward."""
-    (entry,) = tape._tape.as_entries()
+    (entry,) = tape._tape.as_recorded_ops()
     assert isinstance(entry.backward, derived._CallBackward)
     return entry
 
@@ -211,9 +211,9 @@ def test_the_backward_call_is_one_op_on_the_outer_tape():
             t1.watch(x)
             y = f(x)
         g = t1.gradient(y, x)
-    names = [(e.name, e.attrs["f"]) for e in t2._tape.as_entries()]
+    names = [(e.name, e.attrs["f"]) for e in t2._tape.as_recorded_ops()]
     assert names == [("PartitionedCall", "<lambda>"), ("PartitionedCall", "<lambda>_backward")]
-    assert all(isinstance(e.backward, derived._CallBackward) for e in t2._tape.as_entries())
+    assert all(isinstance(e.backward, derived._CallBackward) for e in t2._tape.as_recorded_ops())
     expected = 2 * np.cos(0.4) - 0.4 * np.sin(0.4)
     assert t2.gradient(g, x).numpy() == pytest.approx(expected, rel=1e-6)
 
@@ -482,10 +482,10 @@ def test_control_flow_uses_the_derived_gradient_once_the_op_has_one(monkeypatch)
 
     positions = {t.name: i for i, t in enumerate(if_op.inputs)}
 
-    def if_gradient(call, dy):  # this cond's gradient, written for the test
-        p = call.inputs[0]
-        x, y = call.inputs[positions["x:0"]], call.inputs[positions["y:0"]]
-        grads = [None] * len(call.inputs)
+    def if_gradient(forward, dy):  # this cond's gradient, written for the test
+        p = forward.inputs[0]
+        x, y = forward.inputs[positions["x:0"]], forward.inputs[positions["y:0"]]
+        grads = [None] * len(forward.inputs)
         grads[positions["x:0"]] = eager.where(p, dy * y * 3.0, dy * eager.math.cos(x))
         grads[positions["y:0"]] = eager.where(p, dy * x * 3.0, dy)
         return tuple(grads)

@@ -9,6 +9,7 @@ import pytest
 
 import eager
 from eager.core.shapes import UnknownDimensionError
+from eager.graph import constant_value as cv
 
 
 def _model():
@@ -139,8 +140,6 @@ def test_a_size_known_only_at_run_time_is_an_error_saying_so(size):
 
 
 def test_trace_time_values_are_bounded_and_skip_effects():
-    from eager.graph import constant_value as cv
-
     seen = {}
 
     def body(x):

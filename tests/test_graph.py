@@ -14,6 +14,7 @@ from eager import TensorSpec
 from eager.core import context as _context
 from eager.core.registry import get_op
 from eager.graph import Graph, Operation, SymbolicTensor, building, get_default_graph, trace
+from eager.graph import dot as dot_module
 
 
 def _types(graph):
@@ -437,8 +438,6 @@ def test_to_dot_mentions_every_op_and_edge():
 
 
 def test_svg_through_graphviz_or_a_clear_message(tmp_path, monkeypatch):
-    from eager.graph import dot as dot_module
-
     g = trace(lambda x: x * 2.0, TensorSpec([2]))
     monkeypatch.setenv("PATH", str(tmp_path))  # no Graphviz here
     monkeypatch.setattr(dot_module, "_warned_missing_dot", False)

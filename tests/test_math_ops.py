@@ -6,6 +6,7 @@ differential tests also test inference on concrete shapes.
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from eager.devices import registry
 from eager.ops import math_ops
 from eager.core.specs import TensorSpec
 from eager.base.tensor_shape import TensorShape
+from eager.ops.math_ops import complex_log_of, rsqrt_of
 from strategies import COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, arrays, broadcastable_pair, shapes
 
 # strategies' dtypes plus the wider unsigned ones, which every integer op also accepts.
@@ -586,8 +588,6 @@ def test_reduce_mean_of_int64_is_exact_beyond_float_precision():
 
 
 def test_reduce_mean_of_empty_float_is_nan_without_warnings():
-    import warnings
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # eager's own filter (eager/__init__.py) for kernel floating-point warnings:
@@ -1149,8 +1149,6 @@ _SPECIAL_COMPLEX = np.array([complex(a, b) for a in (-2.0, -1.0, -0.0, 0.0, 0.5,
 def test_the_gpu_rsqrt_formula_matches_numpy_on_signed_zeros_and_specials(dtype):
     """The GPU branch of Rsqrt (`rsqrt_of(..., fix_zero_sign=True)`), run here with numpy, must
     agree with numpy's 1/sqrt everywhere (it exists to restore rsqrt(-0.) = -inf on CUDA)."""
-    from eager.ops.math_ops import rsqrt_of
-
     x = _SPECIAL_REALS.astype(dtype)
     with np.errstate(all="ignore"):
         expected = 1 / np.sqrt(x)
@@ -1165,8 +1163,6 @@ def test_the_gpu_rsqrt_formula_matches_numpy_on_signed_zeros_and_specials(dtype)
 def test_the_gpu_complex_log_formula_matches_numpy_on_branch_cuts(plus_one, dtype):
     """The GPU branch of Log/Log1p for complex inputs, run here with numpy: the imaginary part
     (atan2 with signed zeros) must match numpy's clog/clog1p, signs of zero included."""
-    from eager.ops.math_ops import complex_log_of
-
     z = _SPECIAL_COMPLEX.astype(dtype)
     with np.errstate(all="ignore"):
         expected = np.log1p(z) if plus_one else np.log(z)
@@ -1198,6 +1194,6 @@ def test_full_reductions_of_eager_tensors_equal_the_explicit_axes_form(rank, dty
     with eager.GradientTape(persistent=True) as tape:
         tape.watch(x)
         full, named = fn(x), fn(x, axis=list(range(rank)))
-    first, second = tape._tape.as_entries()
+    first, second = tape._tape.as_recorded_ops()
     assert first.op is second.op and first.attrs == second.attrs
     np.testing.assert_array_equal(tape.gradient(full, x).numpy(), tape.gradient(named, x).numpy())

@@ -16,6 +16,7 @@ from eager import nest
 from eager.core.context import thread_state
 from eager.state.module import Module
 from eager.state.trackable import Trackable
+from eager import train
 
 
 class MyDense(Module):
@@ -278,8 +279,6 @@ def test_self_containing_lists_do_not_loop():
 
 def test_checkpoint_paths_of_a_module_are_tensorflows(tmp_path):
     """The keys tf.train.Checkpoint gives the same tf.Module (TF 2.21)."""
-    from eager import train
-
     s = Seq()
     path = train.Checkpoint(model=s).write(str(tmp_path / "ck"))
     assert sorted(k for k, _ in train.list_variables(path)) == [
@@ -291,8 +290,6 @@ def test_checkpoint_paths_of_a_module_are_tensorflows(tmp_path):
 
 
 def test_attributes_set_after_a_restore_get_the_saved_values(tmp_path):
-    from eager import train
-
     saved = MyDense()
     saved.w.assign(7.0)
     saved.extra = [tf.Variable(8.0)]

@@ -14,6 +14,7 @@ from eager.errors import InvalidArgumentError, UnimplementedError
 from eager.ops import conv_ops, nn_ops
 
 from strategies import FLOAT_DTYPES, INT_DTYPES, REAL_DTYPES, arrays, shapes
+from gradcheck import check_second_order
 
 TOL = {np.float16: dict(rtol=2e-3, atol=2e-3), np.float32: dict(rtol=1e-5, atol=1e-6),
        np.float64: dict(rtol=1e-12, atol=1e-13)}
@@ -567,8 +568,6 @@ def test_avg_pool2d_matches_reference(data):
 
 
 def test_avg_pool2d_second_order_and_errors():
-    from gradcheck import check_second_order
-
     check_second_order(lambda x: nn.avg_pool2d(x * x, 3, 2, "SAME"),
                        [np.random.default_rng(4).normal(size=(1, 5, 4, 2))])
     assert nn.avg_pool2d(np.ones((1, 4, 4, 1), np.float32), 2, 2, "VALID").dtype == eager.float32

@@ -23,6 +23,9 @@ from eager.core.dispatch import execute
 from eager.core.registry import get_op
 from eager.core.specs import TensorSpec
 from eager.state.trackable import Trackable
+from eager import train
+from eager.ops import resource_ops
+from eager.devices.virtual import VirtualDevice
 
 optimizers = eager.optimizers
 
@@ -483,8 +486,6 @@ def _adam_steps(opt, variables, steps, start=0):
 def test_slots_created_after_a_restore_get_the_saved_values(tmp_path):
     """As in TensorFlow: restoring into an optimizer that has no slots yet keeps the values,
     and the first apply (which creates the slots) continues exactly where the saved one was."""
-    from eager import train
-
     model = [tf.Variable(np.ones((2, 2), np.float32)), tf.Variable(np.ones(3, np.float32))]
     opt = optimizers.Adam(0.1)
     _adam_steps(opt, model, 3)
@@ -784,8 +785,6 @@ def test_op_kernel_and_inference_errors_name_the_op():
 
 
 def test_updating_a_destroyed_variable_is_a_clear_error():
-    from eager.ops import resource_ops
-
     v = tf.Variable([1.0])
     execute(resource_ops.DESTROY, (v.handle,))
     with pytest.raises(tf.errors.NotFoundError, match="does not exist"):
@@ -812,8 +811,6 @@ def test_steps_on_a_gpu_neither_wait_for_it_nor_copy_the_rate_per_variable(simul
     # The learning rate and the step counter live on the GPU. Reading them back every step
     # would wait for everything queued there, so the step's scalars are computed there; the
     # constant ones (Adam's betas, SGD's momentum) are copied in once, not per variable.
-    from eager.devices.virtual import VirtualDevice
-
     gpu = simulated_gpu
     rng = np.random.default_rng(0)
     start = [rng.normal(size=(3, 2)).astype(np.float32), rng.normal(size=2).astype(np.float32)]
@@ -859,8 +856,6 @@ def test_steps_on_a_gpu_neither_wait_for_it_nor_copy_the_rate_per_variable(simul
 def test_a_schedule_computed_on_a_gpu_stays_there(simulated_gpu, monkeypatch):
     # A schedule of the step counter (a GPU variable) gives a GPU tensor: using it as it is
     # keeps the step free of device reads, and the values are the CPU's.
-    from eager.devices.virtual import VirtualDevice
-
     def schedule(step):
         return 0.5 / (1.0 + tf.cast(step, tf.float32))
 

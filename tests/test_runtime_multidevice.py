@@ -11,6 +11,7 @@ from eager.devices import registry
 from eager.graph import Graph
 from eager.runtime.compiler import CompiledProgram
 from eager.runtime.executable import MultiDeviceExecutable
+from eager.ops import list_ops
 
 
 @pytest.fixture
@@ -172,7 +173,6 @@ def test_log_device_placement_names_each_node_once_per_placement(logical_cpus, c
 
 def test_a_tensorlist_crossing_into_a_gpu_partition_stays_host_data(gpus, capfd):
     # the While (CPU kernels) passes its list to the GPU partition; lists are host data
-    from eager.ops import list_ops
     gpus(1)
 
     @eager.function

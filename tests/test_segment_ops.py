@@ -1,6 +1,9 @@
 """Segment reductions against numpy (np.add.at), TensorFlow's dropped negative ids and range
 errors, traced against eager."""
 
+import sys
+import types
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,6 +12,7 @@ from hypothesis import strategies as st
 import eager as tf
 from eager.errors import InvalidArgumentError
 from eager.core.shapes import UnknownDimensionError
+from eager.ops.scatter_add import scatter_add
 
 
 @settings(max_examples=30)
@@ -70,11 +74,6 @@ def test_scatter_add_without_cuda_atomics_matches_numpy_add_at(dtype, rows, widt
     """The CuPy path of `scatter_add` for dtypes without CUDA atomics (complex as float pairs,
     narrow integers in 32 bits, wrapping as the narrow type; bool as a logical or), on a
     stand-in for CuPy that refuses those dtypes, against numpy's add.at."""
-    import sys
-    import types
-
-    from eager.ops.scatter_add import scatter_add
-
     rng = np.random.default_rng(seed)
 
     def draw(shape):  # large enough that int8 sums wrap

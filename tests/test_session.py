@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import eager
 from eager.graph import Graph
+from eager.runtime.compiler import CompiledProgram
 
 
 def _graph():
@@ -196,8 +197,6 @@ def test_sessions_in_the_array_form_give_the_tensor_forms_results(cpu_only,
                                                                    no_inference_check):
     """Without the suite's inference cross-check, a one-device Session runs its compiled
     programs in their array form: same values, fed values fetched back, errors as before."""
-    from eager.runtime.compiler import CompiledProgram
-
     g, x, y, a, b, c = _graph()
     runs = []
     original = CompiledProgram.__init__

@@ -3,6 +3,7 @@ walk: same gradients for every differentiable op's cases, the cases where no pla
 and the cache's bounds."""
 
 import gc
+import threading
 import weakref
 
 import numpy as np
@@ -13,6 +14,8 @@ from hypothesis import strategies as st
 import eager
 from eager.core import dispatch
 from eager.runtime import tape_backward_plans
+from eager.ops import math_ops
+from eager.autodiff import tape_backward
 
 from gradcheck import _differentiable, _outputs, _weights, tape_gradients
 from test_gradients import CASES
@@ -169,8 +172,6 @@ def test_op_without_gradient_off_the_path_still_plans(monkeypatch):
     """A tape holding an entry a plan cannot stand for (here an op whose gradient is missing)
     is keyed over its pruned walk: with that entry off the path, the walk is planned and gives
     the walk's gradients; on the path, gradient() still names the op."""
-    from eager.ops import math_ops
-
     monkeypatch.setattr(math_ops.EXP, "gradient", None)
     x = eager.constant(np.array([1.0, -2.0, 3.0]))
     for _ in range(4):
@@ -206,7 +207,7 @@ def test_entry_links_number_ids_in_order_of_first_sight():
         eager.argmax(c)
         d = eager.reduce_sum(eager.concat([c, a], 0))
     numbers = {0: 0}
-    for entry in tape._tape.as_entries():
+    for entry in tape._tape.as_recorded_ops():
         expected = []
         for i in entry.input_ids + entry.output_ids:
             if i not in numbers:
@@ -431,8 +432,6 @@ def test_compilation_stops_while_plans_are_not_reused(monkeypatch):
 def test_threads_share_plans_and_get_their_own_gradients():
     """Four threads compute gradients of one tape structure at once (the plan is compiled by
     whichever thread gets there; all of them run it): each gets its own data's gradient."""
-    import threading
-
     w = eager.constant(np.linspace(-1.0, 1.0, 12).reshape(4, 3))
     errors = []
 
@@ -585,12 +584,10 @@ def test_default_seeds_of_every_target_shape_plan_as_the_walk(shape, plan_form):
     assert len(seeds) == (0 if int(np.prod(shape)) == 1 else 1)
 
 
-def test_one_target_calls_and_general_calls_share_plans(monkeypatch):
-    """`gradient(y, x)` (the one-target planner's key, built directly) and `gradient(y, [x])`
+def test_single_source_calls_and_general_calls_share_plans(monkeypatch):
+    """`gradient(y, x)` (the scalar-target planner's key, built directly) and `gradient(y, [x])`
     (the general key) key a tape the same way: one plan answers both, each call runs it, and
-    the one-target call finds it without the general planner."""
-    from eager.autodiff import tape_backward
-
+    the single-source call finds it without the general planner."""
     general = []
     planner = tape_backward._planner
 
@@ -620,9 +617,9 @@ def test_one_target_calls_and_general_calls_share_plans(monkeypatch):
     assert tape_backward_plans._state.runs == runs + 2 and len(general) == 1
 
 
-def test_one_target_planner_declines_what_it_cannot_key():
+def test_scalar_target_planner_declines_what_it_cannot_key():
     """A tape with a custom gradient on it, an integer or watched-only target, an unconnected
-    source: the one-target planner leaves them to the general path, which gives TF's
+    source: the scalar-target planner leaves them to the general path, which gives TF's
     answers."""
     x = eager.constant(np.array([1.0, 2.0]))
     other = eager.constant(np.array([3.0]))
@@ -645,9 +642,9 @@ def test_one_target_planner_declines_what_it_cannot_key():
         np.testing.assert_array_equal(tape.gradient(x, x).numpy(), [1.0, 1.0])
 
 
-def test_records_seen_as_entries_give_every_shape_and_dtype():
+def test_records_seen_as_recorded_ops_give_every_shape_and_dtype():
     """A record keeps one flat signature (links, shapes, dtypes of inputs then outputs); the
-    Entry a gradient rule sees splits it back: for the one- and two-input path
+    RecordedOp a gradient rule sees splits it back: for the one- and two-input path
     (`record_eager`), several inputs, several outputs with an integer one, and a Python
     number's constant."""
     x = eager.constant(np.ones((2, 3), np.float32))
@@ -667,7 +664,7 @@ def test_records_seen_as_entries_give_every_shape_and_dtype():
         ("TopKV2", [(2,)], [f32], [(1,), (1,)], [f32, i32]),
         ("Mul", [(1,), ()], [f32, f32], [(1,)], [f32]),
     ]
-    entries = tape._tape.as_entries()
+    entries = tape._tape.as_recorded_ops()
     assert [e.name for e in entries] == [name for name, *_ in expected]
     for entry, (name, in_shapes, in_dtypes, out_shapes, out_dtypes) in zip(entries, expected):
         assert [tuple(s) for s in entry.input_shapes] == in_shapes, name

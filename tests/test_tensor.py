@@ -1,7 +1,9 @@
 """Tensors: conversion rules, constant, conversion functions, every operator, Python and numpy
 protocols, and the EagerTensor operator fast path (checked against full dispatch)."""
 
+import copy
 import operator
+import pickle
 import warnings
 
 import numpy as np
@@ -15,6 +17,7 @@ from eager.core import context
 from eager import errors
 from eager.devices import registry
 from eager.tensor import EagerTensor, TensorShape
+from eager import tensor as tensor_module
 from strategies import NUMERIC_DTYPES, arrays, broadcastable_pair, shapes
 
 T = eager.constant
@@ -672,8 +675,6 @@ def test_tensor_attributes():
     assert t.dtype is eager.float16
     assert t.device == registry.default_device().name
     assert isinstance(t, eager.Tensor) and isinstance(t, EagerTensor)
-    import copy
-    import pickle
     assert copy.copy(t) is t and copy.deepcopy(t) is t
     u = pickle.loads(pickle.dumps(T([1, 2])))
     same(u, np.array([1, 2], np.int32))
@@ -764,8 +765,6 @@ def test_fast_path_matches_full_dispatch(cpu_only, no_inference_check, symbol, o
 def test_fast_path_is_taken_for_same_dtype_tensors(cpu_only, no_inference_check, monkeypatch):
     """The + of two float32 tensors and of a float tensor and a Python scalar never reaches
     the op library while the fast path is on (and does with the fast path off)."""
-    from eager import tensor as tensor_module
-
     calls = []
     slow_add = tensor_module._LIBRARY.add
 

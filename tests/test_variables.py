@@ -13,6 +13,8 @@ import pytest
 import eager as tf
 from eager.devices import registry
 from eager.ops import resource_ops
+from eager.variables import _variable_creator_scope
+from eager.core.dispatch import execute
 
 # -- creation ---------------------------------------------------------------------------------------
 
@@ -308,8 +310,6 @@ def test_creators_run_innermost_first_and_may_change_arguments():
 
 
 def test_creator_priorities_and_arbitrary_results():
-    from eager.variables import _variable_creator_scope
-
     order = []
 
     def high(next_creator, **kwargs):
@@ -399,8 +399,6 @@ def test_destruction_at_interpreter_exit_raises_nothing():
 def test_reading_a_destroyed_variable_is_a_clear_error():
     v = tf.Variable(1.0)
     tf.raw_destroy = None
-    from eager.core.dispatch import execute
-
     execute(resource_ops.DESTROY, (v.handle,))
     with pytest.raises(tf.errors.NotFoundError, match="does not exist"):
         v.read_value()

@@ -15,6 +15,8 @@ from eager.runtime import tape_backward_plans
 from eager.runtime.vectorize import vectorize
 
 from test_compiler import _program
+from test_gradients import CASES
+from gradcheck import _differentiable, _outputs
 
 
 def _check_batched(fn, shapes, n=3, batched=(0,), seed=0):
@@ -221,8 +223,6 @@ def test_unstack_and_split_shift_their_axes():
 
 
 def _registry_cases():
-    from test_gradients import CASES  # noqa: PLC0415
-
     return sorted(name for name, cases in CASES.items() if any(c.check is None for c in cases))
 
 
@@ -230,9 +230,6 @@ def _registry_cases():
 def test_every_gradient_rule_vectorised_or_looped_gives_the_loops_jacobian(op_name):
     """For every differentiable op's cases: the Jacobian of its (first) output, vectorised
     where the batch rules cover the backward program, equals the per-row loop."""
-    from gradcheck import _differentiable, _outputs  # noqa: PLC0415
-    from test_gradients import CASES  # noqa: PLC0415
-
     for case in CASES[op_name]:
         if case.check is not None:
             continue

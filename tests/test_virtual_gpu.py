@@ -6,6 +6,7 @@ The simulated device runs the same ordering code as the CuPy backend (`Device.re
 released too early really is overwritten, and these tests would see wrong values.
 """
 
+import gc
 import threading
 import time
 
@@ -282,8 +283,6 @@ def test_async_dispatch_onto_a_simulated_gpu_and_errors_from_its_stream(gpus):
 
 
 def test_a_dropped_variable_is_destroyed_after_the_stream_work_that_uses_it(gpus):
-    import gc
-
     (g0,) = gpus(1)
     live = tf.experimental.live_resource_count()
     v = tf.Variable(np.ones(8))
@@ -305,8 +304,6 @@ def test_a_finalizer_launching_on_a_stream_inside_a_launch_neither_deadlocks_nor
     GC is made to run at every allocation, with a callback launching as the deleter does;
     every launch must come back, and the stream must run the work in the order it was
     issued."""
-    import gc
-
     stream = VirtualStream("finalizer-test")
     ran = []
     nested = []

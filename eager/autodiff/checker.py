@@ -19,7 +19,7 @@ def _values(xs):
     tensors = [convert_to_tensor(v) for v in xs]
     for t in tensors:
         if t.dtype.is_complex:
-            raise NotImplementedError("compute_gradient: complex arguments are not supported yet "
+            raise NotImplementedError("compute_gradient: complex arguments are not supported "
                                       "(check the real and imaginary parts separately).")
     return tensors
 

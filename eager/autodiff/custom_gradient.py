@@ -156,8 +156,8 @@ CUSTOM_GRADIENT = OpDef("CustomGradient", _custom_kernel, _custom_infer, num_out
 
 
 @CUSTOM_GRADIENT.def_gradient(keep_inputs=True)
-def _custom_gradient_rule(call, *output_grads):
-    traced = call.attrs["call"]
+def _custom_gradient_rule(forward, *output_grads):
+    traced = forward.attrs["call"]
     n_results, n_args = traced.n_results, traced.n_args
     grad_fn = traced.grad_fn
     here = _context.thread_state().interpreter
@@ -172,7 +172,7 @@ def _custom_gradient_rule(call, *output_grads):
                 f"{traced.stateful}, which must not run twice. Record the gradient tape inside "
                 "the traced function, or keep stateful ops out of the custom-gradient function.")
         args = [a if fixed is None else fixed  # a variable argument is passed as itself
-                for a, fixed in zip(call.inputs[n_results:n_results + n_args],
+                for a, fixed in zip(forward.inputs[n_results:n_results + n_args],
                                     traced.variable_args)]
         _, grad_fn, _ = _run_apart(traced.f, nest.pack_sequence_as(traced.structure, args),
                                    traced.kwargs)

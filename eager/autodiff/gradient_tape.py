@@ -18,7 +18,7 @@ from ..devices.resource_handles import handle_data
 from ..tensor import EagerTensor, IndexedSlices, Tensor
 from ..core.tensor_conversion import convert_to_tensor
 from . import tape as _tape
-from .tape_backward import backward, backward_batched, backward_one
+from .tape_backward import backward, backward_batched, backward_single_source
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 
@@ -198,7 +198,7 @@ class GradientTape:
             # tape used once (nothing to pause, nothing to keep).
             if not (target._meta.dtype._inexact and sources._meta.dtype._inexact):
                 _warn_integer(target, sources)
-            result = backward_one(tape, target, sources._tape_id)
+            result = backward_single_source(tape, target, sources._tape_id)
             self._finish()
             return result
         if self._used or tape.persistent:

@@ -12,7 +12,7 @@ A record is a plain tuple (`OP`, `ATTRS`, `BACKWARD`, `INPUT_IDS`, `OUTPUT_IDS`,
 `KEPT_OUTPUTS`, `SIGNATURE` name its positions), not an object: recording runs for every op
 under a tape, and a training step's backward pass usually runs a compiled plan that only reads
 the kept tensors and signatures (`eager.runtime.tape_backward_plans`), so the gradient rules' view of
-a record, an `Entry`, is made only when the backward pass walks op by op. The signature is
+a record, a `RecordedOp`, is made only when the backward pass walks op by op. The signature is
 everything static about the record in one flat tuple, which is also its part of a plan's key:
 
     (op, attrs as a tuple of items (None: cannot key a plan), number of inputs,
@@ -37,7 +37,7 @@ from ..ops.operators import OPERATOR_OPS as _OPERATOR_OPS
 from ..core.registry import NO_ATTRS
 from ..tensor import EagerTensor, set_operator_recorder
 
-__all__ = ["Tape", "Entry", "OP", "ATTRS", "BACKWARD", "INPUT_IDS", "OUTPUT_IDS",
+__all__ = ["Tape", "RecordedOp", "OP", "ATTRS", "BACKWARD", "INPUT_IDS", "OUTPUT_IDS",
            "KEPT_INPUTS", "KEPT_OUTPUTS", "SIGNATURE", "new_id", "tensor_id", "record_op",
            "record_operator", "record_custom", "active_tapes", "variable_accessed",
            "watches_variables", "op_backward"]
@@ -61,15 +61,16 @@ def tensor_id(t) -> int:
 OP, ATTRS, BACKWARD, INPUT_IDS, OUTPUT_IDS, KEPT_INPUTS, KEPT_OUTPUTS, SIGNATURE = range(8)
 
 
-class Entry:
-    """A record as a gradient rule sees it (its `call` argument): `call.inputs[i]` /
-    `call.outputs[i]` are the kept tensors (None where the op's gradient did not ask to keep
-    them), `call.attrs` the op's attributes, `call.input_shapes[i]` / `call.input_dtypes[i]`
-    every input's static shape and dtype. During the backward pass `call.input_needed[i]` says
-    whether input i's gradient is wanted at all, so expensive rules (matmul, convolution) can
-    skip the products nobody uses (TensorFlow's `skip_input_indices`), and
-    `call.output_filled[k]` says the gradient of output k is zeros filled in because nothing used
-    that output (so a rule can drop its terms exactly).
+class RecordedOp:
+    """One recorded op as a gradient rule sees it: the rule's first argument, `forward` (the
+    forward op as recorded, so rules read `x, y = forward.inputs`). `forward.op` is its OpDef,
+    `forward.inputs[i]` / `forward.outputs[i]` the kept tensors (None where the op's gradient did
+    not ask to keep them), `forward.attrs` the op's attributes, `forward.input_shapes[i]` /
+    `forward.input_dtypes[i]` every input's static shape and dtype. During the backward pass
+    `forward.input_needed[i]` says whether input i's gradient is wanted at all, so expensive
+    rules (matmul, convolution) can skip the products nobody uses (TensorFlow's
+    `skip_input_indices`), and `forward.output_filled[k]` says the gradient of output k is zeros
+    filled in because nothing used that output (so a rule can drop its terms exactly).
     """
 
     __slots__ = ("record", "op", "attrs", "input_ids", "output_ids", "inputs", "outputs",
@@ -127,7 +128,7 @@ class Entry:
         return self.op.name if self.op is not None else "CustomGradient"
 
     def __repr__(self):
-        return f"<Entry {self.name} in={self.input_ids} out={self.output_ids}>"
+        return f"<RecordedOp {self.name} in={self.input_ids} out={self.output_ids}>"
 
 
 def _kept(tensors, keep) -> tuple:
@@ -330,9 +331,9 @@ class Tape:
         self.entries.append((op, attrs, op_backward, input_ids, (tid,), kept_inputs,
                              (out,) if keep_outputs else _NOTHING_KEPT[1], signature))
 
-    def as_entries(self) -> list:
-        """Every record as an `Entry` (for inspection: a walk makes them as it goes)."""
-        return [Entry(record) for record in self.entries]
+    def as_recorded_ops(self) -> list:
+        """Every record as a `RecordedOp` (for inspection: a walk makes them as it goes)."""
+        return [RecordedOp(record) for record in self.entries]
 
     def release(self):
         self.entries = []

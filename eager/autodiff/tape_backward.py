@@ -25,9 +25,9 @@ from ..ops.creation_ops import ones_like, zeros
 from ..ops.list_grad import add_list_gradients
 from ..tensor import EagerTensor, IndexedSlices
 from ..core.tensor_conversion import convert_to_tensor
-from .tape import INPUT_IDS, OUTPUT_IDS, Entry
+from .tape import INPUT_IDS, OUTPUT_IDS, RecordedOp
 
-__all__ = ["backward", "backward_one", "backward_batched", "prune", "walk", "aggregate",
+__all__ = ["backward", "backward_single_source", "backward_batched", "prune", "walk", "aggregate",
            "set_planner", "NotRecomputableError", "OnesSeed", "ones_seed", "make_seeds"]
 
 
@@ -119,37 +119,38 @@ def _no_gradient_error(entry):
                        f"eager.stop_gradient if it should not be differentiated.")
 
 
-def set_planner(planner, batch_planner=None, one_planner=None) -> None:
+def set_planner(planner, batch_planner=None, single_source_planner=None) -> None:
     """Installs `planner(tape, grads, source_ids, source_set)`, asked before every backward
     walk whether it can produce the gradients faster (a compiled plan of the same walk;
     `eager.runtime.tape_backward_plans` installs one). It sees the whole tape, unpruned (a plan may
     know the pruning already, and key it by the records' signatures), and `grads` maps each
     target's id to its seeds, a default one still an `OnesSeed` (the planner may replace it by
     its tensor, `ones_seed`). `batch_planner(needed, grads, source_ids, source_set, need,
-    batch)` is asked by `backward_batched`; `one_planner(tape, target, source_id)` first, by
-    `backward_one`. Each returns None to decline (the general planner, then the walk, which
-    runs op by op, once per row for a batch). `set_planner(None)` uninstalls them. Autodiff
-    never imports the runtime."""
-    global _planner, _batch_planner, _one_planner
+    batch)` is asked by `backward_batched`; `single_source_planner(tape, target, source_id)`
+    first, by `backward_single_source`. Each returns None to decline (the general planner,
+    then the walk, which runs op by op, once per row for a batch). `set_planner(None)`
+    uninstalls them. Autodiff never imports the runtime."""
+    global _planner, _batch_planner, _single_source_planner
     _planner = planner
     _batch_planner = batch_planner
-    _one_planner = one_planner
+    _single_source_planner = single_source_planner
 
 
 _planner = None
 _batch_planner = None
-_one_planner = None
+_single_source_planner = None
 _NO_SEED = (None,)
 
 
-def backward_one(tape, target, source_id):
-    """`backward(tape, (target,), (None,), (source_id,))`'s one gradient: the usual call of a
-    training step (a loss with respect to one tensor), which a plan found by `one_planner` may
+def backward_single_source(tape, target, source_id):
+    """The gradient of one target, seeded with ones, with respect to one source:
+    `backward(tape, (target,), (None,), (source_id,))[0]`. The usual call of a training step
+    (a loss with respect to one tensor), which a plan found by `single_source_planner` may
     answer at once."""
-    if _one_planner is not None:
+    if _single_source_planner is not None:
         ids = tape.ids
         if target._tape_id in ids and source_id in ids:
-            found = _one_planner(tape, target, source_id)
+            found = _single_source_planner(tape, target, source_id)
             if found is not None:
                 return found[0]
     return backward(tape, (target,), _NO_SEED, (source_id,))[0]
@@ -224,7 +225,7 @@ def prune(records, source_set, grads):
 
 def walk(needed, grads, source_ids, source_set, need):
     """The backward walk over `needed` (records, from `prune`): each record's gradient function
-    maps its outputs' gradients to its inputs' (seeing the record as an `Entry`); `grads` (tensor
+    maps its outputs' gradients to its inputs' (seeing the record as a `RecordedOp`); `grads` (tensor
     id -> list of gradients, seeded with the targets') is consumed. Returns the summed gradient
     of each source id (None if none)."""
     for record in needed:
@@ -241,7 +242,7 @@ def walk(needed, grads, source_ids, source_set, need):
             out_grads.append(g)
         if missing and all(g is None for g in out_grads):
             continue
-        entry = Entry(record)
+        entry = RecordedOp(record)
         if missing:
             _fill_unused(entry, out_grads)
         op = entry.op

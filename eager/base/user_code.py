@@ -13,6 +13,7 @@ Stdlib only; any layer may import it.
 
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 
@@ -57,8 +58,6 @@ def line_of(point):
 
 def source_line(point) -> str:
     """The text of the user's line for a `user_point` result ("" when unknown)."""
-    import linecache  # noqa: PLC0415 - only on error/compile paths
-
     file, line = line_of(point)
     if not line:
         return ""

@@ -13,5 +13,6 @@ This package sits above `eager.graph` and `eager.runtime.graph_runner`; nothing 
 """
 
 from .api import cond, switch_case, while_loop
+from . import control_flow_grad  # noqa: F401  (sets the gradient functions of the ops in `ops`)
 
 __all__ = ["cond", "switch_case", "while_loop"]

@@ -86,8 +86,7 @@ from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from . import ops as _cf
 
-__all__ = ["gradient_function", "recompute_issue", "NotRecomputableError",
-           "TENSOR_LIST_ZEROS_LIKE"]
+__all__ = ["recompute_issue", "NotRecomputableError", "TENSOR_LIST_ZEROS_LIKE"]
 
 
 # -- small helpers -----------------------------------------------------------------------------
@@ -278,17 +277,17 @@ def _trace(fn, name, specs=()):
 
 
 # -- If / Case -----------------------------------------------------------------------------------
-def _case_grad(call, *output_grads):
+def _case_grad(forward, *output_grads):
     """If/Case: an If/Case on the same selector whose branch k is the gradient graph of forward
     branch k (recomputed, see the module doc) giving every wanted input's gradient (zeros where
     branch k does not use the input)."""
-    case = call.attrs["body"]
+    case = forward.attrs["body"]
     op_name = "If" if case.is_if else "Case"
-    selector, captures = call.inputs[0], call.inputs[1:]
-    none = (None,) * len(call.inputs)
+    selector, captures = forward.inputs[0], forward.inputs[1:]
+    none = (None,) * len(forward.inputs)
     wanted = [j for j in range(len(captures))
-              if needs_gradient(call, 1 + j) and _differentiable(call.input_dtypes[1 + j])]
-    grads = [None if g is None or output_unused(call, k) or not _differentiable(g.dtype)
+              if needs_gradient(forward, 1 + j) and _differentiable(forward.input_dtypes[1 + j])]
+    grads = [None if g is None or output_unused(forward, k) or not _differentiable(g.dtype)
              else _dense(g) for k, g in enumerate(output_grads)]
     if not wanted or all(g is None for g in grads):
         return none
@@ -326,20 +325,21 @@ def _case_grad(call, *output_grads):
 
 
 # -- While ---------------------------------------------------------------------------------------
-def _while_grad(call, *output_grads):
+def _while_grad(forward, *output_grads):
     """While: a While over the iteration count, backwards (module doc)."""
-    loop = call.attrs["body"]
+    loop = forward.attrs["body"]
     n = loop.num_vars
     base = n + (1 if loop.has_max else 0)
-    inputs = call.inputs
+    inputs = forward.inputs
     captures = inputs[base:]
     specs = loop.specs
     none = [None] * len(inputs)
     floats = [i for i in range(n) if specs[i].dtype._inexact]
-    want_vars = [i for i in floats if needs_gradient(call, i)]
+    want_vars = [i for i in floats if needs_gradient(forward, i)]
     body_positions = loop.positions[1]
     want_caps = [j for j in dict.fromkeys(body_positions)
-                 if needs_gradient(call, base + j) and _differentiable(call.input_dtypes[base + j])]
+                 if needs_gradient(forward, base + j)
+                 and _differentiable(forward.input_dtypes[base + j])]
     if not want_vars and not want_caps:
         return tuple(none)
     _check_recomputable("While", (loop.body,) if loop.accumulate is not None
@@ -357,14 +357,14 @@ def _while_grad(call, *output_grads):
         count, lists = outs[n], outs[n + 1:]
         list_grads = (None,) * len(lists)
     else:
-        count, lists = call.outputs[n], call.outputs[n + 1:]
-        list_grads = tuple(None if g is None or output_unused(call, n + 1 + k) else g
+        count, lists = forward.outputs[n], forward.outputs[n + 1:]
+        list_grads = tuple(None if g is None or output_unused(forward, n + 1 + k) else g
                            for k, g in enumerate(output_grads[n + 1:]))
     dvs = []
     for i in floats:
         g = output_grads[i]
         if g is None:
-            g = zeros(list(call.output_shapes[i]), specs[i].dtype)
+            g = zeros(list(forward.output_shapes[i]), specs[i].dtype)
         dvs.append(_dense(g))
     cap_placeholder = {j: p for (_, p), j in zip(loop.body.captures, body_positions)}
     cap_zeros = [_zero_gradient(captures[j], _read_spec(loop.body, cap_placeholder[j]))
@@ -418,10 +418,7 @@ def _while_grad(call, *output_grads):
     return tuple(none)
 
 
-_GRADIENTS = {"If": _case_grad, "Case": _case_grad, "While": _while_grad}
-
-
-def gradient_function(op_name):
-    """The gradient function of control-flow op `op_name` ("If", "Case" or "While"), which
-    `ops` registers on each op's OpDef."""
-    return _GRADIENTS[op_name]
+# Installed when the package imports this module (`ops` never imports it).
+_cf.set_gradient_function("If", _case_grad)
+_cf.set_gradient_function("Case", _case_grad)
+_cf.set_gradient_function("While", _while_grad)

@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import context as _context
+from ..core import dispatch
 from ..devices import registry as _devices
 from ..devices.base import transfer
 from ..base.dtypes import int32 as _int32, resource as _resource, variant as _variant
@@ -62,7 +63,18 @@ from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import TensorShape
 
 __all__ = ["BranchGraph", "trace_branch", "add_case_op", "add_while_op", "emit_while",
-           "followed_by_tape", "CaseBody", "WhileBody"]
+           "followed_by_tape", "CaseBody", "WhileBody", "set_gradient_function"]
+
+#: The gradient function of each control-flow op ("If", "Case", "While"). The rules build these
+#: ops, so they live in `control_flow_grad`, a module above this one that fills this table when
+#: the package imports it; each OpDef `_make_op` makes takes its rule from here.
+_GRADIENT_FUNCTIONS: dict = {}
+
+
+def set_gradient_function(op_name, fn):
+    """Makes `fn` the gradient function of every control-flow op named `op_name` made from now
+    on."""
+    _GRADIENT_FUNCTIONS[op_name] = fn
 
 
 class BranchGraph(Graph):
@@ -163,8 +175,7 @@ def _make_op(name, kernel, infer, replay, inputs, keep_outputs=()) -> OpDef:
     op = OpDef(name, kernel, infer, stateful=True, resource_writes=writes, num_outputs=None,
                device_types=frozenset({"CPU"}))
     op.replay = replay
-    op.def_gradient(_gradients.gradient_function(name), keep_inputs=True,
-                    keep_outputs=keep_outputs)
+    op.def_gradient(_GRADIENT_FUNCTIONS[name], keep_inputs=True, keep_outputs=keep_outputs)
     return op
 
 
@@ -259,8 +270,6 @@ def add_case_op(name, selector, branches, flat_outputs):
     """Adds an `If` (two branches, false first; `selector` a bool scalar) or `Case` op (`selector`
     an int32 scalar) to the graph being built; returns its outputs. `flat_outputs` are each
     branch's flat output tensors (already checked to agree in number and dtype)."""
-    from ..core import dispatch  # noqa: PLC0415
-
     for g, outs in zip(branches, flat_outputs):
         finish_branch(g, outs)
     specs = []
@@ -452,8 +461,6 @@ def emit_while(body, inputs, accumulate=None) -> tuple:
     The op accumulates (module doc) when `body` already does (a gradient built beside it may
     read its lists), when `accumulate` is True, or, when it is None, when a tape follows an
     input (`followed_by_tape`)."""
-    from ..core import dispatch  # noqa: PLC0415
-
     if accumulate is None:
         accumulate = followed_by_tape(inputs)
     if accumulate or body.accumulate is not None:
@@ -465,8 +472,3 @@ def emit_while(body, inputs, accumulate=None) -> tuple:
     op = _make_op("While", _while_kernel, _while_infer, _while_replay, inputs, keep)
     out = dispatch.execute(op, inputs, {"body": body})
     return out if out.__class__ is tuple else (out,)
-
-
-# The gradient functions build these ops, so they live in a module that imports this one; it is
-# imported here, once this module is complete, so that importing the package registers them.
-from . import control_flow_grad as _gradients  # noqa: E402

@@ -199,7 +199,7 @@ class CUDADevice(Device):
                 if array.ndim == 0:  # CuPy uploads a 0-d array as a scalar: float16 -0. became +0.
                     return _cupy().asarray(array.reshape(1)).reshape(())
                 return _cupy().asarray(array)
-        import cupyx  # noqa: PLC0415
+        import cupyx  # noqa: PLC0415 - CuPy is optional and imported on first GPU use (see _cupy)
 
         out = self._empty_on_compute(array.shape, array.dtype)
         copy = self.copy_stream

@@ -138,7 +138,8 @@ def _probe_gpus():
     if _state.gpu_physical is None:
         with _state.lock:
             if _state.gpu_physical is None:
-                from .cuda import cuda_device_count  # noqa: PLC0415 - keeps cupy out of import
+                # The CuPy backend (CuPy is optional) is loaded only when GPUs are asked for.
+                from .cuda import cuda_device_count  # noqa: PLC0415
 
                 n = cuda_device_count()
                 _state.gpu_physical = [PhysicalDevice(f"/physical_device:GPU:{i}", "GPU")
@@ -221,11 +222,13 @@ def _initialize():
             device_id = int(phys.name.rsplit(":", 1)[1])
             for _ in _state.logical_config.get(phys.name, [None]):
                 if _state.simulated_gpus:
+                    # Simulated GPUs exist only when configured (tests); a plain `import eager`
+                    # does not pay for their module (~2 ms).
                     from .virtual import VirtualDevice  # noqa: PLC0415
 
                     devices.append(VirtualDevice(gpu_index, phys.name))
                 else:
-                    from .cuda import CUDADevice  # noqa: PLC0415
+                    from .cuda import CUDADevice  # noqa: PLC0415 - the CuPy backend, as above
 
                     devices.append(CUDADevice(gpu_index, device_id))
                 gpu_index += 1

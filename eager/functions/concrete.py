@@ -35,6 +35,7 @@ from ..config import threading as _threading
 from ..autodiff import tape as _tape
 from ..autodiff.tape_backward import backward as _backward
 from ..graph import Graph, SymbolicTensor, building
+from ..ops.array_ops import identity
 from ..tensor import EagerTensor, Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
@@ -369,8 +370,6 @@ def _run_on_private_tape(function, feeds, st, outer):
     fed tensors it follows (0 for the others) and the outputs. An output that *is* a fed tensor
     goes through an identity op, so that a call's outputs never share an id with its inputs
     (the backward pass would count such a gradient twice)."""
-    from ..ops.array_ops import identity  # noqa: PLC0415 - ops import this module's package
-
     private = _tape.Tape()
     ids = [private.watch(t) if _derived.differentiable(t.dtype) else 0 for t in feeds]
     saved = st.tapes

@@ -208,8 +208,9 @@ class FunctionGradients:
 
     def variant_for(self, feeds, higher_order):
         """The Variant for a call on `feeds` (arguments then captures): gradients for the
-        inputs a tape could ever ask for (module doc), derived on first use; None when the
-        gradient is not derivable (yet)."""
+        inputs a tape could ever ask for (module doc), derived on first use. None when it is
+        not derived: the derivation failed (retried once every op that lacked a gradient has
+        one, see `_Blocked`), or partial shapes already have `_MAX_SHAPE_VARIANTS` variants."""
         sources = tuple([bool(t._tape_id) and d for t, d in zip(feeds, self._differentiable)])
         shapes = tuple([feeds[i].shape for i in self._partial]) if self._partial else None
         return self._variant(sources, shapes, higher_order)
@@ -372,13 +373,13 @@ class _CallBackward:
         self.variant = variant
         self.kept = kept
 
-    def __call__(self, entry, *grads):
+    def __call__(self, forward, *grads):
         variant = self.variant
         seeds = []
         for k in variant.seeds:
             g = grads[k]
             if g is None:
-                g = zeros(entry.output_shapes[k], entry.output_dtypes[k])
+                g = zeros(forward.output_shapes[k], forward.output_dtypes[k])
             elif g.__class__ is IndexedSlices:
                 g = convert_to_tensor(g)
             seeds.append(g)

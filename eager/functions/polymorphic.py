@@ -20,8 +20,9 @@ refuses creation, so an unguarded `Variable(...)` raises ValueError on that firs
 guarded singleton pattern passes, and the second trace is kept. Every later trace refuses.
 Variable arguments are keyed by shape and dtype (see `arguments`).
 
-Not done: autograph (`autograph=True` is accepted, Python `if` on a tensor still raises
-TypeError naming eager.cond).
+There is no AutoGraph conversion: `autograph=True` is accepted and changes nothing, and a
+Python `if` or `while` on a symbolic tensor raises a TypeError that names `eager.cond` and
+`eager.while_loop`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import threading
 import warnings
 import weakref
 
+from ..base import nest
 from ..core import context as _context
 from ..core.context import thread_state as _thread_state
 from ..core.shapes import UnknownDimensionError
@@ -394,8 +396,6 @@ class _WeakMethod:
 
 
 def _flatten_signature(signature):
-    from ..base import nest  # noqa: PLC0415
-
     return nest.flatten(list(signature))
 
 
@@ -415,7 +415,8 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     doc) and runs the graph on later calls. Python side effects (appending to a list, `print`)
     happen while tracing only; `eager.print` prints on every call. Variables may be created on
     the first call only (TensorFlow's rule; see the module doc). `experimental_relax_shapes` is
-    the deprecated name of `reduce_retracing`. Not supported yet: autograph conversion.
+    the deprecated name of `reduce_retracing`. `autograph` is accepted and ignored: there is no
+    AutoGraph conversion (see the module doc).
 
     `jit_compile=True`: there is no XLA here; it asks for the graph runtime's fully optimised,
     compiled plan (pruning, folding, fusion, straight-line code) from the first call on,

@@ -12,11 +12,11 @@
 This package sits above `eager.ops` and below the function layer; nothing lower imports it.
 """
 
-from .graph import Graph
+from .graph import Graph, building
 from .operation import Operation
 from .placeholder import PLACEHOLDER
 from .symbolic import SymbolicTensor
-from .tracing import building, building_apart, get_default_graph, trace
+from .tracing import building_apart, get_default_graph, trace
 
 __all__ = ["Graph", "Operation", "SymbolicTensor", "PLACEHOLDER", "building", "building_apart",
            "trace", "get_default_graph"]

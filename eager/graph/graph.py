@@ -1,8 +1,8 @@
 """`Graph`: the operations a traced function performed, in program order (≈ a `tf.Graph` built
 by `tf.function`).
 
-A graph is also a *tracing interpreter*: installed as the thread's interpreter (see
-`eager.graph.tracing`), it receives every op that goes through `eager.core.dispatch.execute` and,
+A graph is also a *tracing interpreter*: installed as the thread's interpreter (by `building`,
+below), it receives every op that goes through `eager.core.dispatch.execute` and,
 instead of running a kernel, adds an `Operation` and returns symbolic outputs typed by the op's
 own shape inference (`OpDef.infer`), exactly the record eager execution uses. So an op is
 defined once and traced for free.
@@ -11,8 +11,9 @@ Inputs an op receives while tracing:
 
 * symbolic tensors of this graph: data edges;
 * symbolic tensors of another graph (an enclosing graph being built, or a finished one): a
-  ValueError. Nested tracing does not capture outer symbolic values yet (TensorFlow lifts them
-  into the inner function; that belongs to the function layer);
+  ValueError. A graph does not capture another graph's symbolic values (TensorFlow lifts them
+  into the inner function; here a nested `eager.function` takes them as arguments). Control-flow
+  branches do capture their enclosing graphs' values: `eager.control_flow.ops.BranchGraph`;
 * eager tensors (constants created with `eager.constant`, closed-over values): *captured*. The
   graph makes one placeholder per distinct eager tensor and remembers `(eager value,
   placeholder)` in `captures`, for a runtime to feed. TensorFlow embeds small constants as
@@ -38,11 +39,12 @@ from ..tensor import EagerTensor
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import as_shape
 from .control_deps import AutoControlDeps, wait_for
+from .dot import repr_svg, to_dot, to_svg
 from .operation import Operation
 from .placeholder import PLACEHOLDER
 from .symbolic import SymbolicTensor
 
-__all__ = ["Graph"]
+__all__ = ["Graph", "building"]
 
 
 class Graph:
@@ -283,10 +285,7 @@ class Graph:
         raise TypeError(f"{op_def.name}: expected tensor inputs, got {type(t).__name__}.")
 
     def as_default(self):
-        """`with graph.as_default():` builds this graph in this thread (see
-        `eager.graph.tracing.building`)."""
-        from .tracing import building  # noqa: PLC0415 - tracing imports this module
-
+        """`with graph.as_default():` builds this graph in this thread (see `building`)."""
         return building(self)
 
     def control_dependencies(self, control_inputs):
@@ -297,23 +296,58 @@ class Graph:
 
     def to_dot(self) -> str:
         """Graphviz text of this graph (`eager.graph.dot`)."""
-        from .dot import to_dot  # noqa: PLC0415
-
         return to_dot(self)
 
     def to_svg(self) -> str:
         """This graph drawn by Graphviz's `dot` (a clear RuntimeError without it)."""
-        from .dot import to_svg  # noqa: PLC0415
-
         return to_svg(self)
 
     def _repr_svg_(self):
-        from .dot import repr_svg  # noqa: PLC0415
-
         return repr_svg(self)
 
     def __repr__(self):
         return f"<eager.Graph {self.name!r} with {len(self._operations)} operations>"
+
+
+class building:  # noqa: N801 - used as a context manager, like eager.device
+    """Installs `graph` as this thread's interpreter while inside (restoring the previous one,
+    which may be another graph or an async executor, on exit); `graph.as_default()` returns one.
+
+    Every op dispatched in this thread then adds a node to `graph`; other threads keep running
+    eagerly, because the interpreter is per-thread state. A slow-path reason
+    (`eager.core.context.enter_slow_path`) is held while open: the `EagerTensor` operators' fast
+    path computes without calling dispatch, and with it a `captured + 1` inside a trace would run
+    eagerly instead of being traced. Scopes nest: an inner graph is built while it is open and
+    the outer one is restored afterwards; the inner graph does not capture the outer graph's
+    symbolic tensors (using one raises ValueError, see `Graph`).
+
+    It lives beside `Graph` because installing a graph is what makes it an interpreter (the
+    module doc), and `Graph.as_default` needs it; `eager.graph.tracing` builds on it.
+    """
+
+    __slots__ = ("_graph", "_saved", "_state")
+
+    def __init__(self, graph):
+        if not isinstance(graph, Graph):
+            raise TypeError(f"building() needs a Graph, got {type(graph).__name__}.")
+        self._graph = graph
+        self._saved = None
+        self._state = None
+
+    def __enter__(self):
+        st = _context.thread_state()
+        self._state = st
+        self._saved = st.interpreter
+        _context.enter_slow_path()
+        st.interpreter = self._graph
+        return self._graph
+
+    def __exit__(self, *exc):
+        st = self._state
+        st.interpreter = self._saved
+        self._saved = self._state = None
+        _context.leave_slow_path()
+        return False
 
 
 class _ControlDependencies:

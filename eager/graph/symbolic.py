@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from ..base.tensor_shape import TensorShape, as_shape
+from .constant_value import constant_value
 
 __all__ = ["SymbolicTensor"]
 
@@ -77,8 +78,6 @@ class SymbolicTensor(Tensor):
     def _constant_value(self):
         """This tensor's value if the trace determines it (`graph.constant_value`), else None:
         what ops that take a size as an attribute ask of a symbolic size."""
-        from .constant_value import constant_value  # noqa: PLC0415 - it imports the op library
-
         return constant_value(self)
 
     # -- what needs a value --------------------------------------------------------------------

@@ -1,13 +1,5 @@
-"""Building a graph: install it as the thread's interpreter, run Python, restore.
-
-`building(graph)` (also `graph.as_default()`) makes `graph` this thread's interpreter, so every
-op dispatched in this thread adds a node to it (see `eager.graph.graph`); other threads keep
-running eagerly, because the interpreter is per-thread state. It also holds a slow-path reason
-(`eager.core.context.enter_slow_path`) while open: the `EagerTensor` operators' fast path computes
-without calling dispatch, and with it a `captured + 1` inside a trace would run eagerly instead
-of being traced. Scopes nest: an inner graph is built while it is open and the outer one is
-restored afterwards; the inner graph does not capture the outer graph's symbolic tensors (using
-one raises ValueError, see `Graph`).
+"""Building a graph from Python code, on top of `building(graph)` (in `eager.graph.graph`, also
+`graph.as_default()`), which makes `graph` this thread's interpreter while open.
 
 `building_apart(graph)` builds with the thread's tapes, name scope and device scope set aside:
 for graphs the runtime derives (a gradient's graph), not for user code.
@@ -24,39 +16,10 @@ from ..base import nest
 from ..tensor import Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
-from .graph import Graph
+from .graph import Graph, building
 from .symbolic import SymbolicTensor
 
 __all__ = ["building", "building_apart", "trace", "get_default_graph"]
-
-
-class building:  # noqa: N801 - used as a context manager, like eager.device
-    """Installs `graph` as this thread's interpreter while inside (restoring the previous one,
-    which may be another graph or an async executor, on exit)."""
-
-    __slots__ = ("_graph", "_saved", "_state")
-
-    def __init__(self, graph):
-        if not isinstance(graph, Graph):
-            raise TypeError(f"building() needs a Graph, got {type(graph).__name__}.")
-        self._graph = graph
-        self._saved = None
-        self._state = None
-
-    def __enter__(self):
-        st = _context.thread_state()
-        self._state = st
-        self._saved = st.interpreter
-        _context.enter_slow_path()
-        st.interpreter = self._graph
-        return self._graph
-
-    def __exit__(self, *exc):
-        st = self._state
-        st.interpreter = self._saved
-        self._saved = self._state = None
-        _context.leave_slow_path()
-        return False
 
 
 @contextlib.contextmanager

@@ -1,6 +1,7 @@
 """The op library: records in `registry`, dispatch in `dispatch`, ops by theme."""
 
 from . import (array_ops, linalg_ops, list_ops, logging_ops, math_ops, nn_ops,  # noqa: F401
-               random_ops, resource_ops, sort_ops, training_ops)
+               product_ops, random_ops, resource_ops, sort_ops, stateful_random_ops, training_ops)
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the modules above)
-from . import array_grad, linalg_grad, list_grad, math_grad, nn_grad  # noqa: F401  (gradients)
+from . import (array_grad, linalg_grad, list_grad, math_grad, nn_grad,  # noqa: F401  (gradients)
+               product_grad)

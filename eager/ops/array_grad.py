@@ -3,7 +3,7 @@ padding, fill. Every one of them moves or copies elements without arithmetic, so
 moves `dy` back: a reshape undoes a reshape, a split undoes a concat, a pad undoes a slice, a
 scatter undoes a gather.
 
-Each rule is `grad(call, *dys) -> one gradient per input` (None for indices), written with ops
+Each rule is `grad(forward, *dys) -> one gradient per input` (None for indices), written with ops
 so it runs eagerly, traced, and under an outer tape (the rules of this file are differentiable
 again: their gradients are rules of this file). `keep_inputs` names what a rule reads: most read
 only static shapes and attrs, so a tape keeps nothing alive for them; the gathers and the
@@ -83,14 +83,14 @@ def _reduce_sum(g, axes):
 
 
 @get_op("Identity").def_gradient
-def _identity_grad(call, dy):
+def _identity_grad(forward, dy):
     return dy  # an IndexedSlices stays sparse
 
 
-def _reshape_back(call, dy):
+def _reshape_back(forward, dy):
     """Reshape, Squeeze, ExpandDims: the same elements, so `dy` takes the input's shape."""
-    shape = call.input_shapes[0]
-    if shape == call.output_shapes[0]:
+    shape = forward.input_shapes[0]
+    if shape == forward.output_shapes[0]:
         return dy
     return _reshape(dy, shape)
 
@@ -107,30 +107,30 @@ def _inverse(perm) -> tuple:
 
 
 @get_op("Transpose").def_gradient
-def _transpose_grad(call, dy):
-    perm = call.attrs["perm"]
+def _transpose_grad(forward, dy):
+    perm = forward.attrs["perm"]
     if perm == tuple(builtins.range(len(perm))):
         return dy
     return execute(TRANSPOSE, (_dense(dy),), {"perm": _inverse(perm)})
 
 
 @get_op("ConjugateTranspose").def_gradient
-def _conjugate_transpose_grad(call, dy):
+def _conjugate_transpose_grad(forward, dy):
     # y = conj(x^T): the gradient of conj is conj (TensorFlow's convention), that of a
     # transpose the inverse transpose.
-    return execute(CONJUGATE_TRANSPOSE, (_dense(dy),), {"perm": _inverse(call.attrs["perm"])})
+    return execute(CONJUGATE_TRANSPOSE, (_dense(dy),), {"perm": _inverse(forward.attrs["perm"])})
 
 
 @get_op("BroadcastTo").def_gradient
-def _broadcast_to_grad(call, dy):
-    return unbroadcast(_dense(dy), call.input_shapes[0])
+def _broadcast_to_grad(forward, dy):
+    return unbroadcast(_dense(dy), forward.input_shapes[0])
 
 
 @get_op("Tile").def_gradient
-def _tile_grad(call, dy):
+def _tile_grad(forward, dy):
     # y viewed as [m0, d0, m1, d1, ...] holds m_i copies along each i: sum the copies.
     shape, axes = [], []
-    for m_i, d in zip(call.attrs["multiples"], call.input_shapes[0]):
+    for m_i, d in zip(forward.attrs["multiples"], forward.input_shapes[0]):
         if m_i != 1:
             axes.append(len(shape))
             shape.append(m_i)
@@ -144,29 +144,29 @@ def _tile_grad(call, dy):
 
 
 @get_op("ConcatV2").def_gradient
-def _concat_grad(call, dy):
-    shapes = call.input_shapes
-    axis = call.attrs["axis"] % len(shapes[0])
+def _concat_grad(forward, dy):
+    shapes = forward.input_shapes
+    axis = forward.attrs["axis"] % len(shapes[0])
     sizes = tuple(s[axis] for s in shapes)
     return execute(SPLIT_V, (_dense(dy),), {"axis": axis, "size_splits": sizes})
 
 
 @get_op("Pack").def_gradient
-def _pack_grad(call, dy):
-    n = len(call.input_shapes)
-    axis = call.attrs["axis"] % (len(call.input_shapes[0]) + 1)
+def _pack_grad(forward, dy):
+    n = len(forward.input_shapes)
+    axis = forward.attrs["axis"] % (len(forward.input_shapes[0]) + 1)
     return execute(UNPACK, (_dense(dy),), {"num": n, "axis": axis})
 
 
 @get_op("Unpack").def_gradient
-def _unpack_grad(call, *dys):
-    return execute(PACK, tuple(_dense(g) for g in dys), {"axis": call.attrs["axis"]})
+def _unpack_grad(forward, *dys):
+    return execute(PACK, tuple(_dense(g) for g in dys), {"axis": forward.attrs["axis"]})
 
 
-def _split_grad(call, *dys):
+def _split_grad(forward, *dys):
     if len(dys) == 1:
         return dys[0]
-    return execute(CONCAT, tuple(_dense(g) for g in dys), {"axis": call.attrs["axis"]})
+    return execute(CONCAT, tuple(_dense(g) for g in dys), {"axis": forward.attrs["axis"]})
 
 
 get_op("Split").def_gradient(_split_grad)
@@ -243,10 +243,10 @@ def _unslice_plan(dims, out_dims, begin, end, strides, begin_mask, end_mask, ell
 
 
 @get_op("StridedSlice").def_gradient
-def _strided_slice_grad(call, dy):
-    a = call.attrs
-    dims = call.input_shapes[0]
-    plan = _unslice_plan(tuple(dims), tuple(call.output_shapes[0]), a["begin"], a["end"],
+def _strided_slice_grad(forward, dy):
+    a = forward.attrs
+    dims = forward.input_shapes[0]
+    plan = _unslice_plan(tuple(dims), tuple(forward.output_shapes[0]), a["begin"], a["end"],
                          a["strides"], a["begin_mask"], a["end_mask"], a["ellipsis_mask"],
                          a["new_axis_mask"], a["shrink_axis_mask"])
     if plan is None:
@@ -269,32 +269,32 @@ def _strided_slice_grad(call, dy):
 
 
 @get_op("Slice").def_gradient
-def _slice_grad(call, dy):
-    pads = tuple((b, d - b - s) for b, d, s in zip(call.attrs["begin"], call.input_shapes[0],
-                                                   call.output_shapes[0]))
+def _slice_grad(forward, dy):
+    pads = tuple((b, d - b - s) for b, d, s in zip(forward.attrs["begin"], forward.input_shapes[0],
+                                                   forward.output_shapes[0]))
     if not any(a or b for a, b in pads):
         return dy
     return _pad(dy, pads)
 
 
 @get_op("PadV2").def_gradient
-def _pad_grad(call, dy):
+def _pad_grad(forward, dy):
     # As in TensorFlow, the padding value gets no gradient.
-    paddings = call.attrs["paddings"]
+    paddings = forward.attrs["paddings"]
     if not any(a or b for a, b in paddings):
         return dy, None
-    return _slice(dy, tuple(a for a, _ in paddings), call.input_shapes[0]), None
+    return _slice(dy, tuple(a for a, _ in paddings), forward.input_shapes[0]), None
 
 
 @get_op("MirrorPad").def_gradient
-def _mirror_pad_grad(call, dy):
+def _mirror_pad_grad(forward, dy):
     """Each padded border is a mirror image of a strip of x: fold it back onto that strip.
     REFLECT mirrors about the edge element (x[1..a] before, x[d-1-b..d-2] after), SYMMETRIC
     includes it (x[0..a-1], x[d-b..d-1]). Axes are folded one at a time."""
-    shift = 1 if call.attrs["mode"] == "REFLECT" else 0
+    shift = 1 if forward.attrs["mode"] == "REFLECT" else 0
     g = _dense(dy)
-    rank = len(call.input_shapes[0])
-    for axis, (d, (a, b)) in enumerate(zip(call.input_shapes[0], call.attrs["paddings"])):
+    rank = len(forward.input_shapes[0])
+    for axis, (d, (a, b)) in enumerate(zip(forward.input_shapes[0], forward.attrs["paddings"])):
         if not a and not b:
             continue
         total = _along(g, axis, builtins.slice(a, a + d))
@@ -327,13 +327,13 @@ def _static_dims(op_name, shapes):
 
 
 @get_op("IndexAxis").def_gradient(keep_inputs=(1,))
-def _index_axis_grad(call, dy):
+def _index_axis_grad(forward, dy):
     """Dense, as StridedSlice's: dy placed at the index along `axis` of zeros of the input's
     (static) shape. That is SliceAxisGrad of dy with the axis restored, over the one-element
     slice index:index + 1, the index counted from the front first (-1 + 1 would be 0)."""
-    dims = _static_dims("IndexAxis", call.input_shapes)
-    axis = call.attrs["axis"]
-    index = call.inputs[1]
+    dims = _static_dims("IndexAxis", forward.input_shapes)
+    axis = forward.attrs["axis"]
+    index = forward.inputs[1]
     index = m.where(m.less(index, 0), m.add(index, m.cast(dims[axis], index.dtype)), index)
     attrs = {"axis": axis, "step": 1, "start": None, "stop": None, "dynamic": "both",
              "shape": dims}
@@ -342,19 +342,19 @@ def _index_axis_grad(call, dy):
 
 
 @get_op("SliceAxis").def_gradient(keep_inputs=(1, 2))
-def _slice_axis_grad(call, dy):
+def _slice_axis_grad(forward, dy):
     """Dense, as StridedSlice's: dy placed back into zeros of the input's shape (which must be
     static: a `None` dimension makes the function trace per call shape)."""
-    dims = _static_dims("SliceAxis", call.input_shapes)
-    bounds = call.inputs[1:]
-    attrs = dict(call.attrs, shape=dims)
+    dims = _static_dims("SliceAxis", forward.input_shapes)
+    bounds = forward.inputs[1:]
+    attrs = dict(forward.attrs, shape=dims)
     return (execute(SLICE_AXIS_GRAD, (_dense(dy), *bounds), attrs),) + (None,) * len(bounds)
 
 
 @get_op("SliceAxisGrad").def_gradient(keep_inputs=(1, 2))
-def _slice_axis_grad_grad(call, ddx):
-    bounds = call.inputs[1:]
-    attrs = {k: v for k, v in call.attrs.items() if k != "shape"}
+def _slice_axis_grad_grad(forward, ddx):
+    bounds = forward.inputs[1:]
+    attrs = {k: v for k, v in forward.attrs.items() if k != "shape"}
     return (execute(SLICE_AXIS, (_dense(ddx), *bounds), attrs),) + (None,) * len(bounds)
 
 
@@ -362,18 +362,18 @@ def _slice_axis_grad_grad(call, ddx):
 
 
 @get_op("GatherV2").def_gradient(keep_inputs=(1,))
-def _gather_grad(call, dy):
-    indices = call.inputs[1]
-    params_shape = call.input_shapes[0]
-    axis, batch_dims = call.attrs["axis"], call.attrs["batch_dims"]
+def _gather_grad(forward, dy):
+    indices = forward.inputs[1]
+    params_shape = forward.input_shapes[0]
+    axis, batch_dims = forward.attrs["axis"], forward.attrs["batch_dims"]
     if axis == 0 and batch_dims == 0:
         # Rows dy[k] belong to params[indices[k]]: an IndexedSlices, never a dense table.
         values = dy
-        if len(call.input_shapes[1]) != 1:
+        if len(forward.input_shapes[1]) != 1:
             values = _reshape(dy, (-1,) + tuple(params_shape[1:]))
             indices = execute(RESHAPE, (indices,), {"shape": (-1,)})
         return IndexedSlices(_dense(values), indices, dense_shape_tensor(params_shape)), None
-    return _gather_dense_grad(dy, indices, params_shape, call.input_shapes[1], axis,
+    return _gather_dense_grad(dy, indices, params_shape, forward.input_shapes[1], axis,
                               batch_dims), None
 
 
@@ -404,16 +404,16 @@ def _gather_dense_grad(dy, indices, params_shape, indices_shape, axis, batch_dim
 
 
 @get_op("GatherNd").def_gradient(keep_inputs=(1,))
-def _gather_nd_grad(call, dy):
-    indices = call.inputs[1]
-    params_shape = tuple(call.input_shapes[0])
-    batch_dims = call.attrs["batch_dims"]
+def _gather_nd_grad(forward, dy):
+    indices = forward.inputs[1]
+    params_shape = tuple(forward.input_shapes[0])
+    batch_dims = forward.attrs["batch_dims"]
     g = _dense(dy)
     if batch_dims:
         # Prefix every coordinate with its batch position, flattened: [B, rows, 1 + depth]
         # into params viewed as [B] + params.shape[batch_dims:].
         nb = prod(params_shape[:batch_dims])
-        ishape = call.input_shapes[1]
+        ishape = forward.input_shapes[1]
         rows, depth = prod(ishape[batch_dims:-1]), ishape[-1]
         idx = execute(RESHAPE, (m.cast(indices, _dt.int64),), {"shape": (nb, rows, depth)})
         batch = execute(BROADCAST_TO, (execute(RESHAPE, (_range(nb, dtype=_dt.int64),),
@@ -427,15 +427,15 @@ def _gather_nd_grad(call, dy):
 
 
 @get_op("ScatterNd").def_gradient(keep_inputs=(0,))
-def _scatter_nd_grad(call, dy):
-    return None, gather_nd(dy, call.inputs[0])
+def _scatter_nd_grad(forward, dy):
+    return None, gather_nd(dy, forward.inputs[0])
 
 
 # -- creation --------------------------------------------------------------------------------
 
 
 @get_op("Fill").def_gradient
-def _fill_grad(call, dy):
+def _fill_grad(forward, dy):
     return execute(m.SUM, (_dense(dy),), {"axes": None, "keepdims": False})
 
 

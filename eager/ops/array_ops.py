@@ -22,6 +22,7 @@ from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from ..core.argument_conversion import as_tensor, same_type
+from .math_ops import cast
 from .creation_ops import eye, fill, one_hot, ones, ones_like, range, zeros, zeros_like
 from ..core.dispatch import execute, named
 from .padding_ops import pad
@@ -294,8 +295,6 @@ def size(input, out_type=None, name=None):  # noqa: A002
     x = as_tensor(input)
     out = _dt.int32 if out_type is None else _dt.as_dtype(out_type)
     if out not in (_dt.int32, _dt.int64) and out in ALL:
-        from .math_ops import cast  # noqa: PLC0415 - math_ops imports this module's users
-
         return cast(execute(SIZE, (x,), {"out_type": _dt.int64}), out)
     return execute(SIZE, (x,), {"out_type": _out_type("Size", out_type)})
 

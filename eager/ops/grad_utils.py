@@ -21,20 +21,20 @@ __all__ = ["unbroadcast", "grad_conj", "restore_reduced", "reduced_keepdims_shap
            "needs_gradient", "output_unused", "dense_shape_tensor"]
 
 
-def needs_gradient(call, i) -> bool:
+def needs_gradient(forward, i) -> bool:
     """Whether input `i`'s gradient is wanted, so rules skip work nobody uses (a network's input
     images, a loss's labels: TensorFlow's `skip_input_indices`). The backward pass says; outside
     it (a rule called directly) every input with a tape id counts as wanted."""
-    needed = call.input_needed
+    needed = forward.input_needed
     if needed is not None:
         return needed[i]
-    return call.input_ids[i] != 0
+    return forward.input_ids[i] != 0
 
 
-def output_unused(call, k) -> bool:
+def output_unused(forward, k) -> bool:
     """Whether output k's gradient is zeros the backward pass filled in because nothing used the
     output: its terms can be dropped exactly (e.g. the cross-entropies' second output)."""
-    filled = call.output_filled
+    filled = forward.output_filled
     return filled is not None and filled[k]
 
 

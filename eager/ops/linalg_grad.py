@@ -1,16 +1,16 @@
-"""Gradients of the linear-algebra ops (Tensordot, Einsum, MatrixSpectralNorm), and the thin
-singular value decomposition (`Svd`) that the spectral norm's gradient is written with.
+"""Gradients of the linear-algebra ops beyond products: MatrixSpectralNorm, MatrixInverse,
+MatrixDeterminant, MatrixSolve, and the thin singular value decomposition (`Svd`) that the
+spectral norm's gradient is written with.
 
-Products differentiate into products: each operand's gradient is the same contraction of the
-output gradient with the other operands (conjugated, TensorFlow's convention for complex inputs),
-so every rule is differentiable again. The spectral norm's gradient is U diag(w) V^H from the SVD,
-with w shared equally among tied largest singular values (as TensorFlow's reduce_max over the
-singular values shares it); second derivatives go through the SVD's own gradient.
+Every rule is written with ops, so it differentiates again. The spectral norm's gradient is
+U diag(w) V^H from the SVD, with w shared equally among tied largest singular values (as
+TensorFlow's reduce_max over the singular values shares it); second derivatives go through the
+SVD's own gradient. The square-matrix gradients are TensorFlow's:
+d inv(A) = -inv(A)^H dY inv(A)^H; d det(A) = dY det(A) inv(A)^H; for X = solve(A, B),
+dB = solve(A^H, dY) and dA = -dB X^H.
 """
 
 from __future__ import annotations
-
-import string
 
 import numpy as np
 
@@ -18,118 +18,12 @@ from ..base import dtypes as _dt
 from ..core.specs import TensorSpec
 from . import math_ops as m
 from .array_ops import expand_dims, reshape, transpose
-from .creation_ops import eye, ones
+from .creation_ops import eye
 from ..core.dispatch import execute
-from .grad_utils import grad_conj, needs_gradient, unbroadcast
-from .linalg_ops import (_ELLIPSIS, EINSUM, SPECTRAL_NORM, TENSORDOT, _parse_equation, einsum,
-                         matmul, tensordot)
+from .linalg_ops import (MATRIX_DETERMINANT, MATRIX_INVERSE, MATRIX_SOLVE, SPECTRAL_NORM, inv,
+                         solve)
+from .product_ops import matmul
 from ..core.registry import op_error, register_op
-
-# -----------------------------------------------------------------------------------------------
-# Tensordot
-# -----------------------------------------------------------------------------------------------
-
-
-def _to_order(t, axes_now):
-    """Transposes `t`, whose axis k is input axis axes_now[k], into input axis order."""
-    perm = [axes_now.index(i) for i in range(len(axes_now))]
-    return t if perm == list(range(len(perm))) else transpose(t, perm)
-
-
-@TENSORDOT.def_gradient(keep_inputs=True)
-def _tensordot_grad(call, dy):
-    a, b = call.inputs
-    a_axes, b_axes = list(call.attrs["a_axes"]), list(call.attrs["b_axes"])
-    ra, rb = len(call.input_shapes[0]), len(call.input_shapes[1])
-    free_a = [i for i in range(ra) if i not in a_axes]
-    free_b = [j for j in range(rb) if j not in b_axes]
-    na = len(free_a)
-    ga = gb = None
-    if needs_gradient(call, 0):  # dy . b over b's free axes -> [free_a, contracted (b order)]
-        ga = tensordot(dy, grad_conj(b), [list(range(na, na + len(free_b))), free_b])
-        ga = _to_order(ga, free_a + [a_axes[b_axes.index(j)] for j in sorted(b_axes)])
-    if needs_gradient(call, 1):  # a . dy over a's free axes -> [contracted (a order), free_b]
-        gb = tensordot(grad_conj(a), dy, [free_a, list(range(na))])
-        gb = _to_order(gb, [b_axes[a_axes.index(i)] for i in sorted(a_axes)] + free_b)
-    return ga, gb
-
-
-# -----------------------------------------------------------------------------------------------
-# Einsum
-# -----------------------------------------------------------------------------------------------
-
-def _equation(terms, output):
-    return ",".join("".join(t) for t in terms) + "->" + "".join(output)
-
-
-def _einsum_operand_grad(dy, terms, output, others, i, shape):
-    """The gradient of operand i: dy contracted with the other operands onto operand i's labels.
-
-    Labels only operand i has (summed away) come back by broadcasting, repeated labels (a
-    diagonal) by multiplying with an identity, and a broadcast ellipsis by summing.
-    """
-    term = terms[i]
-    other_terms = [t for k, t in enumerate(terms) if k != i]
-    available = set(output).union(*other_terms)
-    unique = []
-    for s in term:
-        if s != _ELLIPSIS and s not in unique:
-            unique.append(s)
-    kept = tuple(s for s in unique if s in available)
-    broadcast = _ELLIPSIS in output  # the broadcast axes of all operands, in dy
-    target = ((_ELLIPSIS,) if broadcast else ()) + kept
-    if not other_terms and tuple(output) == target:
-        g = dy
-    else:
-        g = einsum(_equation([output] + other_terms, target), dy, *others)
-    ellipsis = broadcast and _ELLIPSIS in term
-    if broadcast:  # sum over the broadcast axes this operand does not have (or has as 1)
-        ell_shape = []
-        if ellipsis:
-            start = term.index(_ELLIPSIS)
-            ell_shape = list(shape[start:start + len(shape) - (len(term) - 1)])
-        g = unbroadcast(g, ell_shape + list(g.shape[len(g.shape) - len(kept):]))
-        target = ((_ELLIPSIS,) if ellipsis else ()) + kept
-    # Lay the result out as operand i: missing labels broadcast, repeated labels on a diagonal.
-    final = [s for s in term if s != _ELLIPSIS or ellipsis]
-    if tuple(final) == target:
-        return g
-    sizes, axis = {}, 0
-    for s in term:
-        if s == _ELLIPSIS:
-            axis += len(shape) - (len(term) - 1)
-        else:
-            sizes[s] = shape[axis]
-            axis += 1
-    used = set(s for t in terms for s in t) | set(output)
-    fresh = iter(c for c in string.ascii_letters if c not in used)
-    operands, op_terms, seen, out = [g], [target], set(), []
-    for s in final:
-        if s == _ELLIPSIS or s not in seen:
-            seen.add(s)
-            out.append(s)
-            if s != _ELLIPSIS and s not in kept:  # summed away: constant along it
-                operands.append(ones([sizes[s]], g.dtype))
-                op_terms.append((s,))
-            continue
-        f = next(fresh)  # a repeat of s: its own label, tied to s by an identity
-        operands.append(eye(sizes[s], dtype=g.dtype))
-        op_terms.append((s, f))
-        out.append(f)
-    return einsum(_equation(op_terms, out), *operands)
-
-
-@EINSUM.def_gradient(keep_inputs=True)
-def _einsum_grad(call, dy):
-    terms, output, _ = _parse_equation(call.attrs["equation"])
-    wanted = [i for i in range(len(terms)) if needs_gradient(call, i)]
-    conj = {k: grad_conj(x) for k, x in enumerate(call.inputs)
-            if any(i != k for i in wanted)}  # each operand conjugated once, where used
-    grads = [None] * len(terms)
-    for i in wanted:
-        others = [conj[k] for k in range(len(terms)) if k != i]
-        grads[i] = _einsum_operand_grad(dy, terms, output, others, i, call.input_shapes[i])
-    return tuple(grads)
 
 
 # -----------------------------------------------------------------------------------------------
@@ -183,12 +77,12 @@ def _safe_reciprocal(x, eps=1e-20):
 
 
 @SVD.def_gradient(keep_outputs=True)
-def _svd_grad(call, gs, gu, gv):
+def _svd_grad(forward, gs, gu, gv):
     """The thin SVD's gradient (Townsend, "Differentiating the singular value decomposition",
     2016, and its complex extension): infinite (nan) where singular values repeat, as in
     TensorFlow, since the singular vectors are not determined there."""
-    s, u, v = call.outputs
-    rows, cols = call.input_shapes[0][-2:]
+    s, u, v = forward.outputs
+    rows, cols = forward.input_shapes[0][-2:]
     half = u.dtype is _dt.float16  # too narrow for the reciprocals below: work in float32
     if half:
         s, u, v, gs, gu, gv = (m.cast(t, _dt.float32) for t in (s, u, v, gs, gu, gv))
@@ -223,10 +117,10 @@ def _svd_grad(call, gs, gu, gv):
 # -----------------------------------------------------------------------------------------------
 
 @SPECTRAL_NORM.def_gradient(keep_inputs=True)
-def _spectral_norm_grad(call, dy):
-    (x,) = call.inputs
-    shape = call.input_shapes[0]
-    a0, a1 = call.attrs["axes"]
+def _spectral_norm_grad(forward, dy):
+    (x,) = forward.inputs
+    shape = forward.input_shapes[0]
+    a0, a1 = forward.attrs["axes"]
     rank = len(shape)
     batch_axes = [i for i in range(rank) if i not in (a0, a1)]
     perm = batch_axes + [a0, a1]
@@ -241,3 +135,39 @@ def _spectral_norm_grad(call, dy):
     grad = matmul(u * expand_dims(weights, -2), v, adjoint_b=True)
     return grad if identity else transpose(grad, [perm.index(i) for i in range(rank)])
 
+
+# -----------------------------------------------------------------------------------------------
+# Square matrices: inverse, determinant, solve
+# -----------------------------------------------------------------------------------------------
+
+@MATRIX_INVERSE.def_gradient(keep_outputs=True)
+def _inv_grad(forward, dy):
+    y = forward.outputs[0]  # inv(A), or inv(A^H) with adjoint
+    g = m.negative(matmul(matmul(y, dy, adjoint_a=True), y, adjoint_b=True))
+    if forward.attrs["adjoint"]:
+        g = m.conj(_swap(g))
+    return g
+
+
+def _swap(t):
+    rank = t.shape.rank
+    return transpose(t, list(range(rank - 2)) + [rank - 1, rank - 2])
+
+
+@MATRIX_DETERMINANT.def_gradient(keep_inputs=True, keep_outputs=True)
+def _det_grad(forward, dy):
+    (a,), (d,) = forward.inputs, forward.outputs
+    scale = expand_dims(expand_dims(m.multiply(dy, m.conj(d)), -1), -1)
+    return m.multiply(scale, inv(a, adjoint=True))
+
+
+@MATRIX_SOLVE.def_gradient(keep_inputs=(0,), keep_outputs=True)
+def _solve_grad(forward, dy):
+    a, x = forward.inputs[0], forward.outputs[0]
+    adjoint = forward.attrs["adjoint"]
+    grad_b = solve(a, dy, adjoint=not adjoint)
+    if adjoint:
+        grad_a = m.negative(matmul(x, grad_b, adjoint_b=True))
+    else:
+        grad_a = m.negative(matmul(grad_b, x, adjoint_b=True))
+    return grad_a, grad_b

@@ -9,7 +9,7 @@ Zeros. A gradient list has the same length as the list it differentiates; slots 
 differentiated are *unset* and read as zeros of the shape the reading op names (every rule
 below passes the element shape it knows from the forward op's inputs), so no zeros are
 materialised for untouched elements. An unused list output of PopBack arrives as None (flagged
-in `call.output_filled`): its zero gradient is a list of unset slots as long as that output.
+in `forward.output_filled`): its zero gradient is a list of unset slots as long as that output.
 
 Summing. A list consumed twice (two get_items, or a pop whose both outputs are used) gets two
 list gradients; they are added element by element (`add_list_gradients`, TensorFlow's AddN on
@@ -88,7 +88,7 @@ def add_list_gradients(grads):
             return add_list_gradients(grads)
 
     and, in `_fill_unused`, `None` instead of `zeros(...)` for a variant output (PopBack's rule
-    reads `call.output_filled`).
+    reads `forward.output_filled`).
     """
     if len(grads) == 1:
         return grads[0]
@@ -101,65 +101,65 @@ def _shape(shape):
 
 
 @TENSOR_LIST_PUSH_BACK.def_gradient
-def _push_back_grad(call, dlist):
+def _push_back_grad(forward, dlist):
     # d(list) is the gradient list without its last slot; d(tensor) is that slot (zeros of the
     # pushed tensor's shape when nobody differentiated it).
     dlist_in, dtensor = execute(TENSOR_LIST_POP_BACK, (dlist,),
-                                {"element_dtype": call.input_dtypes[1],
-                                 "element_shape": _shape(call.input_shapes[1])})
+                                {"element_dtype": forward.input_dtypes[1],
+                                 "element_shape": _shape(forward.input_shapes[1])})
     return dlist_in, dtensor
 
 
 @TENSOR_LIST_POP_BACK.def_gradient(keep_outputs=(0,))
-def _pop_back_grad(call, dlist, dtensor):
-    if dlist is None or output_unused(call, 0):
+def _pop_back_grad(forward, dlist, dtensor):
+    if dlist is None or output_unused(forward, 0):
         # Nothing used the remaining list: its gradient is as many unset slots.
-        (rest,) = call.outputs[:1]
+        (rest,) = forward.outputs[:1]
         length = execute(TENSOR_LIST_LENGTH, (rest,))
         dlist = execute(TENSOR_LIST_RESERVE, (length,),
-                        {"element_dtype": call.output_dtypes[1], "element_shape": None})
+                        {"element_dtype": forward.output_dtypes[1], "element_shape": None})
     return execute(TENSOR_LIST_PUSH_BACK, (dlist, dtensor))
 
 
 @TENSOR_LIST_GET_ITEM.def_gradient(keep_inputs=(0, 1))
-def _get_item_grad(call, ditem):
+def _get_item_grad(forward, ditem):
     # A list as long as the input, unset except for slot `index`.
-    handle, index = call.inputs
+    handle, index = forward.inputs
     length = execute(TENSOR_LIST_LENGTH, (handle,))
     grad = execute(TENSOR_LIST_RESERVE, (length,),
-                   {"element_dtype": call.attrs["element_dtype"], "element_shape": None})
+                   {"element_dtype": forward.attrs["element_dtype"], "element_shape": None})
     return execute(TENSOR_LIST_SET_ITEM, (grad, index, ditem)), None
 
 
 @TENSOR_LIST_SET_ITEM.def_gradient(keep_inputs=(1,))
-def _set_item_grad(call, dlist):
+def _set_item_grad(forward, dlist):
     # The overwritten slot got nothing from the input list; the item gets that slot's gradient.
-    index = call.inputs[1]
-    item_shape, item_dtype = _shape(call.input_shapes[2]), call.input_dtypes[2]
+    index = forward.inputs[1]
+    item_shape, item_dtype = _shape(forward.input_shapes[2]), forward.input_dtypes[2]
     dlist_in = ditem = None
-    if needs_gradient(call, 0):
+    if needs_gradient(forward, 0):
         dlist_in = execute(TENSOR_LIST_SET_ITEM, (dlist, index, zeros(item_shape, item_dtype)))
-    if needs_gradient(call, 2):
+    if needs_gradient(forward, 2):
         ditem = execute(TENSOR_LIST_GET_ITEM, (dlist, index),
                         {"element_dtype": item_dtype, "element_shape": item_shape})
     return dlist_in, None, ditem
 
 
 @TENSOR_LIST_FROM_TENSOR.def_gradient
-def _from_tensor_grad(call, dlist):
-    shape = _shape(call.input_shapes[0])
+def _from_tensor_grad(forward, dlist):
+    shape = _shape(forward.input_shapes[0])
     return execute(TENSOR_LIST_STACK, (dlist,),
-                   {"element_dtype": call.input_dtypes[0],
+                   {"element_dtype": forward.input_dtypes[0],
                     "num_elements": -1 if shape is None or shape[0] is None else shape[0],
                     "element_shape": None if shape is None else shape[1:]})
 
 
 @TENSOR_LIST_STACK.def_gradient
-def _stack_grad(call, dtensor):
+def _stack_grad(forward, dtensor):
     return execute(TENSOR_LIST_FROM_TENSOR, (dtensor,),
                    {"element_shape": _shape(dtensor.shape[1:])})
 
 
 @TENSOR_LIST_ADD_N.def_gradient
-def _add_n_grad(call, dlist):
-    return (dlist,) * len(call.input_ids)
+def _add_n_grad(forward, dlist):
+    return (dlist,) * len(forward.input_ids)

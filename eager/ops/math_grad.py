@@ -1,6 +1,6 @@
 """Gradients of the math ops, one rule per op, read like a table of derivatives.
 
-Each rule is `grad(call, dy) -> one gradient per input` (None where an input has none), written
+Each rule is `grad(forward, dy) -> one gradient per input` (None where an input has none), written
 with ops so it runs eagerly, traced, and under an outer tape. `keep_inputs` / `keep_outputs`
 name what the rule reads, so a tape keeps nothing else alive. Broadcasting is undone by one
 shared helper (`unbroadcast`); complex inputs follow TensorFlow's convention (the gradient is
@@ -15,48 +15,48 @@ from .array_ops import reshape, transpose
 from .creation_ops import ones_like, zeros_like
 from .cumulative_ops import cumprod, cumsum
 from .grad_utils import grad_conj, needs_gradient, restore_reduced, unbroadcast
-from .linalg_ops import MATMUL, matmul
+from .product_ops import MATMUL, matmul
 from ..core.registry import get_op
 
 # -- arithmetic ----------------------------------------------------------------------------------
 
 
 @get_op("AddV2").def_gradient
-def _add_grad(call, dy):
-    return unbroadcast(dy, call.input_shapes[0]), unbroadcast(dy, call.input_shapes[1])
+def _add_grad(forward, dy):
+    return unbroadcast(dy, forward.input_shapes[0]), unbroadcast(dy, forward.input_shapes[1])
 
 
 @get_op("Sub").def_gradient
-def _sub_grad(call, dy):
-    return unbroadcast(dy, call.input_shapes[0]), unbroadcast(-dy, call.input_shapes[1])
+def _sub_grad(forward, dy):
+    return unbroadcast(dy, forward.input_shapes[0]), unbroadcast(-dy, forward.input_shapes[1])
 
 
 @get_op("Mul").def_gradient(keep_inputs=True)
-def _mul_grad(call, dy):
-    x, y = call.inputs
-    return (unbroadcast(dy * grad_conj(y), call.input_shapes[0]),
-            unbroadcast(grad_conj(x) * dy, call.input_shapes[1]))
+def _mul_grad(forward, dy):
+    x, y = forward.inputs
+    return (unbroadcast(dy * grad_conj(y), forward.input_shapes[0]),
+            unbroadcast(grad_conj(x) * dy, forward.input_shapes[1]))
 
 
 @get_op("RealDiv").def_gradient(keep_inputs=True)
-def _realdiv_grad(call, dy):
-    x, y = call.inputs
+def _realdiv_grad(forward, dy):
+    x, y = forward.inputs
     y = grad_conj(y)
-    return (unbroadcast(dy / y, call.input_shapes[0]),
-            unbroadcast(dy * (-grad_conj(x) / y) / y, call.input_shapes[1]))
+    return (unbroadcast(dy / y, forward.input_shapes[0]),
+            unbroadcast(dy * (-grad_conj(x) / y) / y, forward.input_shapes[1]))
 
 
 @get_op("FloorMod").def_gradient(keep_inputs=True)
-def _floormod_grad(call, dy):
-    x, y = call.inputs
-    return (unbroadcast(dy, call.input_shapes[0]),
-            unbroadcast(-dy * m.floordiv(x, y), call.input_shapes[1]))
+def _floormod_grad(forward, dy):
+    x, y = forward.inputs
+    return (unbroadcast(dy, forward.input_shapes[0]),
+            unbroadcast(-dy * m.floordiv(x, y), forward.input_shapes[1]))
 
 
 @get_op("Pow").def_gradient(keep_inputs=True, keep_outputs=True)
-def _pow_grad(call, dy):
-    x, y = call.inputs
-    (z,) = call.outputs
+def _pow_grad(forward, dy):
+    x, y = forward.inputs
+    (z,) = forward.outputs
     gx = dy * grad_conj(y * m.pow(x, y - 1))
     # d(x^y)/dy = x^y log(x), taken as 0 where log(x) is undefined (x <= 0), as in TensorFlow.
     if x.dtype.is_complex:
@@ -66,16 +66,16 @@ def _pow_grad(call, dy):
         positive = m.greater(x, 0)
         log_x = m.where(positive, m.log(m.where(positive, x, ones_like(x))), zeros_like(x))
     gy = dy * grad_conj(z * log_x)
-    return unbroadcast(gx, call.input_shapes[0]), unbroadcast(gy, call.input_shapes[1])
+    return unbroadcast(gx, forward.input_shapes[0]), unbroadcast(gy, forward.input_shapes[1])
 
 
 def _select_grad(mask_for_x):
-    def grad(call, dy):
-        x, y = call.inputs
+    def grad(forward, dy):
+        x, y = forward.inputs
         mask = mask_for_x(x, y)
         zero = zeros_like(dy)
-        return (unbroadcast(m.where(mask, dy, zero), call.input_shapes[0]),
-                unbroadcast(m.where(mask, zero, dy), call.input_shapes[1]))
+        return (unbroadcast(m.where(mask, dy, zero), forward.input_shapes[0]),
+                unbroadcast(m.where(mask, zero, dy), forward.input_shapes[1]))
     return grad
 
 
@@ -84,13 +84,13 @@ get_op("Minimum").def_gradient(_select_grad(m.less_equal), keep_inputs=True)
 
 
 @get_op("Neg").def_gradient
-def _neg_grad(call, dy):
+def _neg_grad(forward, dy):
     return -dy
 
 
 @get_op("Abs").def_gradient(keep_inputs=True)
-def _abs_grad(call, dy):
-    (x,) = call.inputs
+def _abs_grad(forward, dy):
+    (x,) = forward.inputs
     if x.dtype.is_complex:
         # d|x| pulls back to x / |x| (TensorFlow's ComplexAbs gradient), 0 at 0.
         mag = m.cast(m.abs(x), x.dtype)
@@ -99,92 +99,92 @@ def _abs_grad(call, dy):
 
 
 @get_op("Sign").def_gradient
-def _sign_grad(call, dy):
+def _sign_grad(forward, dy):
     return zeros_like(dy)
 
 
 @get_op("Square").def_gradient(keep_inputs=True)
-def _square_grad(call, dy):
-    (x,) = call.inputs
+def _square_grad(forward, dy):
+    (x,) = forward.inputs
     return dy * (2 * grad_conj(x))
 
 
 @get_op("Sqrt").def_gradient(keep_outputs=True)
-def _sqrt_grad(call, dy):
-    (y,) = call.outputs
+def _sqrt_grad(forward, dy):
+    (y,) = forward.outputs
     return dy * 0.5 / grad_conj(y)
 
 
 @get_op("Rsqrt").def_gradient(keep_outputs=True)
-def _rsqrt_grad(call, dy):
-    (y,) = call.outputs
+def _rsqrt_grad(forward, dy):
+    (y,) = forward.outputs
     y = grad_conj(y)
     return dy * (-0.5 * y * y * y)
 
 
 @get_op("Exp").def_gradient(keep_outputs=True)
-def _exp_grad(call, dy):
-    (y,) = call.outputs
+def _exp_grad(forward, dy):
+    (y,) = forward.outputs
     return dy * grad_conj(y)
 
 
 @get_op("Log").def_gradient(keep_inputs=True)
-def _log_grad(call, dy):
-    (x,) = call.inputs
+def _log_grad(forward, dy):
+    (x,) = forward.inputs
     return dy / grad_conj(x)
 
 
 @get_op("Log1p").def_gradient(keep_inputs=True)
-def _log1p_grad(call, dy):
-    (x,) = call.inputs
+def _log1p_grad(forward, dy):
+    (x,) = forward.inputs
     return dy / (1 + grad_conj(x))
 
 
 @get_op("Sin").def_gradient(keep_inputs=True)
-def _sin_grad(call, dy):
-    (x,) = call.inputs
+def _sin_grad(forward, dy):
+    (x,) = forward.inputs
     return dy * grad_conj(m.cos(x))
 
 
 @get_op("Cos").def_gradient(keep_inputs=True)
-def _cos_grad(call, dy):
-    (x,) = call.inputs
+def _cos_grad(forward, dy):
+    (x,) = forward.inputs
     return -dy * grad_conj(m.sin(x))
 
 
 @get_op("Tanh").def_gradient(keep_outputs=True)
-def _tanh_grad(call, dy):
-    (y,) = call.outputs
+def _tanh_grad(forward, dy):
+    (y,) = forward.outputs
     y = grad_conj(y)
     return dy * (1 - y * y)
 
 
 @get_op("Sigmoid").def_gradient(keep_outputs=True)
-def _sigmoid_grad(call, dy):
-    (y,) = call.outputs
+def _sigmoid_grad(forward, dy):
+    (y,) = forward.outputs
     y = grad_conj(y)
     return dy * (y * (1 - y))
 
 
 @get_op("Real").def_gradient
-def _real_grad(call, dy):
-    return m.cast(dy, call.input_dtypes[0])
+def _real_grad(forward, dy):
+    return m.cast(dy, forward.input_dtypes[0])
 
 
 @get_op("Imag").def_gradient
-def _imag_grad(call, dy):
-    dtype = call.input_dtypes[0]
+def _imag_grad(forward, dy):
+    dtype = forward.input_dtypes[0]
     return m.cast(dy, dtype) * m.cast(1j, dtype)  # TensorFlow: complex(0, dy)
 
 
 @get_op("Conj").def_gradient
-def _conj_grad(call, dy):
+def _conj_grad(forward, dy):
     return m.conj(dy)
 
 
 @get_op("Cast").def_gradient
-def _cast_grad(call, dy):
-    source = call.input_dtypes[0]
+def _cast_grad(forward, dy):
+    source = forward.input_dtypes[0]
     if not (source.is_floating or source.is_complex):
         return None
     if source.is_complex or not dy.dtype.is_complex:
@@ -196,36 +196,37 @@ def _cast_grad(call, dy):
 
 
 @get_op("SelectV2").def_gradient(keep_inputs=(0,))
-def _select_v2_grad(call, dy):
-    condition = call.inputs[0]
+def _select_v2_grad(forward, dy):
+    condition = forward.inputs[0]
     zero = zeros_like(dy)
-    return (None, unbroadcast(m.where(condition, dy, zero), call.input_shapes[1]),
-            unbroadcast(m.where(condition, zero, dy), call.input_shapes[2]))
+    return (None, unbroadcast(m.where(condition, dy, zero), forward.input_shapes[1]),
+            unbroadcast(m.where(condition, zero, dy), forward.input_shapes[2]))
 
 
 @get_op("ClipByValue").def_gradient(keep_inputs=True)
-def _clip_grad(call, dy):
-    t, lo, hi = call.inputs
+def _clip_grad(forward, dy):
+    t, lo, hi = forward.inputs
     zero = zeros_like(dy)
     below, above = m.less(t, lo), m.greater(t, hi)
     inside = m.logical_not(m.logical_or(below, above))
-    return (m.where(inside, dy, zero), unbroadcast(m.where(below, dy, zero), call.input_shapes[1]),
-            unbroadcast(m.where(above, dy, zero), call.input_shapes[2]))
+    return (m.where(inside, dy, zero),
+            unbroadcast(m.where(below, dy, zero), forward.input_shapes[1]),
+            unbroadcast(m.where(above, dy, zero), forward.input_shapes[2]))
 
 
 # -- reductions ----------------------------------------------------------------------------------
 
 
 @get_op("Sum").def_gradient
-def _sum_grad(call, dy):
-    attrs = call.attrs
-    return restore_reduced(dy, call.input_shapes[0], attrs.get("axes"), attrs.get("keepdims"))
+def _sum_grad(forward, dy):
+    attrs = forward.attrs
+    return restore_reduced(dy, forward.input_shapes[0], attrs.get("axes"), attrs.get("keepdims"))
 
 
 @get_op("Mean").def_gradient
-def _mean_grad(call, dy):
-    attrs = call.attrs
-    shape = call.input_shapes[0]
+def _mean_grad(forward, dy):
+    attrs = forward.attrs
+    shape = forward.input_shapes[0]
     axes = attrs.get("axes")
     grad = restore_reduced(dy, shape, axes, attrs.get("keepdims"))
     count = 1
@@ -235,12 +236,12 @@ def _mean_grad(call, dy):
     return grad / m.cast(max(count, 1), grad.dtype)
 
 
-def _extremum_grad(call, dy):
+def _extremum_grad(forward, dy):
     """Max/Min: the gradient is shared equally among the elements equal to the extremum."""
-    (x,) = call.inputs
-    (y,) = call.outputs
-    attrs = call.attrs
-    shape, axes, keepdims = call.input_shapes[0], attrs.get("axes"), attrs.get("keepdims")
+    (x,) = forward.inputs
+    (y,) = forward.outputs
+    attrs = forward.attrs
+    shape, axes, keepdims = forward.input_shapes[0], attrs.get("axes"), attrs.get("keepdims")
     y = restore_reduced(y, shape, axes, keepdims)
     indicators = m.cast(m.equal(y, x), dy.dtype)
     count = restore_reduced(m.reduce_sum(indicators, axes, keepdims=keepdims), shape, axes,
@@ -253,22 +254,22 @@ get_op("Min").def_gradient(_extremum_grad, keep_inputs=True, keep_outputs=True)
 
 
 @get_op("ReduceLogSumExp").def_gradient(keep_inputs=True, keep_outputs=True)
-def _logsumexp_grad(call, dy):
-    (x,) = call.inputs
-    (y,) = call.outputs
-    attrs = call.attrs
-    shape, axes, keepdims = call.input_shapes[0], attrs.get("axes"), attrs.get("keepdims")
+def _logsumexp_grad(forward, dy):
+    (x,) = forward.inputs
+    (y,) = forward.outputs
+    attrs = forward.attrs
+    shape, axes, keepdims = forward.input_shapes[0], attrs.get("axes"), attrs.get("keepdims")
     return restore_reduced(dy, shape, axes, keepdims) * m.exp(
         x - restore_reduced(y, shape, axes, keepdims))
 
 
 @get_op("Prod").def_gradient(keep_inputs=True)
-def _prod_grad(call, dy):
+def _prod_grad(forward, dy):
     """Each element's gradient is the product of the others in its group: the exclusive running
     products from both ends, multiplied (no division, so zeros are exact)."""
-    (x,) = call.inputs
-    attrs = call.attrs
-    shape, axes, keepdims = call.input_shapes[0], attrs.get("axes"), attrs.get("keepdims")
+    (x,) = forward.inputs
+    attrs = forward.attrs
+    shape, axes, keepdims = forward.input_shapes[0], attrs.get("axes"), attrs.get("keepdims")
     rank = len(shape)
     reduced = tuple(range(rank)) if axes is None else tuple(axes)
     grad = restore_reduced(dy, shape, axes, keepdims)
@@ -293,13 +294,13 @@ def _exclusive_both_ways(x, axis):
 
 
 @get_op("Cumsum").def_gradient
-def _cumsum_grad(call, dy):
-    attrs = call.attrs
+def _cumsum_grad(forward, dy):
+    attrs = forward.attrs
     return cumsum(dy, attrs["axis"], exclusive=attrs["exclusive"], reverse=not attrs["reverse"])
 
 
 @get_op("Cumprod").def_gradient(keep_inputs=True, keep_outputs=True)
-def _cumprod_grad(call, dy):
+def _cumprod_grad(forward, dy):
     """d y_j / d x_k = y_j / x_k, summed over the later j by a cumsum the other way. The quotient
     fails only where x_k = 0. At the first zero of a slice (in scan order) the gradient is that
     sum with x_k taken as 1; past it every product holds that zero, so the gradient is 0.
@@ -307,9 +308,9 @@ def _cumprod_grad(call, dy):
     TensorFlow's rule (the quotient, 0 where x_k = 0) is wrong at the first zero, and does not
     conjugate complex inputs; this one is exact. Its own derivative (cumprod's second order) is
     exact where x has no zeros."""
-    (x,) = call.inputs
-    (y,) = call.outputs
-    attrs = call.attrs
+    (x,) = forward.inputs
+    (y,) = forward.outputs
+    attrs = forward.attrs
     axis, exclusive, reverse = attrs["axis"], attrs["exclusive"], attrs["reverse"]
 
     def later_sum(t):
@@ -331,29 +332,29 @@ def _cumprod_grad(call, dy):
 
 
 @MATMUL.def_gradient(keep_inputs=True)
-def _matmul_grad(call, dy):
+def _matmul_grad(forward, dy):
     """d a = dy b^T and d b = a^T dy (with the op's transposes folded in, conjugated for complex
     inputs); a product nobody needs (e.g. d input images) is never computed."""
-    a, b = call.inputs
-    attrs = call.attrs
+    a, b = forward.inputs
+    attrs = forward.attrs
     ta = attrs.get("transpose_a", False) or attrs.get("adjoint_a", False)
     tb = attrs.get("transpose_b", False) or attrs.get("adjoint_b", False)
     adj = a.dtype.is_complex
     t_a = {"adjoint_a": adj, "transpose_a": not adj}  # use the 1st operand's (conj.) transpose
     t_b = {"adjoint_b": adj, "transpose_b": not adj}
     ga = gb = None
-    if needs_gradient(call, 0):
+    if needs_gradient(forward, 0):
         if not ta:
             ga = matmul(dy, b) if tb else matmul(dy, b, **t_b)
         else:
             ga = matmul(b, dy, **t_a, **t_b) if tb else matmul(b, dy, **t_b)
-        ga = _unbroadcast_batch(ga, call.input_shapes[0])
-    if needs_gradient(call, 1):
+        ga = _unbroadcast_batch(ga, forward.input_shapes[0])
+    if needs_gradient(forward, 1):
         if not tb:
             gb = matmul(a, dy) if ta else matmul(a, dy, **t_a)
         else:
             gb = matmul(dy, a, **t_a, **t_b) if ta else matmul(dy, a, **t_a)
-        gb = _unbroadcast_batch(gb, call.input_shapes[1])
+        gb = _unbroadcast_batch(gb, forward.input_shapes[1])
     return ga, gb
 
 

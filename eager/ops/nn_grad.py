@@ -1,7 +1,8 @@
 """Gradients of the neural-network ops (activations, softmax, cross-entropies, convolution, max
 pooling) and of sorting, with the helper ops their gradients need.
 
-Rules follow `math_grad`: `grad(call, *output_grads)` written with ops, keeping only what it reads.
+Rules follow `math_grad`: `grad(forward, *output_grads)` written with ops, keeping only what it
+reads.
 Where TensorFlow differentiates through a dedicated backward op (ReluGrad, Conv2DBackpropInput,
 Conv2DBackpropFilter, MaxPoolGrad, ...) so does this module: one kernel per backward step instead of
 a chain of small ops (these run in every training step), and each backward op has its own gradient,
@@ -58,13 +59,13 @@ def relu_grad(dy, y):
 
 
 @get_op("Relu").def_gradient(keep_outputs=True)
-def _relu_grad(call, dy):
-    return relu_grad(dy, call.outputs[0])
+def _relu_grad(forward, dy):
+    return relu_grad(dy, forward.outputs[0])
 
 
 @RELU_GRAD.def_gradient(keep_inputs=(1,))
-def _relu_grad_grad(call, ddx):
-    return relu_grad(ddx, call.inputs[1]), None  # piecewise linear: nothing w.r.t. y
+def _relu_grad_grad(forward, ddx):
+    return relu_grad(ddx, forward.inputs[1]), None  # piecewise linear: nothing w.r.t. y
 
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -91,14 +92,14 @@ def _gelu_grad(dy, x, approximate):
 
 
 @get_op("Gelu").def_gradient(keep_inputs=True)
-def _gelu_grad_rule(call, dy):
-    return _gelu_grad(dy, call.inputs[0], call.attrs.get("approximate", False))
+def _gelu_grad_rule(forward, dy):
+    return _gelu_grad(dy, forward.inputs[0], forward.attrs.get("approximate", False))
 
 
 @GELU_GRAD.def_gradient(keep_inputs=True)
-def _gelu_grad_grad(call, ddx):
-    dy, x = call.inputs
-    approximate = call.attrs.get("approximate", False)
+def _gelu_grad_grad(forward, ddx):
+    dy, x = forward.inputs
+    approximate = forward.attrs.get("approximate", False)
     if approximate:
         # gelu'' = (1 - t^2) (u' - x t u'^2 + x u'' / 2), t = tanh(u), u = c (x + a x^3).
         x2 = x * x
@@ -116,23 +117,23 @@ def _gelu_grad_grad(call, ddx):
 # -----------------------------------------------------------------------------------------------
 
 @get_op("Softmax").def_gradient(keep_outputs=True)
-def _softmax_grad(call, dy):
-    (y,) = call.outputs
-    axis = call.attrs.get("axis", -1)
+def _softmax_grad(forward, dy):
+    (y,) = forward.outputs
+    axis = forward.attrs.get("axis", -1)
     return (dy - m.reduce_sum(dy * y, axis, keepdims=True)) * y
 
 
 @get_op("LogSoftmax").def_gradient(keep_outputs=True)
-def _log_softmax_grad(call, dy):
-    (y,) = call.outputs
-    axis = call.attrs.get("axis", -1)
+def _log_softmax_grad(forward, dy):
+    (y,) = forward.outputs
+    axis = forward.attrs.get("axis", -1)
     return dy - m.exp(y) * m.reduce_sum(dy, axis, keepdims=True)
 
 
 @get_op("SigmoidCrossEntropyWithLogits").def_gradient(keep_inputs=True)
-def _sigmoid_xent_grad(call, dy):
-    x, z = call.inputs
-    dz = -dy * x if needs_gradient(call, 1) else None
+def _sigmoid_xent_grad(forward, dy):
+    x, z = forward.inputs
+    dz = -dy * x if needs_gradient(forward, 1) else None
     return dy * (m.sigmoid(x) - z), dz
 
 
@@ -144,34 +145,34 @@ def _softmax_jacobian_product(g, logits, axis):
 
 
 @get_op("SoftmaxCrossEntropyWithLogits").def_gradient(keep_inputs=(0,), keep_outputs=(1,))
-def _softmax_xent_grad(call, dloss, dbackprop):
+def _softmax_xent_grad(forward, dloss, dbackprop):
     """d loss / d logits is the op's second output (softmax - labels), kept from the forward
     pass; d loss / d labels = -log_softmax(logits). The second output's own gradient (nonzero only
     when differentiating a gradient) goes through softmax to the logits and negated to the labels
     (TensorFlow drops the labels' part)."""
-    logits = call.inputs[0]
-    axis = call.attrs.get("axis", -1)
+    logits = forward.inputs[0]
+    axis = forward.attrs.get("axis", -1)
     g = expand_dims(dloss, axis)
-    dx = g * call.outputs[1]
-    second = not output_unused(call, 1)
+    dx = g * forward.outputs[1]
+    second = not output_unused(forward, 1)
     if second:
         dx = dx + _softmax_jacobian_product(dbackprop, logits, axis)
     dz = None
-    if needs_gradient(call, 1):
+    if needs_gradient(forward, 1):
         dz = g * -log_softmax(logits, axis)
         if second:
             dz = dz - dbackprop
-        dz = unbroadcast(dz, call.input_shapes[1])
+        dz = unbroadcast(dz, forward.input_shapes[1])
     return dx, dz
 
 
 @get_op("SparseSoftmaxCrossEntropyWithLogits").def_gradient(keep_inputs=(0,), keep_outputs=(1,))
-def _sparse_softmax_xent_grad(call, dloss, dbackprop):
+def _sparse_softmax_xent_grad(forward, dloss, dbackprop):
     """As the dense loss; integer labels have no gradient. (TensorFlow refuses second derivatives
     of this op; here they are the softmax Jacobian, as for the dense loss.)"""
-    dx = expand_dims(dloss, -1) * call.outputs[1]
-    if not output_unused(call, 1):
-        dx = dx + _softmax_jacobian_product(dbackprop, call.inputs[0], -1)
+    dx = expand_dims(dloss, -1) * forward.outputs[1]
+    if not output_unused(forward, 1):
+        dx = dx + _softmax_jacobian_product(dbackprop, forward.inputs[0], -1)
     return dx, None
 
 
@@ -276,27 +277,27 @@ def _conv_filter_grad(x, dy, filter_shape, attrs):
 
 
 @CONV2D.def_gradient(keep_inputs=True)
-def _conv2d_grad(call, dy):
-    x, w = call.inputs
-    dx = _conv_input_grad(w, dy, call.input_shapes[0], call.attrs) if needs_gradient(call, 0) \
-        else None
-    dw = _conv_filter_grad(x, dy, call.input_shapes[1], call.attrs) if needs_gradient(call, 1) \
-        else None
+def _conv2d_grad(forward, dy):
+    x, w = forward.inputs
+    dx = _conv_input_grad(w, dy, forward.input_shapes[0], forward.attrs) \
+        if needs_gradient(forward, 0) else None
+    dw = _conv_filter_grad(x, dy, forward.input_shapes[1], forward.attrs) \
+        if needs_gradient(forward, 1) else None
     return dx, dw
 
 
 @CONV2D_INPUT_GRAD.def_gradient(keep_inputs=True)
-def _conv_input_grad_grad(call, ddx):
-    w, dy = call.inputs  # dx is linear in each: swap the roles
-    return (_conv_filter_grad(ddx, dy, call.input_shapes[0], call.attrs),
-            execute(CONV2D, (ddx, w), _conv_attrs(call.attrs)))
+def _conv_input_grad_grad(forward, ddx):
+    w, dy = forward.inputs  # dx is linear in each: swap the roles
+    return (_conv_filter_grad(ddx, dy, forward.input_shapes[0], forward.attrs),
+            execute(CONV2D, (ddx, w), _conv_attrs(forward.attrs)))
 
 
 @CONV2D_FILTER_GRAD.def_gradient(keep_inputs=True)
-def _conv_filter_grad_grad(call, ddw):
-    x, dy = call.inputs
-    return (_conv_input_grad(ddw, dy, call.input_shapes[0], call.attrs),
-            execute(CONV2D, (x, ddw), _conv_attrs(call.attrs)))
+def _conv_filter_grad_grad(forward, ddw):
+    x, dy = forward.inputs
+    return (_conv_input_grad(ddw, dy, forward.input_shapes[0], forward.attrs),
+            execute(CONV2D, (x, ddw), _conv_attrs(forward.attrs)))
 
 
 # -----------------------------------------------------------------------------------------------
@@ -382,20 +383,20 @@ def _pool_call(op, x, y, g, attrs):
 
 
 @get_op("MaxPool").def_gradient(keep_inputs=True, keep_outputs=True)
-def _max_pool_grad(call, dy):
-    return _pool_call(MAX_POOL_GRAD, call.inputs[0], call.outputs[0], dy, call.attrs)
+def _max_pool_grad(forward, dy):
+    return _pool_call(MAX_POOL_GRAD, forward.inputs[0], forward.outputs[0], dy, forward.attrs)
 
 
 @MAX_POOL_GRAD.def_gradient(keep_inputs=(0, 1))
-def _max_pool_grad_grad(call, ddx):
-    x, y = call.inputs[:2]  # the routing is piecewise constant in x: no gradient for x, y
-    return None, None, _pool_call(MAX_POOL_GRAD_GRAD, x, y, ddx, call.attrs)
+def _max_pool_grad_grad(forward, ddx):
+    x, y = forward.inputs[:2]  # the routing is piecewise constant in x: no gradient for x, y
+    return None, None, _pool_call(MAX_POOL_GRAD_GRAD, x, y, ddx, forward.attrs)
 
 
 @MAX_POOL_GRAD_GRAD.def_gradient(keep_inputs=(0, 1))
-def _max_pool_grad_grad_grad(call, dddy):
-    x, y = call.inputs[:2]
-    return None, None, _pool_call(MAX_POOL_GRAD, x, y, dddy, call.attrs)
+def _max_pool_grad_grad_grad(forward, dddy):
+    x, y = forward.inputs[:2]
+    return None, None, _pool_call(MAX_POOL_GRAD, x, y, dddy, forward.attrs)
 
 
 # -----------------------------------------------------------------------------------------------
@@ -419,15 +420,15 @@ def _scatter_last_axis(dy, indices, n):
 
 
 @get_op("TopKV2").def_gradient(keep_outputs=(1,))
-def _top_k_grad(call, dvalues, dindices):
-    return _scatter_last_axis(dvalues, call.outputs[1], call.input_shapes[0][-1])
+def _top_k_grad(forward, dvalues, dindices):
+    return _scatter_last_axis(dvalues, forward.outputs[1], forward.input_shapes[0][-1])
 
 
 @get_op("Sort").def_gradient(keep_outputs=(1,))
-def _sort_grad(call, dvalues, dindices):
-    indices = call.outputs[1]
-    shape = call.input_shapes[0]
-    axis, last = call.attrs["axis"], len(shape) - 1
+def _sort_grad(forward, dvalues, dindices):
+    indices = forward.outputs[1]
+    shape = forward.input_shapes[0]
+    axis, last = forward.attrs["axis"], len(shape) - 1
     if axis == last:
         return _scatter_last_axis(dvalues, indices, shape[axis])
     perm = list(range(len(shape)))
@@ -460,16 +461,16 @@ AVG_POOL_GRAD = register_op("AvgPoolGrad", _avg_pool_grad_kernel,
 
 
 @get_op("AvgPool").def_gradient
-def _avg_pool_grad(call, dy):
-    shape = tuple(call.input_shapes[0])
+def _avg_pool_grad(forward, dy):
+    shape = tuple(forward.input_shapes[0])
     if None in shape:
         raise UnknownDimensionError(f"AvgPool: the gradient needs the input's shape, and "
                                     f"{list(shape)} is only partly known.")
-    attrs = {k: call.attrs[k] for k in _POOL_ATTRS if k in call.attrs}
+    attrs = {k: forward.attrs[k] for k in _POOL_ATTRS if k in forward.attrs}
     return execute(AVG_POOL_GRAD, (dy,), dict(attrs, input_shape=shape))
 
 
 @AVG_POOL_GRAD.def_gradient
-def _avg_pool_grad_grad(call, ddx):
-    attrs = {k: call.attrs[k] for k in _POOL_ATTRS if k in call.attrs}
+def _avg_pool_grad_grad(forward, ddx):
+    attrs = {k: forward.attrs[k] for k in _POOL_ATTRS if k in forward.attrs}
     return execute(AVG_POOL, (ddx,), attrs)

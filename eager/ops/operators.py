@@ -15,7 +15,7 @@ from . import math_ops as m
 from .array_ops import getitem
 from ..core.argument_conversion import same_type
 from ..core.dispatch import execute
-from .linalg_ops import matmul
+from .product_ops import matmul
 
 
 def _and(x, y):

@@ -16,7 +16,8 @@ graph passes never merge or fold them. The numbers come from numpy's Philox on t
 GPU streams differ, and neither reproduces TensorFlow's own bits: the seeding *semantics* are
 TensorFlow's, the sample values are not.
 
-`Generator` (≈ `tf.random.Generator`) lives in `stateful_random_ops` and is re-exported here.
+`Generator` (≈ `tf.random.Generator`) lives in `stateful_random_ops`; both share the sampling
+helpers of `random_sampling`, and the `eager.random` namespace re-exports both modules.
 """
 
 from __future__ import annotations
@@ -33,22 +34,20 @@ from ..base.errors import InvalidArgumentError
 from ..tensor import Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
-from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
+from ..base.tensor_shape import TensorShape
+from . import array_ops
 from . import math_ops as _math
+from .random_sampling import (Sampler, as_int, convert_arg, draw, float_dtype, kernel_output_shape,
+                              make_infer, run_op, scale_shift, shape_arg, stretch, uniform_dtype)
 from ..core.argument_conversion import as_tensor
 from ..core.dispatch import execute
 from ..core.registry import op_error, register_op
 from ..core.shapes import broadcast_shapes, static_ints
 
-__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_seed", "Generator",
-           "Algorithm", "get_global_generator", "set_global_generator"]
+__all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_seed"]
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2 ** 31 - 1
-_MASK64 = 2 ** 64 - 1
-_FLOATS = frozenset({_dt.float16, _dt.float32, _dt.float64})
-_UNIFORM_INTS = frozenset({_dt.int32, _dt.int64, _dt.uint32, _dt.uint64})
-_SHAPE_DTYPES = frozenset({_dt.int32, _dt.int64})
 
 
 # -----------------------------------------------------------------------------------------------
@@ -78,7 +77,7 @@ def set_seed(seed):
     counter and resets the state of every seeded random stream, so that the same program gives
     the same numbers after the same `set_seed`."""
     if seed is not None:
-        seed = _int_seed("set_seed", seed)
+        seed = as_int("set_seed", seed)
     with _seeds.lock:
         _seeds.global_seed = seed
         _seeds.rng = _pyrandom.Random(seed)
@@ -86,20 +85,11 @@ def set_seed(seed):
         _STREAMS.clear()
 
 
-def _int_seed(what, value):
-    if isinstance(value, Tensor):
-        value = value.numpy()
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral,
-                                                                     np.integer)):
-        raise TypeError(f"{what}: expected an integer, got {value!r}.")
-    return int(value)
-
-
 def get_seed(op_seed, op_name="random op"):
     """≈ `tf.compat.v1.random.get_seed`: the (seed, seed2) attrs for an op given its op seed,
     (0, 0) meaning nondeterministic."""
     if op_seed is not None:
-        op_seed = _int_seed(f"{op_name} seed", op_seed)
+        op_seed = as_int(f"{op_name} seed", op_seed)
     with _seeds.lock:
         global_seed = _seeds.global_seed
         if global_seed is not None and op_seed is None:
@@ -139,134 +129,16 @@ def _op_stream(xp, op_name, dtype, seed, seed2):
 
 
 # -----------------------------------------------------------------------------------------------
-# Sampling (the one place that knows numpy's and cupy's random APIs)
-# -----------------------------------------------------------------------------------------------
-
-class _Sampler:
-    """Draws from one numpy bit generator: with numpy's Generator on the CPU; on a GPU with a
-    `cupy.random.RandomState` seeded from (and advancing) that bit generator."""
-
-    def __init__(self, xp, bitgen):
-        self.xp = xp
-        self.bitgen = bitgen
-        self.on_host = xp.__name__ == "numpy"
-        if self.on_host:
-            self.gen = np.random.Generator(bitgen)
-        else:
-            self.gen = xp.random.RandomState(int(bitgen.random_raw()) >> 1)
-
-    def normal(self, shape, dtype):
-        work = np.float32 if dtype == np.float16 else dtype
-        out = self.gen.standard_normal(shape, dtype=work)
-        return self.xp.asarray(out).astype(dtype, copy=False)
-
-    def truncated_normal(self, shape, dtype):
-        # TensorFlow's TruncatedNormal: values with |x| >= 2 are dropped and drawn again.
-        work = np.float32 if dtype == np.float16 else dtype
-        out = self.xp.asarray(self.gen.standard_normal(shape, dtype=work))
-        bad = self.xp.abs(out) >= 2
-        n = int(bad.sum())
-        while n:
-            out[bad] = self.gen.standard_normal((n,), dtype=work)
-            bad = self.xp.abs(out) >= 2
-            n = int(bad.sum())
-        return out.astype(dtype, copy=False)
-
-    def uniform(self, shape, dtype):
-        """Floats in [0, 1). float16 is made from 10 random bits, so that it never rounds up
-        to 1."""
-        if dtype == np.float16:
-            k = self.integers(0, 1024, shape, np.int32)
-            return (k * np.float32(2.0 ** -10)).astype(np.float16)
-        if self.on_host:
-            out = self.gen.random(shape, dtype=dtype)
-        else:
-            out = self.gen.random_sample(shape, dtype=dtype)
-        return self.xp.asarray(out)
-
-    def integers(self, lo, hi, shape, dtype):
-        if self.on_host:
-            return np.asarray(self.gen.integers(lo, hi, size=shape, dtype=dtype))
-        return self.gen.randint(lo, hi, size=shape, dtype=dtype)
-
-    def full_int(self, shape, dtype):
-        info = np.iinfo(dtype)
-        # Drawn on the host on every device (cupy's randint cannot span a 64-bit range).
-        host = np.random.Generator(self.bitgen) if not self.on_host else self.gen
-        out = host.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
-        return self.xp.asarray(out)
-
-    def permutation(self, n):
-        return self.xp.asarray(self.gen.permutation(n))
-
-
-def _draw(op_name, xp, bitgen, kind, shape, dtype, bounds):
-    sampler = _Sampler(xp, bitgen)
-    np_dtype = dtype.dtype
-    if kind == "normal":
-        return sampler.normal(shape, np_dtype)
-    if kind == "truncated":
-        return sampler.truncated_normal(shape, np_dtype)
-    if kind == "uniform":
-        return sampler.uniform(shape, np_dtype)
-    if kind == "full_int":
-        return sampler.full_int(shape, np_dtype)
-    lo, hi = int(bounds[0]), int(bounds[1])
-    if lo >= hi:
-        raise op_error(op_name, f"Need minval < maxval: {lo} >= {hi}")
-    return sampler.integers(lo, hi, shape, np_dtype)
-
-
-# -----------------------------------------------------------------------------------------------
 # Op records
 # -----------------------------------------------------------------------------------------------
 
-def _runtime_shape(op_name, inputs, shape):
-    """The output shape: the `shape` attr, or (when it is None) the first input's values."""
-    if shape is not None:
-        return shape, inputs
-    dims = tuple(int(d) for d in inputs[0].tolist())
-    for d in dims:
-        if d < 0:
-            raise op_error(op_name, f"Dimension {d} must be >= 0 in shape {list(dims)}")
-    return dims, inputs[1:]
-
-
-def _inferred_shape(op_name, inputs, shape):
-    if shape is not None:
-        return TensorShape(shape), inputs
-    s = inputs[0]
-    if s.dtype not in _SHAPE_DTYPES:
-        raise op_error(op_name, f"shape must be an int32 or int64 tensor, got {s.dtype.name}")
-    if s.shape.rank is None:
-        return UNKNOWN_SHAPE, inputs[1:]
-    if s.shape.rank != 1:
-        raise op_error(op_name, f"shape must be a vector of {{int32,int64}}, got shape "
-                                f"{list(s.shape)}")
-    n = s.shape[0]
-    return (UNKNOWN_SHAPE if n is None else TensorShape([None] * n)), inputs[1:]
-
-
-def _make_infer(op_name, kind):
-    def infer(*inputs, shape, dtype, **_):
-        out, rest = _inferred_shape(op_name, inputs, shape)
-        if kind == "int":
-            for what, t in zip(("minval", "maxval"), rest):
-                if t.shape.rank not in (None, 0):
-                    raise op_error(op_name, f"{what} must be 0-D, got shape {list(t.shape)}")
-                if t.dtype is not dtype:
-                    raise op_error(op_name, f"{what} must be {dtype.name}, got {t.dtype.name}")
-        return TensorSpec(out, dtype)
-    return infer
-
-
 def _seeded_op(op_name, kind):
     def kernel(xp, *inputs, shape, dtype, seed, seed2):
-        shape, bounds = _runtime_shape(op_name, inputs, shape)
-        return _draw(op_name, xp, _op_stream(xp, op_name, dtype, seed, seed2), kind, shape,
-                     dtype, bounds)
+        shape, bounds = kernel_output_shape(op_name, inputs, shape)
+        return draw(op_name, xp, _op_stream(xp, op_name, dtype, seed, seed2), kind, shape,
+                    dtype, bounds)
 
-    return register_op(op_name, kernel, _make_infer(op_name, kind), stateful=True,
+    return register_op(op_name, kernel, make_infer(op_name, kind), stateful=True,
                        differentiable=False)
 
 
@@ -279,7 +151,7 @@ TRUNCATED_NORMAL = _seeded_op("TruncatedNormal", "truncated")
 def _shuffle_kernel(xp, x, seed, seed2):
     if x.ndim == 0 or x.shape[0] <= 1:
         return x.copy()
-    perm = _Sampler(xp, _op_stream(xp, "RandomShuffle", _dt.int64, seed, seed2)).permutation(
+    perm = Sampler(xp, _op_stream(xp, "RandomShuffle", _dt.int64, seed, seed2)).permutation(
         x.shape[0])
     return xp.take(x, perm, axis=0)
 
@@ -294,139 +166,40 @@ SHUFFLE = register_op("RandomShuffle", _shuffle_kernel,
 # Public functions
 # -----------------------------------------------------------------------------------------------
 
-def _shape_arg(op_name, shape):
-    """(static dims, None), or (None, shape tensor) for a shape only known when traced."""
-    if shape is None:
-        raise ValueError(f"{op_name}: shape must not be None.")
-    if isinstance(shape, Tensor):
-        if shape.dtype not in _SHAPE_DTYPES:
-            raise TypeError(f"{op_name}: shape must be an int32 or int64 tensor, got "
-                            f"{shape.dtype.name}.")
-        if shape.is_symbolic:
-            _inferred_shape(op_name, (shape,), None)  # validates the rank
-            return None, shape
-        shape = shape.numpy()
-    if isinstance(shape, TensorShape) and not shape.is_fully_defined():
-        raise ValueError(f"{op_name}: cannot use the partially known shape {shape}.")
-    if isinstance(shape, (np.ndarray, np.generic)):
-        if shape.ndim > 1:
-            raise op_error(op_name, f"shape must be a vector of {{int32,int64}}, got shape "
-                                    f"{list(shape.shape)}")
-        if shape.ndim == 1 and shape.dtype.kind not in "iu":
-            raise TypeError(f"{op_name}: shape must hold integers, got {shape.dtype}.")
-        shape = shape.tolist()
-    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
-        raise op_error(op_name, f"shape must be a vector of {{int32,int64}}, got shape [] "
-                                f"(value {int(shape)}); pass [{int(shape)}]")
-    if not isinstance(shape, (list, tuple)):
-        raise TypeError(f"{op_name}: shape must be a list or tuple of ints or an integer "
-                        f"tensor, got {shape!r}.")
-    dims = static_ints(op_name, shape, "shape")
-    for d in dims:
-        if d < 0:
-            raise op_error(op_name, f"Dimension {d} must be >= 0 in shape {list(dims)}")
-    return dims, None
-
-
-def _convert(op_name, value, dtype, what):
-    """convert_to_tensor with the op's name in its TypeError/ValueError."""
-    try:
-        return convert_to_tensor(value, dtype=dtype)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{op_name}: cannot use {what}={value!r} with dtype {dtype.name}: "
-                        f"{exc}") from None
-
-
-def _as_dtype(what, dtype):
-    try:
-        return _dt.as_dtype(dtype)
-    except TypeError as exc:
-        raise TypeError(f"{what}: {exc}") from None
-
-
-def _float_dtype(what, dtype):
-    dtype = _as_dtype(what, dtype)
-    if dtype not in _FLOATS:
-        raise TypeError(f"{what}: dtype must be float16, float32 or float64, got {dtype.name}.")
-    return dtype
-
-
-def _run(op, shape_arg, attrs, extra=()):
-    dims, dynamic = shape_arg
-    inputs = (dynamic, *extra) if dynamic is not None else tuple(extra)
-    return execute(op, inputs, {"shape": dims, **attrs})
-
-
-def _scale_shift(op_name, rnd, dtype, mean, stddev):
-    """rnd * stddev + mean, as TensorFlow composes it (skipped for the literal defaults)."""
-    unit = type(stddev) in (int, float) and stddev == 1
-    zero = type(mean) in (int, float) and mean == 0
-    if unit and zero:
-        return rnd
-    mean = _convert(op_name, mean, dtype, "mean")
-    stddev = _convert(op_name, stddev, dtype, "stddev")
-    return _math.add(_math.multiply(rnd, stddev), mean)
-
-
-def _stretch(op_name, rnd, dtype, minval, maxval):
-    """TensorFlow's float uniform: [0, 1) samples stretched to [minval, maxval)."""
-    minval_is_zero = isinstance(minval, int) and minval == 0
-    maxval_is_one = isinstance(maxval, int) and maxval == 1
-    if minval_is_zero and maxval_is_one:
-        return rnd
-    minval = _convert(op_name, minval, dtype, "minval")
-    maxval = _convert(op_name, maxval, dtype, "maxval")
-    if minval_is_zero:
-        return _math.multiply(rnd, maxval)
-    return _math.add(_math.multiply(rnd, _math.subtract(maxval, minval)), minval)
-
-
-def _uniform_dtype(what, dtype, minval, maxval):
-    dtype = _as_dtype(what, dtype)
-    if dtype not in _FLOATS | _UNIFORM_INTS:
-        raise ValueError(f"{what}: argument `dtype` got invalid value {dtype.name}. Accepted "
-                         "dtypes are float16, float32, float64, int32, int64, uint32, uint64.")
-    if maxval is None:
-        if dtype.is_integer:
-            raise ValueError(f"{what}: must specify maxval for integer dtype {dtype.name}.")
-        maxval = 1
-    return dtype, maxval
-
-
 def normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
     """≈ `tf.random.normal`: samples of N(mean, stddev**2); `mean` and `stddev` broadcast with
     the samples (see the module doc for `seed`)."""
-    dtype = _float_dtype("RandomStandardNormal", dtype)
-    shape_arg = _shape_arg("RandomStandardNormal", shape)
+    dtype = float_dtype("RandomStandardNormal", dtype)
+    sample_shape = shape_arg("RandomStandardNormal", shape)
     seed, seed2 = get_seed(seed, NORMAL.name)
-    rnd = _run(NORMAL, shape_arg, {"dtype": dtype, "seed": seed, "seed2": seed2})
-    return _scale_shift(NORMAL.name, rnd, dtype, mean, stddev)
+    rnd = run_op(NORMAL, sample_shape, {"dtype": dtype, "seed": seed, "seed2": seed2})
+    return scale_shift(NORMAL.name, rnd, dtype, mean, stddev)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
     """≈ `tf.random.truncated_normal`: normal samples more than 2 standard deviations from the
     mean are dropped and drawn again."""
-    dtype = _float_dtype("TruncatedNormal", dtype)
-    shape_arg = _shape_arg("TruncatedNormal", shape)
+    dtype = float_dtype("TruncatedNormal", dtype)
+    sample_shape = shape_arg("TruncatedNormal", shape)
     seed, seed2 = get_seed(seed, TRUNCATED_NORMAL.name)
-    rnd = _run(TRUNCATED_NORMAL, shape_arg, {"dtype": dtype, "seed": seed, "seed2": seed2})
-    return _scale_shift(TRUNCATED_NORMAL.name, rnd, dtype, mean, stddev)
+    rnd = run_op(TRUNCATED_NORMAL, sample_shape, {"dtype": dtype, "seed": seed, "seed2": seed2})
+    return scale_shift(TRUNCATED_NORMAL.name, rnd, dtype, mean, stddev)
 
 
 def uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=None):
     """≈ `tf.random.uniform`: samples in [minval, maxval); `maxval` defaults to 1 for floats and
     is required for integers (whose `minval`/`maxval` must be scalars with minval < maxval).
     Float bounds broadcast with the samples, as in TensorFlow."""
-    dtype, maxval = _uniform_dtype("RandomUniform", dtype, minval, maxval)
-    shape_arg = _shape_arg("RandomUniform", shape)
+    dtype, maxval = uniform_dtype("RandomUniform", dtype, minval, maxval)
+    sample_shape = shape_arg("RandomUniform", shape)
     seed, seed2 = get_seed(seed, UNIFORM.name)
     attrs = {"dtype": dtype, "seed": seed, "seed2": seed2}
     if dtype.is_integer:
-        lo = _convert(UNIFORM_INT.name, minval, dtype, "minval")
-        hi = _convert(UNIFORM_INT.name, maxval, dtype, "maxval")
-        return _run(UNIFORM_INT, shape_arg, attrs, (lo, hi))
-    rnd = _run(UNIFORM, shape_arg, attrs)
-    return _stretch(UNIFORM.name, rnd, dtype, minval, maxval)
+        lo = convert_arg(UNIFORM_INT.name, minval, dtype, "minval")
+        hi = convert_arg(UNIFORM_INT.name, maxval, dtype, "maxval")
+        return run_op(UNIFORM_INT, sample_shape, attrs, (lo, hi))
+    rnd = run_op(UNIFORM, sample_shape, attrs)
+    return stretch(UNIFORM.name, rnd, dtype, minval, maxval)
 
 
 def shuffle(value, seed=None, name=None):
@@ -449,8 +222,6 @@ def _noise_shape(x, noise_shape):
     if noise_shape is None:
         if x.shape.is_fully_defined():
             return tuple(x.shape)
-        from . import array_ops  # noqa: PLC0415 - only needed for shapes known at run time
-
         return array_ops.shape(x)
     if isinstance(noise_shape, Tensor):
         if noise_shape.is_symbolic:
@@ -516,8 +287,3 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
                                rate)
     return _math.where(keep, scaled, convert_to_tensor(0, dtype=x.dtype))
 
-
-# Generator lives in its own module (it needs the helpers above); eager.random star-imports
-# this module, so the names are re-exported here.
-from .stateful_random_ops import (Algorithm, Generator, get_global_generator,  # noqa: E402
-                                  set_global_generator)

@@ -67,6 +67,6 @@ def _cupy_add_at(target, flat, rows):
     if add_at is not None:
         add_at(target, flat, rows)
     else:
-        import cupyx  # noqa: PLC0415
+        import cupyx  # noqa: PLC0415 - GPU only, as above
 
         cupyx.scatter_add(target, flat, rows)

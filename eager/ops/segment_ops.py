@@ -74,11 +74,11 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
 
 
 @UNSORTED_SEGMENT_SUM.def_gradient(keep_inputs=(1,))
-def _unsorted_segment_sum_grad(call, dy):
-    ids = call.inputs[1]
+def _unsorted_segment_sum_grad(forward, dy):
+    ids = forward.inputs[1]
     zero = m.cast(0, ids.dtype)
     gathered = gather(dy, m.maximum(ids, zero))
-    rest = len(call.input_shapes[0]) - len(call.input_shapes[1])
+    rest = len(forward.input_shapes[0]) - len(forward.input_shapes[1])
     kept = reshape(m.greater_equal(ids, zero), list(ids.shape) + [1] * rest)
     return m.where(kept, gathered, zeros_like(gathered)), None
 

@@ -1,11 +1,11 @@
 """`tf.random.Generator`: random numbers from an explicit Philox state (counter and key).
 
-The state is a plain Python object (`_GeneratorState`) for now: Generator ops receive it as an
-attr (hashable by identity), lock it, draw from a numpy Philox bit generator rebuilt from it and
-store the advanced counter back, so a traced graph that runs a Generator op twice draws twice.
-A later change turns the state into a resource variable. Samples come from the same sampler as
-the seeded ops in `random_ops` (numpy on the CPU, cupy seeded from the Philox stream on a GPU),
-so values differ from TensorFlow's; the API and the reproducibility guarantees are TensorFlow's.
+The state is a plain Python object (`_GeneratorState`), not a variable: Generator ops receive
+it as an attr (hashable by identity), lock it, draw from a numpy Philox bit generator rebuilt
+from it and store the advanced counter back, so a traced graph that runs a Generator op twice
+draws twice. Samples come from the sampler the seeded ops in `random_ops` use (`random_sampling`: numpy on the CPU, cupy seeded from the Philox
+stream on a GPU), so values differ from TensorFlow's; the API and the reproducibility guarantees
+are TensorFlow's.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from ..core import context as _context
 from ..base import dtypes as _dt
 from ..tensor import Tensor
 from ..core.tensor_conversion import convert_to_tensor
-from .random_ops import (_UNIFORM_INTS, _as_dtype, _convert, _draw, _float_dtype, _int_seed,
-                         _make_infer, _run, _runtime_shape, _scale_shift, _shape_arg, _stretch,
-                         _uniform_dtype)
+from .random_sampling import (UNIFORM_INT_DTYPES, as_dtype, as_int, convert_arg, draw,
+                              float_dtype, kernel_output_shape, make_infer, run_op, scale_shift,
+                              shape_arg, stretch, uniform_dtype)
 from ..core.registry import register_op
 
 __all__ = ["Generator", "Algorithm", "get_global_generator", "set_global_generator"]
@@ -31,14 +31,14 @@ _MASK64 = 2 ** 64 - 1
 
 def _generator_op(op_name, kind):
     def kernel(xp, *inputs, shape, dtype, state):
-        shape, bounds = _runtime_shape(op_name, inputs, shape)
+        shape, bounds = kernel_output_shape(op_name, inputs, shape)
         with state.lock:
             bitgen = state.bit_generator()
-            out = _draw(op_name, xp, bitgen, kind, shape, dtype, bounds)
+            out = draw(op_name, xp, bitgen, kind, shape, dtype, bounds)
             state.advance_to(bitgen)
         return out
 
-    return register_op(op_name, kernel, _make_infer(op_name, kind), stateful=True,
+    return register_op(op_name, kernel, make_infer(op_name, kind), stateful=True,
                        differentiable=False)
 
 
@@ -144,8 +144,8 @@ class Generator:
     `Generator.from_seed(s)` always produces the same sequence; `split` gives independent
     generators; each call advances the state. How a seed becomes a state is unspecified (as in
     TensorFlow), and the sample values differ from TensorFlow's. The state is a plain Python
-    object for now: `state` returns a snapshot tensor [counter_lo, counter_hi, key] (int64),
-    not a variable.
+    object: `state` returns a snapshot tensor [counter_lo, counter_hi, key] (int64), not a
+    variable.
     """
 
     def __init__(self, copy_from=None, state=None, alg=None):
@@ -236,43 +236,43 @@ class Generator:
     def skip(self, delta):
         """Advances the counter by `delta` (how far a draw advances it is unspecified)."""
         with self._settled_state().lock:
-            self._state.skip(_int_seed("Generator.skip", delta))
+            self._state.skip(as_int("Generator.skip", delta))
 
     # -- sampling ----------------------------------------------------------------------------
     def _run(self, op, shape, dtype, extra=()):
-        return _run(op, _shape_arg(op.name, shape), {"dtype": dtype, "state": self._state},
-                    extra)
+        return run_op(op, shape_arg(op.name, shape), {"dtype": dtype, "state": self._state},
+                      extra)
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None):
         """≈ `Generator.normal`: samples of N(mean, stddev**2)."""
-        dtype = _float_dtype(GEN_NORMAL.name, dtype)
-        return _scale_shift(GEN_NORMAL.name, self._run(GEN_NORMAL, shape, dtype), dtype, mean,
-                            stddev)
+        dtype = float_dtype(GEN_NORMAL.name, dtype)
+        return scale_shift(GEN_NORMAL.name, self._run(GEN_NORMAL, shape, dtype), dtype, mean,
+                           stddev)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None):
         """≈ `Generator.truncated_normal`: normal samples within 2 standard deviations."""
-        dtype = _float_dtype(GEN_TRUNCATED_NORMAL.name, dtype)
-        return _scale_shift(GEN_TRUNCATED_NORMAL.name, self._run(GEN_TRUNCATED_NORMAL, shape,
-                                                                 dtype), dtype, mean, stddev)
+        dtype = float_dtype(GEN_TRUNCATED_NORMAL.name, dtype)
+        return scale_shift(GEN_TRUNCATED_NORMAL.name, self._run(GEN_TRUNCATED_NORMAL, shape,
+                                                                dtype), dtype, mean, stddev)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=_dt.float32, name=None):
         """≈ `Generator.uniform`: samples in [minval, maxval) (integers need maxval; with
         minval and maxval both None an integer dtype draws from its full range)."""
-        dtype = _as_dtype(GEN_UNIFORM.name, dtype)
+        dtype = as_dtype(GEN_UNIFORM.name, dtype)
         if dtype.is_integer and minval is None and maxval is None:
             return self.uniform_full_int(shape, dtype)
-        dtype, maxval = _uniform_dtype(GEN_UNIFORM.name, dtype, minval, maxval)
+        dtype, maxval = uniform_dtype(GEN_UNIFORM.name, dtype, minval, maxval)
         if dtype.is_integer:
-            lo = _convert(GEN_UNIFORM_INT.name, minval, dtype, "minval")
-            hi = _convert(GEN_UNIFORM_INT.name, maxval, dtype, "maxval")
+            lo = convert_arg(GEN_UNIFORM_INT.name, minval, dtype, "minval")
+            hi = convert_arg(GEN_UNIFORM_INT.name, maxval, dtype, "maxval")
             return self._run(GEN_UNIFORM_INT, shape, dtype, (lo, hi))
-        return _stretch(GEN_UNIFORM.name, self._run(GEN_UNIFORM, shape, dtype), dtype, minval,
-                        maxval)
+        return stretch(GEN_UNIFORM.name, self._run(GEN_UNIFORM, shape, dtype), dtype, minval,
+                       maxval)
 
     def uniform_full_int(self, shape, dtype=_dt.uint64, name=None):
         """≈ `Generator.uniform_full_int`: integers over the dtype's whole range."""
-        dtype = _as_dtype(GEN_FULL_INT.name, dtype)
-        if dtype not in _UNIFORM_INTS:
+        dtype = as_dtype(GEN_FULL_INT.name, dtype)
+        if dtype not in UNIFORM_INT_DTYPES:
             raise ValueError(f"{GEN_FULL_INT.name}: dtype must be int32, int64, uint32 or "
                              f"uint64, got {dtype.name}.")
         return self._run(GEN_FULL_INT, shape, dtype)
@@ -280,13 +280,13 @@ class Generator:
     def make_seeds(self, count=1):
         """≈ `Generator.make_seeds`: an int64 tensor of shape [2, count] of fresh seeds (for
         stateless ops, or for `split`)."""
-        count = _int_seed("Generator.make_seeds", count)
+        count = as_int("Generator.make_seeds", count)
         return self.uniform_full_int([2, count], dtype=_dt.int64)
 
     def split(self, count=1):
         """≈ `Generator.split`: `count` new generators, independent of this one and of each
         other (their keys are drawn from this generator, which advances)."""
-        count = _int_seed("Generator.split", count)
+        count = as_int("Generator.split", count)
         if count < 0:
             raise ValueError(f"Generator.split: count must be >= 0, got {count}.")
         keys = self.make_seeds(count).numpy()[0] if count else []

@@ -63,9 +63,10 @@ def build(program):
 class MultiDeviceExecutable:
     """A program that spans devices: placed and partitioned once per caller default device (the
     device unconstrained nodes go to), keeping one stateful-placement record for all of them so
-    a stateful node never moves (seed 004's rule), partitions compiled with their devices
-    bound, run together by `run_partitioned`. Fed resource handles (variable arguments) are
-    placed on the device of the handle fed, so their devices are part of the cache key."""
+    a stateful node never moves (TensorFlow's `stateful_placements`, see `placement`),
+    partitions compiled with their devices bound, run together by `run_partitioned`. Fed
+    resource handles (variable arguments) are placed on the device of the handle fed, so their
+    devices are part of the cache key."""
 
     __slots__ = ("program", "_by_key", "_pins", "_resource_feeds")
 

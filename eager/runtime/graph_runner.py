@@ -3,7 +3,8 @@
 `run_graph(graph, feeds)` binds the graph's placeholders (`graph.inputs`: the arguments, then the
 captures) to the fed tensors and runs every other operation in the order it was traced. That
 order is program order, hence a topological order that also honours control inputs, and since
-*every* operation runs (no pruning yet), stateful operations nobody consumes (prints, assigns,
+*every* operation runs (this runner does not prune; the compiled runtime runs a `Program` cut to
+what its fetches and targets need), stateful operations nobody consumes (prints, assigns,
 `graph.control_outputs`) run too, in program order. Each intermediate value is dropped right after
 its last consumer, so peak memory is that of the live values, as in eager execution.
 

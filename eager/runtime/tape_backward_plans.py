@@ -20,11 +20,11 @@ user to trace anything:
    compiled to straight-line Python (`compiler.compile_program`).
 3. **Run.** Later walks with the same structure feed the records' kept tensors to the plan.
    The usual call (one target, its default seed, one source) looks its plan up with the key
-   built directly (`_plan_one`), without the general path's seed objects and lists.
+   built directly (`_plan_scalar_target`), without the general path's seed objects and lists.
 
-Jacobians (`backprop.backward_batched`) use the same trace with seeds that carry a batch axis:
-the program is vectorised over it (`vectorize`) and compiled at first sight, since one batched
-run replaces a backward pass per row.
+Jacobians (`tape_backward.backward_batched`) use the same trace with seeds that carry a batch
+axis: the program is vectorised over it (`vectorize`) and compiled at first sight, since one
+batched run replaces a backward pass per row.
 
 The plan runs the same kernels on the same values in the same order as the walk (passes never
 change a value; fusion calls the same ufuncs), so gradients are equal. The walk is used, and
@@ -137,8 +137,8 @@ class _Plan:
 
 
 def _plan_or_walk(tape, grads, source_ids, source_set):
-    """The planner `backprop.backward` asks (see `backprop.set_planner`): gradients from a
-    compiled plan, or None to walk.
+    """The planner `tape_backward.backward` asks (see `tape_backward.set_planner`): gradients
+    from a compiled plan, or None to walk.
 
     The key is first taken over the whole tape (the signatures its entries made while
     recording, connected by the links the tape numbered): pruning is a function of the tape's
@@ -170,12 +170,13 @@ def _plan_or_walk(tape, grads, source_ids, source_set):
     return _results(plan, _run(plan, fed_from, seeds, st))
 
 
-def _plan_one(tape, target, source_id):
-    """The planner of the usual call (`backprop.backward_one`: one target of one element with
-    its default seed, one source): the gradients from a plan the cache holds for the whole
-    tape, or None to go the general way (`_plan_or_walk`: no plan yet, a tape that cannot be
-    keyed whole, another target). Its key is the one `_plan_or_walk` would make, built
-    without the general path's lists and seeds. Hot: a tiny gradient's whole lookup."""
+def _plan_scalar_target(tape, target, source_id):
+    """The planner of the usual call (`tape_backward.backward_single_source`: one target with
+    its default seed, one source) when its target has one element: the gradients from a plan
+    the cache holds for the whole tape, or None to go the general way (`_plan_or_walk`: no plan
+    yet, a tape that cannot be keyed whole, another target). Its key is the one
+    `_plan_or_walk` would make, built without the general path's lists and seeds. Hot: a tiny
+    gradient's whole lookup."""
     if not tape.keyed or target.__class__ is not EagerTensor or target._value.size != 1:
         return None
     st = _plannable_state()
@@ -421,10 +422,10 @@ class _BatchedPlan(_Plan):
 
 
 def _plan_batched(needed, grads, source_ids, source_set, need, batch):
-    """The batch planner `backprop.backward_batched` asks: per source, the gradients for all
-    `batch` rows of the seeds as one tensor [batch, *source shape] (None where unconnected), or
-    None to run the rows one by one. Compiled at first sight: a batched walk replaces `batch`
-    walks."""
+    """The batch planner `tape_backward.backward_batched` asks: per source, the gradients for
+    all `batch` rows of the seeds as one tensor [batch, *source shape] (None where
+    unconnected), or None to run the rows one by one. Compiled at first sight: a batched walk
+    replaces `batch` walks."""
     st = _plannable_state()
     if st is None:
         return None
@@ -490,4 +491,4 @@ def _stand_ins(graph, tensors, tape_ids, index, kept, by_tape_id, kept_slots, ke
     return tuple(stand_ins)
 
 
-_tape_backward.set_planner(_plan_or_walk, _plan_batched, _plan_one)
+_tape_backward.set_planner(_plan_or_walk, _plan_batched, _plan_scalar_target)

@@ -43,13 +43,13 @@ from ..ops import array_ops as _array
 from ..ops import conv_ops as _conv
 from ..ops import creation_ops as _creation
 from ..ops import cumulative_ops as _cumulative
-from ..ops import linalg_ops as _linalg
 from ..ops import math_ops as _math
 from ..ops import nn_grad as _nn_grad
 from ..ops import nn_ops as _nn
 from ..ops import padding_ops as _padding
+from ..ops import product_ops as _products
 from ..ops import slicing_ops as _slicing
-from ..ops.linalg_ops import MATMUL
+from ..ops.product_ops import MATMUL
 from ..core.specs import TensorSpec
 from .program import Node, Program
 
@@ -282,13 +282,13 @@ def _axes(rw, node, k):
 
 def _einsum(rw, node, flags):
     """A fresh label for the batch axis, in front of every batched operand and the output."""
-    terms, output, _ = _linalg._parse_equation(node.attrs["equation"])
+    terms, output, _ = _products.parse_equation(node.attrs["equation"])
     used = {s for t in terms for s in t} | set(output)
     label = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba"
                  if c not in used)
 
     def text(subscripts):
-        return "".join("..." if s == _linalg._ELLIPSIS else s for s in subscripts)
+        return "".join("..." if s == _products.ELLIPSIS else s for s in subscripts)
 
     operands = [(label if b else "") + text(t) for t, b in zip(terms, flags)]
     equation = f"{','.join(operands)}->{label}{text(output)}"
@@ -443,7 +443,7 @@ _RULES = {
     _slicing.SLICE: _slice, _slicing.STRIDED_SLICE: _strided_slice,
     _padding.PAD: _pad, _padding.MIRROR_PAD: _pad,
     _cumulative.CUMSUM: _scan, _cumulative.CUMPROD: _scan,
-    _linalg.TENSORDOT: _tensordot, _linalg.EINSUM: _einsum, _slicing.GATHER: _gather,
+    _products.TENSORDOT: _tensordot, _products.EINSUM: _einsum, _slicing.GATHER: _gather,
     _slicing.SCATTER_ND: _scatter_nd, _slicing.GATHER_ND: _gather_nd,
     _conv.CONV2D: _examples(0), _conv.MAX_POOL: _examples(0),
     _nn_grad.CONV2D_INPUT_GRAD: _examples(1), _nn_grad.CONV2D_FILTER_GRAD: _conv_filter_grad,

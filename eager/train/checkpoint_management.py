@@ -20,6 +20,7 @@ import os
 import re
 import time
 
+from ..base.errors import NotFoundError
 from . import _format
 
 __all__ = ["CheckpointManager", "CheckpointState", "get_checkpoint_state", "latest_checkpoint",
@@ -188,8 +189,6 @@ def _resolve(ckpt_dir_or_file):
     if os.path.isdir(path):
         latest = latest_checkpoint(path)
         if latest is None:
-            from ..base.errors import NotFoundError  # noqa: PLC0415 - keep the module light
-
             raise NotFoundError(None, None, f"No checkpoint state found in directory {path}.")
         return latest
     return path
@@ -209,8 +208,6 @@ def load_variable(ckpt_dir_or_file, name):
     if name not in data.arrays and name + "/.ATTRIBUTES/VARIABLE_VALUE" in data.arrays:
         name += "/.ATTRIBUTES/VARIABLE_VALUE"
     if name not in data.arrays:
-        from ..base.errors import NotFoundError  # noqa: PLC0415
-
         raise NotFoundError(None, None, f"Key {name} not found in checkpoint {data.path}.")
     return data.arrays[name].copy()
 
