@@ -249,7 +249,7 @@ class AsyncExecutor:
                                                                or cb is PendingTensor):
                 key = (op, a._meta, a._value.shape if ca is EagerTensor else a._shape,
                        b._meta, b._value.shape if cb is EagerTensor else b._shape,
-                       _devices._state.default)
+                       _devices.default_device())
         if key is not None:
             placed = _PLACED.get(key)
             if placed is None:

@@ -29,9 +29,9 @@ from .async_exec import get_synchronous_execution as _synchronous
 from .autodiff import tape as _tape
 from .core.context import FAST_PATH
 from .ops import resource_ops as _res
-from .core.dispatch import run_kernel, execute
+from .core.dispatch import execute, resolve_input, run_kernel
 from .ops.resource_ops import apply_update as _apply_update
-from .tensor import EagerTensor, IndexedSlices, meta_for, wrap_value
+from .tensor import EagerTensor, IndexedSlices, Reference, meta_for, wrap_value
 from .core.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from .base.tensor_shape import TensorShape, as_shape
 
@@ -76,12 +76,12 @@ _DEFAULTS = {"initial_value": None, "trainable": None, "validate_shape": True,
 def variable_creator_scope(variable_creator):
     """≈ `tf.variable_creator_scope`: `variable_creator(next_creator, **kwargs)` is called for
     every `eager.Variable(...)` in this thread while the scope is open; scopes nest."""
-    with _variable_creator_scope(variable_creator, priority=100):
+    with prioritized_creator_scope(variable_creator, priority=100):
         yield
 
 
 @contextlib.contextmanager
-def _variable_creator_scope(creator, priority=100):
+def prioritized_creator_scope(creator, priority=100):
     """Creators with a higher priority run first; within a priority, inner before outer (as
     TensorFlow). `eager.function` installs its creator at its own priority."""
     if not callable(creator):
@@ -173,8 +173,6 @@ class Variable(metaclass=VariableMetaclass):
         raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
 
     def ref(self):
-        from .tensor import Reference  # noqa: PLC0415 - the one shared reference type
-
         return Reference(self)
 
     experimental_ref = ref
@@ -317,7 +315,7 @@ def _updater(op, doc):
 _VARIABLE_OF_HANDLE = weakref.WeakValueDictionary()
 
 
-def _variable_for_handle(tensor):
+def variable_for_handle(tensor):
     """The live ResourceVariable whose `handle` is `tensor`, or None."""
     variable = _VARIABLE_OF_HANDLE.get(id(tensor))
     if variable is not None and variable._handle_tensor is tensor:
@@ -353,8 +351,6 @@ class ResourceVariable(Variable):
         if dtype is not None and value.dtype is not _dt.as_dtype(dtype):
             value = convert_to_tensor(initial_value, dtype=dtype)
         if value.__class__ is not EagerTensor:
-            from .core.dispatch import resolve_input  # noqa: PLC0415 - pending values wait here
-
             value = resolve_input(value, _res.ASSIGN)
         var_shape = value.shape if shape is None else as_shape(shape)
         if shape is not None and validate_shape and not var_shape.is_compatible_with(value.shape):

@@ -1,6 +1,6 @@
 """The CuPy backend on a real CUDA device. Skipped (with the reason) where no CUDA device answers;
 run on a GPU machine to exercise it. The same stream/event logic is tested everywhere through
-the CPU backend's streams and, once the async issue lands, the simulated GPU."""
+the CPU backend's streams and the simulated GPUs (`EAGER_SIMULATED_GPUS`)."""
 
 import subprocess
 import sys

@@ -13,7 +13,7 @@ import pytest
 import eager as tf
 from eager.devices import registry
 from eager.ops import resource_ops
-from eager.variables import _variable_creator_scope
+from eager.variables import prioritized_creator_scope
 from eager.core.dispatch import execute
 
 # -- creation ---------------------------------------------------------------------------------------
@@ -320,7 +320,7 @@ def test_creator_priorities_and_arbitrary_results():
         order.append("low")
         return "not a variable at all"
 
-    with _variable_creator_scope(high, priority=200):
+    with prioritized_creator_scope(high, priority=200):
         with tf.variable_creator_scope(low):
             result = tf.Variable(1.0)
     assert order == ["high", "low"] and result == "not a variable at all"

@@ -41,7 +41,8 @@ from .tensor_conversion import conversion_functions_for, convert_to_tensor
 __all__ = ["as_tensor", "same_type", "check_dtype", "dtype_error", "unsupported_dtype"]
 
 
-def _is_tensorlike(value) -> bool:
+def is_tensorlike(value) -> bool:
+    """A tensor, or a value a registered conversion function turns into one (a Variable)."""
     return isinstance(value, Tensor) or bool(conversion_functions_for(value.__class__))
 
 
@@ -90,8 +91,8 @@ def same_type(op, *values, dtype_hint=None):
     mode = _CONVERSION.get(op.name)
     if mode is None and op.dtypes is not None and len(op.dtypes) == 1:
         tensors = _convert_fixed(op, values, next(iter(op.dtypes)))
-    elif mode is _HINT and (_is_tensorlike(first)
-                            or not any(_is_tensorlike(v) for v in values)):
+    elif mode is _HINT and (is_tensorlike(first)
+                            or not any(is_tensorlike(v) for v in values)):
         tensors = _convert_in_order(op, values, dtype_hint, hint=True)
     elif mode is _INDEPENDENT:
         tensors = _convert_in_order(op, values, dtype_hint, hint=False)
@@ -137,7 +138,7 @@ def _convert_strict(op, values, dtype_hint):
     dtype = None
     first = None
     for i, v in enumerate(values):
-        if _is_tensorlike(v):
+        if is_tensorlike(v):
             t = v if isinstance(v, Tensor) else convert_to_tensor(v)
             tensors[i] = t
             if dtype is None:
@@ -168,13 +169,13 @@ def _convert_hinted(value, dtype):
 def _convert_in_order(op, values, dtype_hint, hint):
     """The first value converts by itself (with `dtype_hint`); each later non-tensor by itself
     too, or with the first's dtype as a hint; then every dtype must agree."""
-    first = as_tensor(values[0]) if _is_tensorlike(values[0]) else convert_to_tensor(
+    first = as_tensor(values[0]) if is_tensorlike(values[0]) else convert_to_tensor(
         values[0], dtype_hint=dtype_hint)
     dtype = first.dtype
     tensors = [first] + [None] * (len(values) - 1)
     for i in range(1, len(values)):
         v = values[i]
-        if _is_tensorlike(v):
+        if is_tensorlike(v):
             tensors[i] = as_tensor(v)
         else:
             tensors[i] = _convert_hinted(v, dtype) if hint else convert_to_tensor(v)
@@ -187,13 +188,13 @@ def _convert_in_order(op, values, dtype_hint, hint):
 def _convert_first(op, values, dtype_hint):
     """The first value converts by itself; the others, last first (TensorFlow's clip_by_value
     applies the upper bound first), must be tensors of its dtype or Python values that fit it."""
-    first = as_tensor(values[0]) if _is_tensorlike(values[0]) else convert_to_tensor(
+    first = as_tensor(values[0]) if is_tensorlike(values[0]) else convert_to_tensor(
         values[0], dtype_hint=dtype_hint)
     dtype = first.dtype
     tensors = [first] + [None] * (len(values) - 1)
     for i in range(len(values) - 1, 0, -1):
         v = values[i]
-        if _is_tensorlike(v):
+        if is_tensorlike(v):
             t = as_tensor(v)
             if t.dtype is not dtype:
                 tensors[i] = t
@@ -211,7 +212,7 @@ def _convert_fixed(op, values, dtype):
     force-casts numpy values, so only eager's stricter rule can fail there: it comes last.)"""
     tensors = [None] * len(values)
     for i, v in enumerate(values):
-        if _is_tensorlike(v):
+        if is_tensorlike(v):
             tensors[i] = as_tensor(v)
         elif not isinstance(v, (np.ndarray, np.generic)):
             tensors[i] = convert_to_tensor(v, dtype)

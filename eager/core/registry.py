@@ -107,8 +107,10 @@ class OpDef:
         return tuple(sorted(set(self.resource_reads) | set(self.resource_writes)))
 
     def def_gradient(self, fn=None, *, keep_inputs=(), keep_outputs=()):
-        """Registers `fn(call, *output_grads) -> input grads` as this op's gradient (usable as a
-        decorator, with or without arguments).
+        """Registers `fn(forward, *output_grads) -> input grads` as this op's gradient (usable
+        as a decorator, with or without arguments). `forward` is the op as a tape recorded it
+        (`eager.autodiff.tape.RecordedOp`: its kept inputs and outputs, attributes, and every
+        input's shape and dtype).
 
         `keep_inputs` / `keep_outputs` (tuples of indices, or True for all) name the tensors the
         gradient reads: a tape keeps exactly those alive, so `exp` keeps its output and `add`

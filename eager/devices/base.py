@@ -188,7 +188,7 @@ class Device:
         """Runs `op.kernel(xp, *arrays, **attrs)` on the compute stream. `inputs` are the op's
         input tensors (a backend that must know its outputs' shapes before the kernel has run,
         like the simulated GPU, asks `op.infer(*inputs, **attrs)`)."""
-        return self.compute_stream.launch_op(op.name, _call_kernel, op.kernel, self.xp, arrays,
+        return self.compute_stream.launch_op(op.name, call_kernel, op.kernel, self.xp, arrays,
                                              attrs)
 
     def ready_event(self, array) -> Event:
@@ -229,5 +229,6 @@ def transfer(value, source: Device, target: Device):
     return target.copy_from(value, source)
 
 
-def _call_kernel(kernel, xp, arrays, attrs):
+def call_kernel(kernel, xp, arrays, attrs):
+    """`kernel(xp, *arrays, **attrs)`: what a stream runs for an op (backends launch it)."""
     return kernel(xp, *arrays, **attrs)

@@ -13,7 +13,7 @@ import weakref
 import numpy as np
 
 from ..base import profile_events
-from .base import COMPLETED, Device, Event, KeepAlive, Stream, _call_kernel
+from .base import COMPLETED, Device, Event, KeepAlive, Stream, call_kernel
 
 __all__ = ["cuda_device_count", "CUDADevice", "CUDAStream", "CUDAEvent"]
 
@@ -103,7 +103,7 @@ class CUDAStream(Stream):
         """`op.kernel(xp, *arrays, **attrs)` with this stream current. Hot: every eager op on
         the GPU; one frame fewer than `launch_op` when no profiler trace is running."""
         if _PROFILE.active:
-            return self.launch_op(op.name, _call_kernel, op.kernel, xp, arrays, attrs)
+            return self.launch_op(op.name, call_kernel, op.kernel, xp, arrays, attrs)
         with self._device, self._stream:
             return op.kernel(xp, *arrays, **attrs) if attrs else op.kernel(xp, *arrays)
 

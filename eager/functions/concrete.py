@@ -31,7 +31,7 @@ from ..core import context as _context
 from ..base import dtypes as _dt
 from ..base import nest
 from ..base import profile_events as _profile_events
-from ..config import threading as _threading
+from ..runtime import threads as _threads
 from ..autodiff import tape as _tape
 from ..autodiff.tape_backward import backward as _backward
 from ..graph import Graph, SymbolicTensor, building
@@ -39,7 +39,7 @@ from ..ops.array_ops import identity
 from ..tensor import EagerTensor, Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
-from ..variables import Variable, _variable_creator_scope, _variable_for_handle
+from ..variables import Variable, prioritized_creator_scope, variable_for_handle
 from . import function_gradient as _derived
 from .arguments import Binder
 from .lifting import CREATOR_PRIORITY, VariableArgument, handle_stand_in, refusing_creator
@@ -136,7 +136,7 @@ class ConcreteFunction:
         # does not either; TensorFlow's FuncGraph holds its variables weakly too).
         refs = []
         for value in self._capture_values:
-            variable = _variable_for_handle(value)
+            variable = variable_for_handle(value)
             if variable is not None:
                 refs.append(weakref.ref(variable))
         self._variable_refs = tuple(refs)
@@ -288,7 +288,7 @@ class ConcreteFunction:
         if st.interpreter is None and not _PROFILE.active:
             threads = self.inter_op_threads
             if threads is None:
-                threads = _threading._config.inter_op
+                threads = _threads.settings.inter_op
             if threads >= 2:
                 return self._parallel_executor(threads).run(tensors)
             executable = self._executable
@@ -342,7 +342,7 @@ class ConcreteFunction:
                 _tape.variable_accessed(variable)
         for t in tensors:
             if t.dtype is _dt.resource:
-                variable = _variable_for_handle(t)
+                variable = variable_for_handle(t)
                 if variable is not None and variable.trainable:
                     _tape.variable_accessed(variable)
 
@@ -541,7 +541,7 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
         creator = refusing_creator(name)
     argument_captures = set()  # ids of Variable arguments' handle stand-ins (fed by calls)
     with building(graph), _tapes_hidden(), \
-            _variable_creator_scope(creator, priority=CREATOR_PRIORITY):
+            prioritized_creator_scope(creator, priority=CREATOR_PRIORITY):
         for pname, value in zip(binder.names, values):
             flat = nest.flatten(value)
             slots, symbolic = [], []

@@ -17,7 +17,7 @@ closed-over variable. Here, as in TensorFlow:
   per trace. The second trace is the one kept;
 * every later trace runs under `_refusing_creator`.
 
-The creators are installed through the ordinary creator stack (`_variable_creator_scope`), at a
+The creators are installed through the ordinary creator stack (`prioritized_creator_scope`), at a
 priority above any user scope, so user creators still run (after ours) on the first trace.
 
 Variables as arguments: keyed by shape and dtype (TensorFlow 2.21), so one trace serves every

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..tensor import Tensor, is_tensor
 from ..core.tensor_conversion import convert_to_tensor
-from ..core.argument_conversion import _is_tensorlike
+from ..core.argument_conversion import is_tensorlike
 from ..core.dispatch import execute
 from ..core.registry import op_error, register_op
 
@@ -253,7 +253,7 @@ PRINT = register_op(_OP, _print_kernel, _print_infer, stateful=True, num_outputs
 # -----------------------------------------------------------------------------------------------
 
 def _is_tensor_input(x):
-    return is_tensor(x) or _is_tensorlike(x)
+    return is_tensor(x) or is_tensorlike(x)
 
 
 def _sorted_keys(mapping):

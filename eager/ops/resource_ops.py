@@ -163,7 +163,7 @@ READ = register_op("ReadVariableOp", _read_kernel, _read_infer, resource_reads=(
 
 
 @READ.def_gradient
-def _read_grad(call, dy):
+def _read_grad(forward, dy):
     return dy  # flows to the handle: the gradient with respect to the variable
 
 
@@ -297,8 +297,8 @@ GATHER = register_op("ResourceGather", _gather_kernel, _gather_infer, resource_r
 
 
 @GATHER.def_gradient(keep_inputs=True)  # the handle (no data) and the indices
-def _gather_grad(call, dy):
-    handle, indices = call.inputs
+def _gather_grad(forward, dy):
+    handle, indices = forward.inputs
     return IndexedSlices(dy, indices, dense_shape_tensor(handle_data(handle)[1])), None
 
 

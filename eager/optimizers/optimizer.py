@@ -179,7 +179,7 @@ class Optimizer(Trackable):
             value = kwargs.pop(arg, default)
             if value != default:
                 raise NotImplementedError(f"eager.optimizers.{type(self).__name__} does not "
-                                          f"support {arg}={value!r} yet; leave it at its "
+                                          f"support {arg}={value!r}; leave it at its "
                                           f"default ({default!r}).")
         kwargs.pop("ema_momentum", None)  # meaningful only with use_ema
         if kwargs:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from ..core import context as _context
 from ..base import nest
-from ..config import threading as _threading
+from . import threads as _threads
 from ..base.errors import InvalidArgumentError
 from ..graph import Graph, Operation, SymbolicTensor, get_default_graph
 from .executable import session_executable
@@ -107,7 +107,7 @@ class Session:
         return nest.pack_sequence_as(fetches, results)
 
     def _executable(self, feeds, fetches, targets) -> _Executable:
-        threads = _threading.get_inter_op_parallelism_threads()
+        threads = _threads.settings.inter_op
         fast_key = (tuple(t.name for t in feeds), tuple(t.name for t in fetches),
                     tuple(op.name for op in targets), threads)
         found = self._by_fast_key.get(fast_key)
