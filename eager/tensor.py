@@ -13,13 +13,18 @@ op dispatch would have run (the recorder autodiff installs with `set_operator_re
 Everything else, including every error, goes through dispatch, so the fast path never changes
 what an op means.
 
-Making an EagerTensor. Cold code calls `wrap_value(array, device)` (`wrap_value(value,
-device)`, or `wrap_value(value, device, dtype)` for a value that is not an array); nothing else sets the slots. The hot
-constructors (dispatch's `run_kernel` and `wrap_output`, the operators' fast path below, the
-tape-free reductions' fast path `dispatch.run_bare_unary`, the async executor's pending
-tensors) write the three slots inline, because a call costs as much as the rest of a small op:
-each says so in a comment, and `tests/test_tensor.py` checks that every constructor leaves the
-same three slots set.
+Making an EagerTensor. Cold code calls `wrap_value(value, device)` (with `dtype` for a value
+that is not an array: a resource handle, a TensorList). Only the hot constructors build one
+slot by slot, because a call costs as much as the rest of a small op: dispatch's `run_kernel`,
+`wrap_output` and `run_bare_unary`, the operators' fast path below, and a gradient's default
+seed (`eager.autodiff.tape_backward`); each says so where it does it, and
+`tests/test_layers.py` keeps `EagerTensor()` to those three modules. A tape numbers a tensor it
+follows (`_tape_id`, `eager.autodiff.tape`); nothing else writes the slots.
+
+Reading the slots. `_value` (the array), `_meta` (dtype and device) and `_tape_id` are read
+directly by the layers that run kernels or follow tensors (core, the interpreters, the
+runtime, variables) and by op APIs choosing a fast path (`reduce_sum` reads an eager input's
+rank); user code reads `.numpy()`, `.dtype`, `.device`.
 """
 
 from __future__ import annotations

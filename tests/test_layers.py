@@ -65,3 +65,11 @@ def test_the_layer_check_finds_an_upward_import():
         "eager.ops.math_ops (ops) imports eager.variables (state)"]
     with pytest.raises(AssertionError, match="in no layer"):
         layer_of("numpy")
+
+
+def test_only_the_hot_constructors_build_eager_tensors_slot_by_slot():
+    """Everything else calls `eager.tensor.wrap_value` (eager/tensor.py's module doc)."""
+    hot = {"tensor.py", "core/dispatch.py", "autodiff/tape_backward.py"}
+    found = {str(path.relative_to(ROOT)) for path in ROOT.rglob("*.py")
+             if "EagerTensor()" in path.read_text()}
+    assert found == hot
