@@ -158,7 +158,8 @@ def _overlap_child(steps, repeats, size=1024):
     one_matmul = best_single_call(lambda: matmul(a, b), 5)
     k = 200_000
     for _ in range(3):  # calibrate the Python work to one matmul
-        k = max(1000, int(k * one_matmul / best_single_call(lambda: _python_work(k), 5)))
+        python_s = best_single_call(lambda: _python_work(k), 5)  # noqa: B023 - called right here
+        k = max(1000, int(k * one_matmul / python_s))
     one_python = best_single_call(lambda: _python_work(k), 3)
 
     def compute():

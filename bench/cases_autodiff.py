@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import threading
+
 import numpy as np
 
 import eager
@@ -62,9 +65,6 @@ def _minimal_tape_gradient(xn):
     no dtype, device or structure checks, no placement, no error handling and no caching
     decisions. Whatever eager costs beyond this is framework overhead; this much is the price of
     running the tape in Python at all."""
-    import itertools
-    import threading
-
     new_id = itertools.count(2).__next__  # 1 is x's
     state = threading.local()
     state.tapes = []

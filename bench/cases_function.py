@@ -25,6 +25,7 @@ import numpy as np
 
 import eager
 
+from . import frameworks
 from .harness import Case, best_single_call, case_lines, format_seconds, run_case
 
 TARGET_PER_CALL = 6.0
@@ -81,7 +82,8 @@ def measure_first_call(others, repeats, eager_repeats):
         eager.function(body)(x)
 
     eager_first()  # warm what any first trace imports once
-    results["eager"] = (best_single_call(eager_first, repeats), best_single_call(lambda: _chain(x), eager_repeats))
+    results["eager"] = (best_single_call(eager_first, repeats),
+                        best_single_call(lambda: _chain(x), eager_repeats))
     if "torch" in others:
         torch = others["torch"]
         tx = torch.from_numpy(x0)
@@ -91,7 +93,8 @@ def measure_first_call(others, repeats, eager_repeats):
                 traced = torch.jit.trace(lambda t: _chain(t), (tx,))
                 traced(tx)
         torch_first()
-        results["torch"] = (best_single_call(torch_first, repeats), best_single_call(lambda: _chain(tx), eager_repeats))
+        results["torch"] = (best_single_call(torch_first, repeats),
+                            best_single_call(lambda: _chain(tx), eager_repeats))
     if "jax" in others:
         jax = others["jax"]
         jx = jax.numpy.asarray(x0)
@@ -108,8 +111,8 @@ def measure_first_call(others, repeats, eager_repeats):
         def tf_first():
             tf.function(lambda t: _chain(t))(fx)
         tf_first()
-        results["tensorflow"] = (best_single_call(tf_first, repeats), best_single_call(lambda: _chain(fx),
-                                                                 eager_repeats))
+        results["tensorflow"] = (best_single_call(tf_first, repeats),
+                                 best_single_call(lambda: _chain(fx), eager_repeats))
     return results
 
 
@@ -135,8 +138,6 @@ def report(rounds, others=None, quick=False):
 
 
 def main(argv=None) -> int:
-    from . import frameworks
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few rounds (smoke test)")
     args = parser.parse_args(argv)

@@ -19,8 +19,9 @@ import argparse
 import time
 
 import eager
-from eager.ops import list_ops as L
+from eager.ops import list_ops
 
+from . import frameworks
 from .harness import format_seconds
 
 SMALL, LARGE = 100, 10_000
@@ -31,22 +32,22 @@ def _eager_push_loop(n):
     x = eager.constant([1.0, 2.0])
 
     def run():
-        lst = L.empty_tensor_list([2], eager.float32)
+        lst = list_ops.empty_tensor_list([2], eager.float32)
         start = time.perf_counter()
         for _ in range(n):
-            lst = L.tensor_list_push_back(lst, x)
+            lst = list_ops.tensor_list_push_back(lst, x)
         return time.perf_counter() - start
     return run
 
 
 def _eager_pop_loop(n):
-    full = L.tensor_list_from_tensor(eager.ones([n, 2]), [2])
+    full = list_ops.tensor_list_from_tensor(eager.ones([n, 2]), [2])
 
     def run():
         lst = full
         start = time.perf_counter()
         for _ in range(n):
-            lst, _ = L.tensor_list_pop_back(lst, eager.float32)
+            lst, _ = list_ops.tensor_list_pop_back(lst, eager.float32)
         return time.perf_counter() - start
     return run
 
@@ -58,16 +59,17 @@ def _eager_pop_push_loop(n):
     rows = eager.ones([n, 2])
 
     def run():
-        lst = L.tensor_list_from_tensor(rows, [2])  # a storage of its own
+        lst = list_ops.tensor_list_from_tensor(rows, [2])  # a storage of its own
         start = time.perf_counter()
         for _ in range(n):
-            lst, _ = L.tensor_list_pop_back(lst, eager.float32)
-            lst = L.tensor_list_push_back(lst, x)
+            lst, _ = list_ops.tensor_list_pop_back(lst, eager.float32)
+            lst = list_ops.tensor_list_push_back(lst, x)
         return time.perf_counter() - start
     return run
 
 
 def _tf_push_loop(tf, n):
+    # TensorFlow is optional (asked for with --tensorflow): this module imports without it.
     from tensorflow.python.ops import list_ops as tf_list_ops  # noqa: PLC0415
 
     x = tf.constant([1.0, 2.0])
@@ -114,7 +116,7 @@ def report(rounds, others=None):
     """(lines to print, names of missed targets). At most 10 rounds: each is ~0.6 s."""
     results = measure(min(rounds, 10), others)
     lines = [f"(h) TensorList: time per element at n={SMALL} and n={LARGE:,} "
-             f"(storage reuse calibrated: {L.storage_reuse()})"]
+             f"(storage reuse calibrated: {list_ops.storage_reuse()})"]
     missed = []
     for label, (small, large) in results.items():
         ratio = large / small
@@ -136,8 +138,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     others = {}
     if args.tensorflow:
-        from . import frameworks  # noqa: PLC0415
-
         tf = frameworks.load("tensorflow")
         if tf is not None:
             others["tensorflow"] = tf

@@ -24,11 +24,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 
 import numpy as np
 
 import eager
+from eager.runtime.compiler import compile_program
+from eager.runtime.executable import function_program
+from eager.runtime.parallel import ParallelExecutor
 
+from . import frameworks
 from .cases_autodiff import LR, mlp_data, numpy_mlp_step
 from .harness import Case, case_lines, format_seconds, run_case, run_with_one_blas_thread
 
@@ -143,10 +148,6 @@ def mlp_case(others) -> Case:
 
 def _parallel_child(rounds: int) -> dict:
     """Runs in the subprocess: best serial and parallel times of 4 independent matmuls."""
-    import time
-
-    from eager.runtime.parallel import ParallelExecutor
-
     n = 1024
     rng = np.random.default_rng(0)
     mats = [eager.constant(rng.standard_normal((n, n), dtype=np.float32)) for _ in range(8)]
@@ -157,9 +158,6 @@ def _parallel_child(rounds: int) -> dict:
                 eager.matmul(g, h))
 
     cf = four.get_concrete_function(*mats)
-    from eager.runtime.executable import function_program
-    from eager.runtime.compiler import compile_program
-
     program = function_program(cf.graph, cf.captured_inputs)
     serial = compile_program(program)
     parallel = ParallelExecutor(program, 2)
@@ -202,8 +200,6 @@ def report(rounds, others=None, quick=False):
 
 
 def main(argv=None) -> int:
-    from . import frameworks
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few rounds (smoke test)")
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 
 import eager
-import eager.optimizers  # noqa: F401 - until eager/__init__ exports it
 
 from .cases_autodiff import LR, mlp_data, numpy_mlp_step
 from .harness import Case

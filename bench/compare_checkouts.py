@@ -36,6 +36,8 @@ checkout does not have (no constructor for its letter) is reported as missing on
 from __future__ import annotations
 
 import argparse
+import importlib
+import inspect
 import json
 import os
 import platform
@@ -65,9 +67,6 @@ def find_constructors(root: Path) -> dict:
     """{letter: (module name, function)} for each module-level function in `root/bench/
     cases_*.py` that builds the `harness.Case` of exactly one letter and takes one argument (the
     other frameworks), found from its source without building anything."""
-    import importlib
-    import inspect
-
     found = {}
     for path in sorted((root / "bench").glob("cases_*.py")):
         try:
@@ -88,11 +87,13 @@ def find_constructors(root: Path) -> dict:
 
 
 def worker(root: Path, letters: list, rounds: int) -> dict:
-    import numpy as np
+    # Not at module level (see there): the worker imports these from the checkout it measures,
+    # which worker_main has put first on sys.path.
+    import numpy as np  # noqa: PLC0415 - the worker's only
 
-    import bench
-    import eager
-    from bench import harness
+    import bench  # noqa: PLC0415 - the checkout's
+    import eager  # noqa: PLC0415 - the checkout's
+    from bench import harness  # noqa: PLC0415 - the checkout's
 
     results, missing = {}, {}
     constructors = find_constructors(root)
@@ -214,7 +215,8 @@ def main(argv=None) -> int:
             parser.error(f"checkout {side} ({root}) has no eager package or bench folder")
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from bench.harness import BLAS_ENV  # this checkout's list: stdlib-only module
+    # This checkout's list (a stdlib-only module), importable once its root is on sys.path.
+    from bench.harness import BLAS_ENV  # noqa: PLC0415 - needs the sys.path entry above
 
     env = dict(os.environ)
     env.update({name: "1" for name in BLAS_ENV})

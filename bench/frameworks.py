@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import os
 
 
 def load(name):
     """The module, or None if it is not installed or fails to import."""
     try:
         if name == "tensorflow":
-            import os
-
             os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         return importlib.import_module(name)
     except Exception:  # noqa: BLE001 - any import failure means "not available"

@@ -29,6 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+import eager  # noqa: E402
+from bench.cases_autodiff import LR, mlp_data, mlp_gradients  # noqa: E402
+from bench.cases_runtime import traced_mlp_step  # noqa: E402
+from bench.cases_training import eager_variable_mlp_step, torch_mlp_step  # noqa: E402
+from eager.devices.cuda import cuda_device_count  # noqa: E402
+
 
 def _best(fn, sync, rounds, inner):
     for _ in range(3):
@@ -49,18 +55,10 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args(argv)
 
-    from eager.devices.cuda import cuda_device_count
-
     if cuda_device_count() == 0:
         print("bench/gpu.py: no CUDA device answers; nothing to measure.")
         return 0
-    import cupy
-
-    import eager
-    import eager.optimizers  # noqa: F401
-    from bench.cases_autodiff import LR, mlp_data, mlp_gradients
-    from bench.cases_runtime import traced_mlp_step
-    from bench.cases_training import eager_variable_mlp_step, torch_mlp_step
+    import cupy  # noqa: PLC0415 - optional: only once a CUDA device answers
 
     gpu = eager.devices.registry.lookup("GPU:0")
     print(f"device: {cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}, "
@@ -89,7 +87,8 @@ def main(argv=None) -> int:
         results["eager async"] = _best(lambda: ex + ey, eager.experimental.async_wait,
                                        args.rounds, 1000)
     try:
-        import torch
+        # PyTorch is optional (and costs seconds to import): loaded only to compare.
+        import torch  # noqa: PLC0415
 
         tx, ty = torch.ones(4, device="cuda"), torch.ones(4, device="cuda")
         results["torch"] = _best(lambda: tx + ty, torch.cuda.synchronize, args.rounds, 1000)
@@ -134,22 +133,25 @@ def main(argv=None) -> int:
 
         e_params = [eager.Variable(p) for p in np_params]
         e_opt = make_eager()
+        # The lambdas below are timed by _best at once, within this iteration (hence B023's noqa).
         results = {"cupy": _best(cupy_step, cupy_sync, args.rounds, 20),
-                   "eager": _best(lambda: eager_variable_mlp_step(e_params, e_opt, ex_b, ey_b),
-                                  eager_sync, args.rounds, 20)}
+                   "eager": _best(
+                       lambda: eager_variable_mlp_step(e_params, e_opt, ex_b, ey_b),  # noqa: B023
+                       eager_sync, args.rounds, 20)}
         if label == "SGD":  # the same step traced (assign_sub updates): one compiled program
             traced_step = traced_mlp_step([eager.Variable(p) for p in np_params])
-            results["eager function"] = _best(lambda: traced_step(ex_b, ey_b), eager_sync,
-                                              args.rounds, 20)
+            results["eager function"] = _best(lambda: traced_step(ex_b, ey_b),  # noqa: B023
+                                              eager_sync, args.rounds, 20)
         try:
-            import torch
+            import torch  # noqa: PLC0415 - optional, seconds to import: as above
 
             t_params = [torch.nn.Parameter(torch.from_numpy(p.copy()).cuda())
                         for p in np_params]
             t_opt = make_torch(torch, t_params)
             tx_b, ty_b = torch.from_numpy(xn).cuda(), torch.from_numpy(yn).cuda()
-            results["torch"] = _best(lambda: torch_mlp_step(torch, t_params, t_opt, tx_b, ty_b),
-                                     torch.cuda.synchronize, args.rounds, 20)
+            results["torch"] = _best(
+                lambda: torch_mlp_step(torch, t_params, t_opt, tx_b, ty_b),  # noqa: B023
+                torch.cuda.synchronize, args.rounds, 20)
         except Exception:  # noqa: BLE001 - PyTorch missing or without CUDA: leave it out
             pass
         rows.append((f"MLP 784-256-256-10 {label} step, batch 128", results))
@@ -169,25 +171,27 @@ def main(argv=None) -> int:
             cxc = cupy.asarray(xn)
             ca, cb = cupy.float32(0.999), cupy.float32(0.001)
 
+        # cupy_chain and the lambdas below are called within this iteration (hence B023's noqa).
         def cupy_chain():
             with stream:
-                return chain_ops(cxc, ca, cb, cupy.tanh, lambda v: cupy.maximum(v, 0))
+                return chain_ops(cxc, ca, cb, cupy.tanh,  # noqa: B023
+                                 lambda v: cupy.maximum(v, 0))
 
         exc = eager.constant(xn)
         ea, eb = eager.constant(np.float32(0.999)), eager.constant(np.float32(0.001))
         np.testing.assert_allclose(traced_chain(exc, ea, eb).numpy(), cupy_chain().get(),
                                    rtol=1e-5, atol=1e-6)
         results = {"cupy": _best(cupy_chain, cupy_sync, args.rounds, 20),
-                   "eager function": _best(lambda: traced_chain(exc, ea, eb), eager_sync,
-                                           args.rounds, 20)}
+                   "eager function": _best(lambda: traced_chain(exc, ea, eb),  # noqa: B023
+                                           eager_sync, args.rounds, 20)}
         try:
-            import torch
+            import torch  # noqa: PLC0415 - optional, seconds to import: as above
 
             txc = torch.from_numpy(xn).cuda()
             results["torch"] = _best(
-                lambda: chain_ops(txc, 0.999, 0.001, torch.tanh, torch.relu),
+                lambda: chain_ops(txc, 0.999, 0.001, torch.tanh, torch.relu),  # noqa: B023
                 torch.cuda.synchronize, args.rounds, 20)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - PyTorch missing or without CUDA: leave it out
             pass
         rows.append((f"traced chain of 24 elementwise ops, float32 {shape}", results))
 

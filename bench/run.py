@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import (cases_async, cases_autodiff, cases_core, cases_function,  # noqa: E402
@@ -46,8 +48,6 @@ def import_time() -> tuple:
 
 
 def machine() -> str:
-    import numpy as np
-
     return (f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
             f"numpy {np.__version__}, {platform.system()} {platform.release()}")
 

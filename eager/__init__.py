@@ -17,16 +17,18 @@ from .core.tensor_conversion import constant, convert_to_tensor, register_tensor
 from .core.context import device, executing_eagerly, name_scope
 from . import ops as _ops
 from .ops.cumulative_ops import cumsum
-from .ops.math_ops import (abs, add, argmax, argmin, cast, clip_by_value, cos,  # noqa: A004
-                           divide, equal, exp, greater, greater_equal, less, less_equal,
-                           logical_and, logical_not, logical_or, maximum, minimum, multiply,
-                           negative, not_equal, pow, reduce_all, reduce_any, reduce_logsumexp,
-                           reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, sigmoid,
-                           sign, sin, sqrt, square, subtract, tanh, truediv, where)
+from .ops.math_ops import abs, pow  # noqa: A004 - TensorFlow's names
+from .ops.math_ops import (add, argmax, argmin, cast, clip_by_value, cos, divide, equal, exp,
+                           greater, greater_equal, less, less_equal, logical_and, logical_not,
+                           logical_or, maximum, minimum, multiply, negative, not_equal,
+                           reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_mean,
+                           reduce_min, reduce_prod, reduce_sum, sigmoid, sign, sin, sqrt, square,
+                           subtract, tanh, truediv, where)
+from .ops.array_ops import range, slice  # noqa: A004 - TensorFlow's names
 from .ops.array_ops import (broadcast_to, concat, expand_dims, eye, fill, gather, gather_nd,
-                            identity, one_hot, ones, ones_like, pad, range, rank, reshape,
-                            scatter_nd, shape, size, slice, split, squeeze, stack, stop_gradient,
-                            strided_slice, tile, transpose, unstack, zeros, zeros_like)
+                            identity, one_hot, ones, ones_like, pad, rank, reshape, scatter_nd,
+                            shape, size, split, squeeze, stack, stop_gradient, strided_slice,
+                            tile, transpose, unstack, zeros, zeros_like)
 from .ops.linalg_ops import norm
 from .ops.product_ops import einsum, matmul, tensordot
 from .ops.composite_ops import (add_n, boolean_mask, clip_by_global_norm, clip_by_norm,

@@ -223,7 +223,8 @@ class AsyncExecutor:
 
     def __init__(self):
         self._queue = collections.deque()
-        self._cv = threading.Condition(threading.RLock())  # RLock: a deleter may queue work from a finalizer
+        # An RLock: a deleter may queue work from a finalizer.
+        self._cv = threading.Condition(threading.RLock())
         self._issued = 0  # sequence number of the last queued node
         self._completed = 0  # ... of the last finished node (run, failed or skipped)
         self._error = None  # the first failure: poisons the executor until cleared

@@ -5,13 +5,14 @@ from .ops.composite_ops import (add_n, count_nonzero, divide_no_nan, is_finite, 
                                 reduce_variance, softplus, squared_difference)
 from .ops.cumulative_ops import cumprod, cumsum
 from .ops.segment_ops import segment_sum, unsorted_segment_mean, unsorted_segment_sum
-from .ops.math_ops import (abs, add, argmax, argmin, conj, cos, divide, equal, exp,  # noqa: A004
-                           floordiv, floormod, greater, greater_equal, imag, less, less_equal,
-                           log, log1p, logical_and, logical_not, logical_or, logical_xor, maximum,
-                           minimum, mod, multiply, negative, not_equal, pow, real, reduce_all,
-                           reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
-                           reduce_prod, reduce_sum, rsqrt, sigmoid, sign, sin, sqrt, square,
-                           subtract, tanh, truediv)
+from .ops.math_ops import abs, pow  # noqa: A004 - TensorFlow's names
+from .ops.math_ops import (add, argmax, argmin, conj, cos, divide, equal, exp, floordiv,
+                           floormod, greater, greater_equal, imag, less, less_equal, log, log1p,
+                           logical_and, logical_not, logical_or, logical_xor, maximum, minimum,
+                           mod, multiply, negative, not_equal, real, reduce_all, reduce_any,
+                           reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod,
+                           reduce_sum, rsqrt, sigmoid, sign, sin, sqrt, square, subtract, tanh,
+                           truediv)
 from .ops.sort_ops import top_k
 
 __all__ = [

@@ -301,9 +301,10 @@ class TensorMeta:
 
     One shared object instead of two fields makes tensors cheaper to create, and lets the fast
     path compare dtype and device of two operands with one `is`. `fast_arith` / `fast_inexact`
-    cache "the fast path is open (`FAST_PATH.kernel_and_tapes`: nothing but gradient tapes anywhere), this is
-    the fast-path device, and the dtype is numeric / floating-or-complex"; they are refreshed
-    whenever `FAST_PATH.kernel_and_tapes` changes, which a gradient tape's entry and exit never make it do.
+    cache "the fast path is open (`FAST_PATH.kernel_and_tapes`: nothing but gradient tapes
+    anywhere), this is the fast-path device, and the dtype is numeric / floating-or-complex"; they
+    are refreshed whenever `FAST_PATH.kernel_and_tapes` changes, which a gradient tape's entry and
+    exit never make it do.
     """
 
     __slots__ = ("dtype", "device", "fast_arith", "fast_inexact")
@@ -363,8 +364,9 @@ _ALL_METAS: list = []
 
 
 def _refresh_metas():
-    """Every meta's flags for the new `FAST_PATH.kernel_and_tapes` state (a device scope, an interpreter or the
-    profiler opened or closed somewhere; not a gradient tape). A flat loop with no calls."""
+    """Every meta's flags for the new `FAST_PATH.kernel_and_tapes` state (a device scope, an
+    interpreter or the profiler opened or closed somewhere; not a gradient tape). A flat loop with
+    no calls."""
     if not FAST_PATH.kernel_and_tapes:  # switching off: no per-meta decisions needed
         for meta in _ALL_METAS:
             meta.fast_arith = meta.fast_inexact = False
@@ -576,13 +578,13 @@ def _fast_operators(name, compute, ufunc, inexact_only):
     For large arrays, the result is written into the buffer of an operand that is an unobserved
     temporary (`eager.core.buffer_reuse`), so `p - lr * g` allocates once, not twice.
 
-    Under a gradient tape (`FAST_PATH.kernel_and_tapes`) the same path runs, and a result computed from an
-    operand some tape follows (a nonzero tape id, while any tape exists: `not FAST_PATH.kernel_only`) is
-    recorded (`set_operator_recorder`) exactly as dispatch would record it. Such an operand never has its
-    buffer reused (the tape may keep it for the gradient), and with a Python number it goes the
-    slow way, which converts the number into the constant tensor the tape records. With no tape
-    anywhere, tape ids mean nothing: a training loop's `p - lr * g` after the tape still reuses
-    buffers.
+    Under a gradient tape (`FAST_PATH.kernel_and_tapes`) the same path runs, and a result computed
+    from an operand some tape follows (a nonzero tape id, while any tape exists:
+    `not FAST_PATH.kernel_only`) is recorded (`set_operator_recorder`) exactly as dispatch would
+    record it. Such an operand never has its buffer reused (the tape may keep it for the
+    gradient), and with a Python number it goes the slow way, which converts the number into the
+    constant tensor the tape records. With no tape anywhere, tape ids mean nothing: a training
+    loop's `p - lr * g` after the tape still reuses buffers.
 
     Hot path: every small-tensor operator runs these.
     """
@@ -627,7 +629,8 @@ def _fast_operators(name, compute, ufunc, inexact_only):
         # Only non-EagerTensor operands get here (Python tries other.__op__ first).
         meta = self._meta
         oc = other.__class__
-        if (oc is float or oc is int) and meta.fast_inexact and (not self._tape_id or FAST_PATH.kernel_only):
+        if ((oc is float or oc is int) and meta.fast_inexact
+                and (not self._tape_id or FAST_PATH.kernel_only)):
             self_value = self._value
             try:
                 if self_value.size >= _MIN_ELISION:

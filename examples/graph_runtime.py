@@ -28,7 +28,8 @@ def what_a_function_becomes():
     concrete = chain.get_concrete_function(x)
     program = concrete._executable.program
     print(f"traced graph: {len(concrete.graph.get_operations())} operations; "
-          f"optimised program: {len(program.nodes)} node(s): {[n.type[:40] for n in program.nodes]}")
+          f"optimised program: {len(program.nodes)} node(s): "
+          f"{[n.type[:40] for n in program.nodes]}")
     print("compiled source:")
     print("    " + concrete._executable.source.replace("\n", "\n    ").rstrip())
     return len(concrete.graph.get_operations()), len(program.nodes)

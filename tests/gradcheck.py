@@ -54,7 +54,8 @@ def _loss_numpy(fn, args, weights):
 def _loss_tensor(ys, weights):
     total = None
     for y, w in zip(ys, weights):
-        term = eager.reduce_sum(eager.math.real(y * eager.constant(w.astype(y.dtype.as_numpy_dtype))))
+        term = eager.reduce_sum(
+            eager.math.real(y * eager.constant(w.astype(y.dtype.as_numpy_dtype))))
         total = term if total is None else total + term
     return total
 

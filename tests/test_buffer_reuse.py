@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import eager as tf
+import eager.runtime.compiler  # noqa: F401 - its sites calibrate at import
 from eager.core import buffer_reuse
 from eager.ops import resource_ops
 
@@ -31,8 +32,6 @@ SITE_TESTS = {
 
 
 def test_every_site_is_calibrated_here_and_has_its_tests():
-    import eager.runtime.compiler  # noqa: F401 - its sites calibrate at import
-
     assert set(buffer_reuse.SITES) == set(SITE_TESTS)
     if sys.implementation.name == "cpython" and sys.version_info < (3, 14):
         assert all(count is not None for count in buffer_reuse.SITES.values()), \

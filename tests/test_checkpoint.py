@@ -56,7 +56,7 @@ def _model(seed=0.0):
         u=tf.Variable(np.array([250 + seed, 3], np.uint8)))
 
 
-# -- keys and round trips ---------------------------------------------------------------------------
+# -- keys and round trips --------------------------------------------------------------------------
 
 
 def test_keys_are_tensorflows_object_graph_paths(tmp_path):
@@ -163,7 +163,7 @@ def test_restore_does_not_apply_constraints(tmp_path):
     assert float(v.numpy()) == -3.0
 
 
-# -- the save counter and the state file ------------------------------------------------------------
+# -- the save counter and the state file -----------------------------------------------------------
 
 
 def test_save_numbers_files_and_keeps_tensorflows_state_file(tmp_path):
@@ -209,7 +209,7 @@ def test_state_file_strings_round_trip_through_text_format_escapes(tmp_path):
     assert state.all_model_checkpoint_paths == [path]
 
 
-# -- atomic writes ----------------------------------------------------------------------------------
+# -- atomic writes ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("failure", ["write_array", "fsync", "replace"])
@@ -238,7 +238,7 @@ def test_a_failing_save_leaves_the_previous_checkpoint_and_counter_intact(tmp_pa
     assert train.latest_checkpoint(str(tmp_path)) == first
 
 
-# -- restore validation -----------------------------------------------------------------------------
+# -- restore validation ----------------------------------------------------------------------------
 
 
 def test_missing_files_raise_not_found_with_a_hint(tmp_path):
@@ -289,7 +289,7 @@ def test_a_failing_assignment_rolls_back_the_ones_before_it(tmp_path, monkeypatc
     assert len(calls) == 3  # a, b (failed), then a put back
 
 
-# -- status objects ---------------------------------------------------------------------------------
+# -- status objects --------------------------------------------------------------------------------
 
 
 def test_status_assertions_follow_tensorflow(tmp_path):
@@ -336,7 +336,7 @@ def test_unused_values_are_reported_unless_expect_partial(tmp_path, caplog):
     assert "unrestored values" in caplog.text and "(root).b" in caplog.text
 
 
-# -- deferred restoration ---------------------------------------------------------------------------
+# -- deferred restoration --------------------------------------------------------------------------
 
 
 def test_values_wait_for_objects_attached_after_restore(tmp_path):
@@ -465,7 +465,7 @@ def test_slots_created_after_restore_get_their_values_when_announced(tmp_path):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
-# -- CheckpointManager ------------------------------------------------------------------------------
+# -- CheckpointManager -----------------------------------------------------------------------------
 
 
 def test_manager_keeps_the_newest_and_recovers_them(tmp_path):
@@ -517,7 +517,7 @@ def test_manager_keeps_one_checkpoint_per_n_hours(tmp_path, monkeypatch):
     assert manager.checkpoints == [str(tmp_path / "ckpt-3")]
 
 
-# -- hostile files ----------------------------------------------------------------------------------
+# -- hostile files ---------------------------------------------------------------------------------
 
 PICKLE_RAN = []
 
@@ -614,7 +614,7 @@ def test_hostile_files_raise_data_loss_and_never_unpickle(tmp_path, name):
     assert float(v.numpy()) == 5.0 and not PICKLE_RAN
 
 
-# -- fuzz: damaged files ----------------------------------------------------------------------------
+# -- fuzz: damaged files ---------------------------------------------------------------------------
 
 
 # The fuzz tests run without the suite's inference cross-check (`no_inference_check`): they

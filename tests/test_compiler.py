@@ -310,7 +310,7 @@ def test_relu_gradient_donation_matches_eager():
     np.testing.assert_array_equal(compiled([x])[0].numpy(), f(x).numpy())
 
 
-# -- the array form: kernels on arrays, for the one-inline-device process ---------------------------
+# -- the array form: kernels on arrays, for the one-inline-device process --------------------------
 
 def _count_array_runs(compiled):
     """Wraps the compiled program's array form; returns the list each run appends to."""

@@ -1,6 +1,7 @@
-"""eager.core.argument_conversion: the error class of a rejected dtype (InvalidArgumentError, or NotFoundError
-for a dtype TensorFlow declares without a CPU kernel) and how each op converts Python values it
-is given beside tensors. Every expectation here was verified against TensorFlow 2.21 eagerly."""
+"""eager.core.argument_conversion: the error class of a rejected dtype (InvalidArgumentError, or
+NotFoundError for a dtype TensorFlow declares without a CPU kernel) and how each op converts
+Python values it is given beside tensors. Every expectation here was verified against
+TensorFlow 2.21 eagerly."""
 
 import numpy as np
 import pytest

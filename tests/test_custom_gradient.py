@@ -20,7 +20,7 @@ from eager.functions import function_gradient as derived
 from gradcheck import numeric_gradients
 
 
-def T(x, dtype=np.float64):
+def const(x, dtype=np.float64):
     return tf.constant(np.asarray(x, dtype=dtype))
 
 
@@ -90,17 +90,17 @@ MODES = ["eager", "tape inside", "tape outside", "nested functions", "asynchrono
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_custom_gradient_holds_wherever_the_gradient_is_formed(mode, tmp_path):
-    x = T([-3.0, 0.02, 2.0])
+    x = const([-3.0, 0.02, 2.0])
     clipped = _gradient_in(mode, _loss(clip_gradient), x, tmp_path)
     np.testing.assert_allclose(clipped.numpy(), [0.1, 0.1, 0.1])
-    big = T([1000.0, 1.0])  # e^1000 overflows: the plain gradient e / (1 + e) is nan there
+    big = const([1000.0, 1.0])  # e^1000 overflows: the plain gradient e / (1 + e) is nan there
     stable = _gradient_in(mode, _loss(log1pexp), big, tmp_path)
     np.testing.assert_allclose(stable.numpy(), [5.0, 5.0 / (1 + np.exp(-1.0))], rtol=1e-12)
 
 
 def test_a_traced_custom_gradient_is_one_node_whose_inputs_are_results_then_arguments():
     traced = tf.function(_loss(log1pexp))
-    graph = traced.get_concrete_function(T([1.0])).graph
+    graph = traced.get_concrete_function(const([1.0])).graph
     (node,) = [op for op in graph.get_operations() if op.type == "CustomGradient"]
     assert [t.op.type for t in node.inputs] == ["Log", "Placeholder"]
     assert len(node.outputs) == 1
@@ -113,7 +113,7 @@ def test_a_true_custom_gradient_matches_finite_differences_in_every_mode(values)
     loss = _loss(log1pexp)
     expected = numeric_gradients(loss, [x], [np.ones(())])[0]
     for mode in ("eager", "tape inside", "tape outside", "nested functions"):
-        got = _gradient_in(mode, loss, T(x))
+        got = _gradient_in(mode, loss, const(x))
         np.testing.assert_allclose(got.numpy(), expected, rtol=1e-6, atol=1e-8, err_msg=mode)
 
 
@@ -125,7 +125,7 @@ def test_second_order_through_a_traced_custom_gradient():
         return x * x * x, grad
 
     traced = tf.function(lambda v: cube(v))
-    x = T(2.0)
+    x = const(2.0)
     with tf.GradientTape() as outer:
         outer.watch(x)
         with tf.GradientTape() as inner:
@@ -152,7 +152,7 @@ def _scaled_by(v):
 def test_variables_read_inside_get_the_gradients_grad_fn_gives_them(mode):
     v = tf.Variable(2.0, dtype=tf.float64)
     scaled = _scaled_by(v)
-    x = T([3.0, 4.0])
+    x = const([3.0, 4.0])
     if mode == "tape inside":
         @tf.function
         def step(x):
@@ -174,7 +174,7 @@ def test_variables_read_inside_get_the_gradients_grad_fn_gives_them(mode):
 
 def test_a_tape_that_does_not_watch_accessed_variables_gives_none_for_them():
     v = tf.Variable(2.0, dtype=tf.float64)
-    x = T([3.0])
+    x = const([3.0])
     with tf.GradientTape(watch_accessed_variables=False) as tape:
         tape.watch(x)
         y = tf.reduce_sum(_scaled_by(v)(x))
@@ -256,7 +256,7 @@ def test_a_stateful_custom_gradient_function_is_not_run_again_on_a_replay(tmp_pa
 
 def test_the_derived_gradient_of_a_custom_gradient_is_a_traced_backward():
     traced = tf.function(_loss(log1pexp))
-    x = T([1.0, 2.0])
+    x = const([1.0, 2.0])
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = traced(x)

@@ -105,18 +105,18 @@ def test_as_dtype_rejects_junk_with_typeerror(junk):
 
 
 def test_dtype_classification():
-    F, I, U, C = (eager.float16, eager.float32, eager.float64), \
-        (eager.int8, eager.int16, eager.int32, eager.int64), \
-        (eager.uint8, eager.uint16, eager.uint32, eager.uint64), \
-        (eager.complex64, eager.complex128)
-    for d in F:
+    floats = (eager.float16, eager.float32, eager.float64)
+    signed = (eager.int8, eager.int16, eager.int32, eager.int64)
+    unsigned = (eager.uint8, eager.uint16, eager.uint32, eager.uint64)
+    complexes = (eager.complex64, eager.complex128)
+    for d in floats:
         assert d.is_floating and not d.is_integer and not d.is_complex and not d.is_bool
         assert d.is_numeric and not d.is_unsigned and d.real_dtype is d
-    for d in I:
+    for d in signed:
         assert d.is_integer and not d.is_floating and not d.is_unsigned and d.is_numeric
-    for d in U:
+    for d in unsigned:
         assert d.is_integer and d.is_unsigned and not d.is_floating
-    for d in C:
+    for d in complexes:
         assert d.is_complex and not d.is_floating and not d.is_integer and d.is_numeric
     assert eager.complex64.real_dtype is eager.float32
     assert eager.complex128.real_dtype is eager.float64
@@ -158,7 +158,7 @@ def test_resource_and_variant():
         for name, np_type in NUMPY_BACKED.items():
             assert d != getattr(eager, name)
             assert d != np_type
-        assert d != np.dtype(object) and d != object
+        assert d != np.dtype(object) and d != object  # noqa: E721 - DType.__ne__ is tested
 
 
 def test_dtypes_hash_pickle_and_compat():

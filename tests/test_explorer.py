@@ -15,8 +15,7 @@ from eager.devices import registry
 from eager.experimental import allowed_outcomes
 from eager.graph import Graph
 from eager.ops import logging_ops, random_ops
-from eager.ops import resource_ops as R
-from eager.ops import training_ops as T
+from eager.ops import resource_ops, training_ops
 from eager.runtime import Program, run_program
 from eager.runtime.explorer import DESTROYED, Outcome, outcome_of
 from eager.tensor import EagerTensor, meta_for
@@ -53,12 +52,12 @@ def test_simplest_non_trivial_example():
     x, y = eager.Variable(0.0, name="X"), eager.Variable(0.0, name="Y")
     one, two = _c(1.0), _c(2.0)
     g = _unordered_graph("simplest", x.handle, y.handle, one, two)
-    write_x = _op(g, R.ASSIGN, x.handle, one)
+    write_x = _op(g, resource_ops.ASSIGN, x.handle, one)
     with g.control_dependencies([write_x]):
-        write_y = _op(g, R.ASSIGN, y.handle, two)
-    read_y = _op(g, R.READ, y.handle)
+        write_y = _op(g, resource_ops.ASSIGN, y.handle, two)
+    read_y = _op(g, resource_ops.READ, y.handle)
     with g.control_dependencies([read_y]):
-        read_x = _op(g, R.READ, x.handle)
+        read_x = _op(g, resource_ops.READ, x.handle)
     g.outputs = [read_y.outputs[0], read_x.outputs[0]]
     g.control_outputs = [write_x, write_y]
 
@@ -78,7 +77,8 @@ def test_two_unordered_increments_may_lose_one():
     x = eager.Variable(0.0, name="X")
     one = _c(1.0)
     g = _unordered_graph("increments", x.handle, one)
-    g.control_outputs = [_op(g, R.ASSIGN_ADD, x.handle, one), _op(g, R.ASSIGN_ADD, x.handle, one)]
+    g.control_outputs = [_op(g, resource_ops.ASSIGN_ADD, x.handle, one),
+                         _op(g, resource_ops.ASSIGN_ADD, x.handle, one)]
 
     outcomes = allowed_outcomes(g)
 
@@ -99,12 +99,12 @@ def test_load_store_reordering():
     x, y = eager.Variable(0.0, name="X"), eager.Variable(0.0, name="Y")
     one, two, five = _c(1.0), _c(2.0), _c(5.0)
     g = _unordered_graph("load_store", x.handle, y.handle, one, two, five)
-    store_x1 = _op(g, R.ASSIGN, x.handle, one)
+    store_x1 = _op(g, resource_ops.ASSIGN, x.handle, one)
     with g.control_dependencies([store_x1]):
-        load_y = _op(g, R.READ, y.handle)
-    store_y5 = _op(g, R.ASSIGN, y.handle, five)
+        load_y = _op(g, resource_ops.READ, y.handle)
+    store_y5 = _op(g, resource_ops.ASSIGN, y.handle, five)
     with g.control_dependencies([store_y5]):
-        store_x2 = _op(g, R.ASSIGN, x.handle, two)
+        store_x2 = _op(g, resource_ops.ASSIGN, x.handle, two)
     g.outputs = [load_y.outputs[0]]
     g.control_outputs = [store_x1, store_y5, store_x2]
 
@@ -162,7 +162,7 @@ def test_too_big_graph_is_refused():
     one = _c(1.0)
     g = _unordered_graph("big", x.handle, one)
     for _ in range(8):
-        _op(g, R.ASSIGN_ADD, x.handle, one)
+        _op(g, resource_ops.ASSIGN_ADD, x.handle, one)
     with pytest.raises(ValueError, match=r"more than 50 distinct partial executions \(16 of its "
                                          r"16 steps"):
         allowed_outcomes(g, max_states=50)
@@ -252,14 +252,14 @@ def _build(ops, edges, variables):
         handle = variables[op[1]].handle
         with g.as_default(), g.control_dependencies([made[j] for j in sorted(edges[i])]):
             if op[0] == "read":
-                node = g.add_op(R.READ, (handle,), {})
+                node = g.add_op(resource_ops.READ, (handle,), {})
                 outputs.append(node.outputs[0])
             elif op[0] == "copy":
                 plus_one = made[op[2]].outputs[0] + 1.0
-                node = g.add_op(R.ASSIGN, (handle, plus_one), {})
+                node = g.add_op(resource_ops.ASSIGN, (handle, plus_one), {})
             else:
-                node = g.add_op(R.ASSIGN if op[0] == "assign" else R.ASSIGN_ADD,
-                                (handle, _c(op[2])), {})
+                write = resource_ops.ASSIGN if op[0] == "assign" else resource_ops.ASSIGN_ADD
+                node = g.add_op(write, (handle, _c(op[2])), {})
         made.append(node)
     g.outputs = outputs
     return g
@@ -288,7 +288,7 @@ def test_update_ops_race_even_on_disjoint_rows():
     ones = eager.constant(np.ones(1, np.float32))
     g = _unordered_graph("scatter", table.handle, *rows, ones)
     for r in rows:
-        _op(g, R.SCATTER_ADD, table.handle, r, ones)
+        _op(g, resource_ops.SCATTER_ADD, table.handle, r, ones)
     outcomes = allowed_outcomes(g)
     assert {o.variable("table") for o in outcomes} == {(1.0, 1.0), (1.0, 0.0), (0.0, 1.0)}
     assert _run_for_real(g, [table]).variable("table") == (1.0, 1.0)
@@ -299,8 +299,8 @@ def test_training_op_is_read_compute_write():
     w = eager.Variable(np.array([1.0, 2.0], np.float32), name="w")
     lr, grad = _c(1.0), eager.constant(np.array([0.5, 0.25], np.float32))
     g = _unordered_graph("sgd", w.handle, lr, grad)
-    _op(g, T.APPLY_GRADIENT_DESCENT, w.handle, lr, grad)
-    _op(g, T.APPLY_GRADIENT_DESCENT, w.handle, lr, grad)
+    _op(g, training_ops.APPLY_GRADIENT_DESCENT, w.handle, lr, grad)
+    _op(g, training_ops.APPLY_GRADIENT_DESCENT, w.handle, lr, grad)
     outcomes = allowed_outcomes(g)
     assert {o.variable("w") for o in outcomes} == {(0.5, 1.75), (0.0, 1.5)}
     np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])  # the in-place kernel ran on a copy
@@ -314,9 +314,9 @@ def test_independent_steps_are_not_interleaved():
     g = _unordered_graph("independent", one, *(v.handle for v in variables))
     reads = []
     for v in variables:
-        add = _op(g, R.ASSIGN_ADD, v.handle, one)
+        add = _op(g, resource_ops.ASSIGN_ADD, v.handle, one)
         with g.as_default(), g.control_dependencies([add]):
-            reads.append(g.add_op(R.READ, (v.handle,), {}).outputs[0] * 2.0)
+            reads.append(g.add_op(resource_ops.READ, (v.handle,), {}).outputs[0] * 2.0)
     g.outputs = reads
     outcomes = allowed_outcomes(g, max_states=1)
     assert outcomes == {Outcome(tuple(2.0 * (i + 1) for i in range(30)),
@@ -330,10 +330,10 @@ def test_variables_on_a_simulated_gpu(simulated_gpu):
     assert x.device == "GPU:0"
     step = eager.constant(np.ones(3, np.float32))
     g = _unordered_graph("gpu", x.handle, step)
-    _op(g, R.ASSIGN_ADD, x.handle, step)
-    _op(g, R.ASSIGN_ADD, x.handle, step)
+    _op(g, resource_ops.ASSIGN_ADD, x.handle, step)
+    _op(g, resource_ops.ASSIGN_ADD, x.handle, step)
     with g.as_default():
-        g.outputs = [g.add_op(R.READ, (x.handle,), {}).outputs[0] * 2.0]
+        g.outputs = [g.add_op(resource_ops.READ, (x.handle,), {}).outputs[0] * 2.0]
     outcomes = allowed_outcomes(g)
     assert {o.variable("X") for o in outcomes} == {(1.0, 2.0, 3.0), (2.0, 3.0, 4.0)}
     assert {o.fetches[0] for o in outcomes} == {(0.0, 2.0, 4.0), (2.0, 4.0, 6.0),
@@ -344,13 +344,13 @@ def test_variables_on_a_simulated_gpu(simulated_gpu):
 
 def test_read_racing_with_first_assign_of_uninitialized_variable():
     device = registry.lookup("CPU:0")
-    handle = R.create_variable_handle(device, eager.float32, [], "u")
+    handle = resource_ops.create_variable_handle(device, eager.float32, [], "u")
     t = EagerTensor()  # the handle as a tensor, as Variable makes one
     t._value, t._tape_id, t._meta = handle, 0, meta_for(eager.resource, device)
     one = _c(1.0)
     g = _unordered_graph("uninit", t, one)
-    _op(g, R.ASSIGN, t, one)
-    g.outputs = [_op(g, R.READ, t).outputs[0]]
+    _op(g, resource_ops.ASSIGN, t, one)
+    g.outputs = [_op(g, resource_ops.READ, t).outputs[0]]
     outcomes = allowed_outcomes(g)
     assert outcomes == {Outcome(error="FailedPreconditionError"),
                         Outcome((1.0,), (("u", 1.0),))}
@@ -360,9 +360,9 @@ def test_read_racing_with_first_assign_of_uninitialized_variable():
 def test_destroyed_variable():
     x = eager.Variable(3.0, name="X")
     g = _unordered_graph("destroy", x.handle)
-    destroy = _op(g, R.DESTROY, x.handle)
+    destroy = _op(g, resource_ops.DESTROY, x.handle)
     with g.as_default(), g.control_dependencies([destroy]):
-        g.outputs = [g.add_op(R.IS_INITIALIZED, (x.handle,), {}).outputs[0]]
+        g.outputs = [g.add_op(resource_ops.IS_INITIALIZED, (x.handle,), {}).outputs[0]]
     assert allowed_outcomes(g) == {Outcome((False,), (("X", DESTROYED),))}
     assert float(x.numpy()) == 3.0
 
@@ -397,7 +397,7 @@ def test_random_ops_are_refused_or_sampled_once():
 
 def test_variable_creation_in_graph_is_refused():
     g = Graph("creates", auto_control_deps=False)
-    _op(g, R.VAR_HANDLE, dtype=eager.float32, shape=(), shared_name="w", device="CPU:0")
+    _op(g, resource_ops.VAR_HANDLE, dtype=eager.float32, shape=(), shared_name="w", device="CPU:0")
     with pytest.raises(ValueError, match="VarHandleOp.*creates a variable inside the graph"):
         allowed_outcomes(g)
 

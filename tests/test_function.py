@@ -172,7 +172,8 @@ def test_concrete_function_from_specs_is_inspectable_and_callable():
     assert len(cf.outputs) == 1 and cf.outputs[0].shape.as_list() == [None, 2]
     assert cf.structured_outputs is cf.outputs[0]
     args, kwargs = cf.structured_input_signature
-    assert args == (TensorSpec([None, 4], eager.float32, "a"), TensorSpec([4, 2], eager.float32, "b"))
+    assert args == (TensorSpec([None, 4], eager.float32, "a"),
+                    TensorSpec([4, 2], eager.float32, "b"))
     assert kwargs == {}
     _assert_same(cf(A, B), matmul_chain(A, B))
     # a call the specs fit reuses the trace
@@ -634,7 +635,7 @@ def test_single_output_and_structures_still_pack():
     np.testing.assert_allclose(out["b"][0].numpy(), [2.0])
 
 
-# -- optimizers inside functions --------------------------------------------------------------------
+# -- optimizers inside functions -------------------------------------------------------------------
 
 def _train(make_optimizer, traced, steps=6):
     rng = np.random.default_rng(0)

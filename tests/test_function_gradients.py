@@ -118,8 +118,10 @@ def test_variable_arguments_get_their_gradient_through_the_handle():
     f = eager.function(captured_and_argument_variables)
     x = c(_rand(3))
     for v in (eager.Variable(0.7), eager.Variable(-1.3)):  # one trace serves both variables
-        y_t, g_t = _grads(lambda x: f(x, v), [x], [v, B1, W2])
-        y_e, g_e = _grads(lambda x: captured_and_argument_variables(x, v), [x], [v, B1, W2])
+        # _grads calls each lambda right away, within this iteration (hence B023's noqa).
+        y_t, g_t = _grads(lambda x: f(x, v), [x], [v, B1, W2])  # noqa: B023
+        y_e, g_e = _grads(lambda x: captured_and_argument_variables(x, v),  # noqa: B023
+                          [x], [v, B1, W2])
         np.testing.assert_allclose(y_t.numpy(), y_e.numpy(), rtol=1e-5)
         _assert_same(g_t, g_e)
     assert f.experimental_get_tracing_count() == 1

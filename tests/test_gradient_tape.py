@@ -19,14 +19,14 @@ from gradcheck import check_second_order
 from strategies import arrays, broadcastable_pair
 
 
-def T(x, dtype=np.float64):
+def const(x, dtype=np.float64):
     return tf.constant(np.asarray(x, dtype=dtype))
 
 
 # -- basics ----------------------------------------------------------------------------------------
 
 def test_gradient_of_sum_of_squares():
-    x = T([1.0, 2.0, 3.0])
+    x = const([1.0, 2.0, 3.0])
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.reduce_sum(x * x)
@@ -34,7 +34,7 @@ def test_gradient_of_sum_of_squares():
 
 
 def test_unwatched_tensors_are_not_differentiated():
-    x, c = T([1.0, 2.0]), T([3.0, 4.0])
+    x, c = const([1.0, 2.0]), const([3.0, 4.0])
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.reduce_sum(x * c)
@@ -44,7 +44,7 @@ def test_unwatched_tensors_are_not_differentiated():
 
 
 def test_non_persistent_tape_allows_one_gradient_call():
-    x = T([1.0])
+    x = const([1.0])
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = x * x
@@ -54,7 +54,7 @@ def test_non_persistent_tape_allows_one_gradient_call():
 
 
 def test_persistent_tape_allows_many_gradient_calls():
-    x = T([2.0])
+    x = const([2.0])
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = x * x
@@ -65,7 +65,7 @@ def test_persistent_tape_allows_many_gradient_calls():
 
 
 def test_nested_structures_of_sources_and_targets():
-    a, b = T(2.0), T(3.0)
+    a, b = const(2.0), const(3.0)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch([a, b])
         y = a * b
@@ -79,7 +79,7 @@ def test_nested_structures_of_sources_and_targets():
 
 
 def test_flat_and_nested_sequences_of_sources_keep_their_type_and_order():
-    a, b = T(2.0), T(3.0)
+    a, b = const(2.0), const(3.0)
     v = tf.Variable(5.0, dtype=a.dtype)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch([a, b])
@@ -94,16 +94,16 @@ def test_flat_and_nested_sequences_of_sources_keep_their_type_and_order():
 
 
 def test_output_gradients_weight_the_targets():
-    x = T([1.0, 2.0])
+    x = const([1.0, 2.0])
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = x * x
-    g = tape.gradient(y, x, output_gradients=T([10.0, 100.0]))
+    g = tape.gradient(y, x, output_gradients=const([10.0, 100.0]))
     np.testing.assert_allclose(g.numpy(), [20.0, 400.0])
 
 
 def test_unconnected_gradients_none_and_zero():
-    x, y = T([1.0, 2.0]), T([5.0, 5.0])
+    x, y = const([1.0, 2.0]), const([5.0, 5.0])
     with tf.GradientTape(persistent=True) as tape:
         tape.watch([x, y])
         z = x * 2.0
@@ -115,7 +115,7 @@ def test_unconnected_gradients_none_and_zero():
 
 
 def test_stop_gradient_blocks_the_path():
-    x = T([3.0])
+    x = const([3.0])
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = x * tf.stop_gradient(x * x)
@@ -123,7 +123,7 @@ def test_stop_gradient_blocks_the_path():
 
 
 def test_stop_recording_and_reset():
-    x = T([3.0])
+    x = const([3.0])
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         with tape.stop_recording():
@@ -135,7 +135,7 @@ def test_stop_recording_and_reset():
         y = x * x
         tape.reset()
         tape.watch(x)
-        z = x * 5.0
+        x * 5.0  # recorded after the reset
     assert tape.gradient(y, x) is None
     with pytest.raises(ValueError, match="must be recording"):
         with tape.stop_recording():
@@ -153,7 +153,7 @@ def test_integer_targets_and_sources_warn_and_give_none(caplog):
 
 
 def test_integer_outputs_stop_gradients():
-    x = T([1.5, 2.5])
+    x = const([1.5, 2.5])
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.cast(tf.cast(x, tf.int32), tf.float64) * x
@@ -174,7 +174,7 @@ def test_reentering_an_active_tape_is_an_error():
 
 
 def test_tapes_are_per_thread():
-    x = T([2.0])
+    x = const([2.0])
     result = {}
     with tf.GradientTape() as tape:
         tape.watch(x)
@@ -185,18 +185,18 @@ def test_tapes_are_per_thread():
         worker = threading.Thread(target=other_thread)
         worker.start()
         worker.join()
-        z = x * 3.0
+        x * 3.0  # recorded: this thread's tape
     assert tape.gradient(result["y"], x) is None
 
 
 def test_taped_dispatch_records_on_this_threads_tapes_only(cpu_only, no_inference_check):
     """With one device and nothing but tapes open, dispatch skips placement and tells only the
-    calling thread's tapes (`FAST_PATH.kernel_and_tapes`): another thread's ops are computed, not recorded;
-    a device scope inside the tape turns that path off (full placement) and back on; leaving
-    the tape restores the operators' fast path."""
+    calling thread's tapes (`FAST_PATH.kernel_and_tapes`): another thread's ops are computed, not
+    recorded; a device scope inside the tape turns that path off (full placement) and back on;
+    leaving the tape restores the operators' fast path."""
     fast = tf.core.context.FAST_PATH
     assert fast.kernel_only
-    x = T([2.0, 3.0])
+    x = const([2.0, 3.0])
     result = {}
     with tf.GradientTape() as tape:
         assert fast.kernel_and_tapes and not fast.kernel_only
@@ -222,7 +222,7 @@ def test_taped_dispatch_records_on_this_threads_tapes_only(cpu_only, no_inferenc
     np.testing.assert_array_equal(tape2.gradient(w, x).numpy(), [7.0, 9.0])
 
 
-# -- the operators' fast path under a tape (`FAST_PATH.kernel_and_tapes`) ---------------------------------------
+# -- the operators' fast path under a tape (`FAST_PATH.kernel_and_tapes`) --------------------------
 
 _FAST_OPERATORS = {"+": (operator.add, "AddV2"), "-": (operator.sub, "Sub"),
                    "*": (operator.mul, "Mul"), "/": (operator.truediv, "RealDiv")}
@@ -246,8 +246,9 @@ def _taped_program(x, y, ops):
 def test_operators_under_a_tape_record_what_dispatch_records(cpu_only, no_inference_check,
                                                               data, dtype, ops):
     """Under a tape the operators compute on the arrays and record the op dispatch would have
-    run (`FAST_PATH.kernel_and_tapes`); the suite's inference check forces dispatch. Both record the same ops
-    on the same shapes, with the same values kept, so the gradients are equal exactly."""
+    run (`FAST_PATH.kernel_and_tapes`); the suite's inference check forces dispatch. Both record
+    the same ops on the same shapes, with the same values kept, so the gradients are equal
+    exactly."""
     x_np, y_np = data.draw(broadcastable_pair(dtype, max_dims=3, elements=st.floats(0.5, 2.0)))
     results = []
     for fast in (True, False):
@@ -278,10 +279,11 @@ def _taped_fast_path(cpu_only, no_inference_check):
 def test_a_tape_leaves_the_operators_fast_path_open(_taped_fast_path):
     """Entering and leaving a tape neither closes the operators' fast path nor refreshes every
     TensorMeta; the tape is told of the ops on the tensors it follows, and only of those."""
-    x, c = T([1.0, 2.0]), T([3.0, 4.0])
+    x, c = const([1.0, 2.0]), const([3.0, 4.0])
     meta = x._meta
     with tf.GradientTape() as tape:
-        assert meta.fast_arith and not tf.core.context.FAST_PATH.kernel_only and tf.core.context.FAST_PATH.kernel_and_tapes
+        fast = tf.core.context.FAST_PATH
+        assert meta.fast_arith and not fast.kernel_only and fast.kernel_and_tapes
         tape.watch(x)
         unfollowed = c * c
         y = tf.reduce_sum(x * c + unfollowed)
@@ -291,11 +293,12 @@ def test_a_tape_leaves_the_operators_fast_path_open(_taped_fast_path):
 
 
 def test_a_followed_tensor_with_a_python_number_records_the_converted_constant(_taped_fast_path):
-    x = T([1.0, 2.0])
+    x = const([1.0, 2.0])
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.reduce_sum(3.0 * x - 1.0 + x / 2.0)
-    assert [e.op.name for e in tape._tape.as_recorded_ops()] == ["Mul", "Sub", "RealDiv", "AddV2", "Sum"]
+    assert ([e.op.name for e in tape._tape.as_recorded_ops()]
+            == ["Mul", "Sub", "RealDiv", "AddV2", "Sum"])
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.5, 3.5])
 
 
@@ -313,7 +316,7 @@ def test_a_kept_temporary_is_never_written_into_under_a_tape(_taped_fast_path):
 
 
 def test_nested_tapes_on_the_fast_path_give_second_derivatives(_taped_fast_path):
-    x = T([1.5, -2.0])
+    x = const([1.5, -2.0])
     with tf.GradientTape() as outer:
         outer.watch(x)
         with tf.GradientTape() as inner:
@@ -325,7 +328,7 @@ def test_nested_tapes_on_the_fast_path_give_second_derivatives(_taped_fast_path)
 
 
 def test_a_followed_tensor_on_a_thread_without_a_tape_records_nothing(_taped_fast_path):
-    x = T([2.0, 3.0])
+    x = const([2.0, 3.0])
     result = {}
     with tf.GradientTape() as tape:
         tape.watch(x)
@@ -337,7 +340,7 @@ def test_a_followed_tensor_on_a_thread_without_a_tape_records_nothing(_taped_fas
 
 
 def test_operators_on_watched_tensors_are_recorded():
-    x = T([1.0, 2.0])
+    x = const([1.0, 2.0])
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.reduce_sum((2.0 * x - 1.0) / 4.0 + x ** 2)
@@ -347,7 +350,7 @@ def test_operators_on_watched_tensors_are_recorded():
 # -- higher order ---------------------------------------------------------------------------------
 
 def test_nested_tapes_give_second_derivatives():
-    x = T(1.5)
+    x = const(1.5)
     with tf.GradientTape() as outer:
         outer.watch(x)
         with tf.GradientTape() as inner:
@@ -360,7 +363,7 @@ def test_nested_tapes_give_second_derivatives():
 
 
 def test_third_derivative_with_three_tapes():
-    x = T(0.7)
+    x = const(0.7)
     with tf.GradientTape() as t3:
         t3.watch(x)
         with tf.GradientTape() as t2:
@@ -391,7 +394,7 @@ def test_second_derivatives_match_finite_differences(fn, make):
 
 
 def test_persistent_tape_records_its_own_gradient_inside_its_context():
-    x = T(2.0)
+    x = const(2.0)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = x * x * x
@@ -408,7 +411,7 @@ def test_custom_gradient_replaces_the_gradient():
             return tf.clip_by_value(dy, -0.5, 0.5)
         return tf.identity(x), grad
 
-    x = T([1.0, 2.0])
+    x = const([1.0, 2.0])
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.reduce_sum(clipped_identity(x) * 3.0)
@@ -424,7 +427,7 @@ def test_custom_gradient_of_several_inputs_and_a_stable_log1pexp():
             return dy * (1 - 1 / (1 + e))
         return tf.math.log(1 + e), grad
 
-    x = T(100.0)
+    x = const(100.0)
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = log1pexp(x)
@@ -436,7 +439,7 @@ def test_custom_gradient_of_several_inputs_and_a_stable_log1pexp():
             return dy * 10.0, dy * 100.0
         return a * b, grad
 
-    a, b = T(2.0), T(3.0)
+    a, b = const(2.0), const(3.0)
     with tf.GradientTape() as tape:
         tape.watch([a, b])
         y = weighted(a, b)
@@ -453,7 +456,7 @@ def test_custom_gradient_with_nested_structures_and_returning_its_input():
             return [dx * 2.0, dy * 3.0]
         return (x, y * 1.0), grad
 
-    x, y = T(1.0), T(1.0)
+    x, y = const(1.0), const(1.0)
     with tf.GradientTape() as tape:
         tape.watch([x, y])
         a, b = split_pair([x, y])
@@ -469,7 +472,7 @@ def test_custom_gradient_is_differentiable_again():
             return dy * 3.0 * x * x
         return x * x * x, grad
 
-    x = T(2.0)
+    x = const(2.0)
     with tf.GradientTape() as outer:
         outer.watch(x)
         with tf.GradientTape() as inner:
@@ -484,7 +487,7 @@ def test_custom_gradient_without_a_tape_just_runs():
     def double(x):
         return x * 2.0, lambda dy: dy * 2.0
 
-    assert float(double(T(4.0))) == 8.0
+    assert float(double(const(4.0))) == 8.0
 
 
 def test_custom_gradient_returning_the_wrong_number_of_gradients_is_an_error():
@@ -492,7 +495,7 @@ def test_custom_gradient_returning_the_wrong_number_of_gradients_is_an_error():
     def bad(a, b):
         return a * b, lambda dy: dy
 
-    a, b = T(1.0), T(2.0)
+    a, b = const(1.0), const(2.0)
     with tf.GradientTape() as tape:
         tape.watch([a, b])
         y = bad(a, b)
@@ -515,8 +518,8 @@ def _loop_jacobian(fn, x):
 
 
 def test_jacobian_matches_the_per_element_loop():
-    x = T(np.arange(6.0).reshape(2, 3) / 4)
-    w = T(np.linspace(-1, 1, 12).reshape(3, 4))
+    x = const(np.arange(6.0).reshape(2, 3) / 4)
+    w = const(np.linspace(-1, 1, 12).reshape(3, 4))
 
     def fn(v):
         return tf.tanh(tf.matmul(v, w))
@@ -530,7 +533,7 @@ def test_jacobian_matches_the_per_element_loop():
 
 
 def test_jacobian_of_several_sources_and_unconnected():
-    x, y = T([1.0, 2.0]), T([3.0])
+    x, y = const([1.0, 2.0]), const([3.0])
     with tf.GradientTape() as tape:
         tape.watch([x, y])
         z = x * x
@@ -540,8 +543,8 @@ def test_jacobian_of_several_sources_and_unconnected():
 
 
 def test_batch_jacobian_matches_per_example_jacobians():
-    x = T(np.arange(12.0).reshape(4, 3) / 7)
-    w = T(np.linspace(-1, 1, 6).reshape(3, 2))
+    x = const(np.arange(12.0).reshape(4, 3) / 7)
+    w = const(np.linspace(-1, 1, 6).reshape(3, 2))
 
     def fn(v):
         return tf.sigmoid(tf.matmul(v, w))
@@ -557,7 +560,7 @@ def test_batch_jacobian_matches_per_example_jacobians():
 
 
 def test_batch_jacobian_checks_the_batch_dimension():
-    x = T(np.ones((3, 2)))
+    x = const(np.ones((3, 2)))
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = tf.reduce_sum(x, axis=0)
@@ -582,7 +585,7 @@ def test_compute_gradient_matches_tensorflow_layout():
 # -- memory ---------------------------------------------------------------------------------------
 
 def test_tape_keeps_only_what_gradients_need():
-    x = T(np.ones(1000))
+    x = const(np.ones(1000))
     with tf.GradientTape() as tape:
         tape.watch(x)
         a = x + 1.0        # add keeps nothing
@@ -602,7 +605,7 @@ def test_tape_keeps_only_what_gradients_need():
 
 
 def test_dropping_the_tape_frees_intermediate_activations():
-    x = T(np.ones(1000))
+    x = const(np.ones(1000))
     refs = []
     tape = tf.GradientTape(persistent=True)
     with tape:
@@ -628,10 +631,10 @@ def test_dropping_the_tape_frees_intermediate_activations():
 def test_full_reduce_sum_fast_path_gives_and_records_what_dispatch_does(
         cpu_only, no_inference_check, monkeypatch, data, dtype, rank, watched):
     """`reduce_sum(t)` of a whole floating or complex tensor computes on its array when the
-    tensor's TensorMeta says dispatch would only run the kernel (`FAST_PATH.kernel_and_tapes`), and tells the
-    tapes of a followed tensor itself; the suite's inference check forces dispatch. Values,
-    dtypes, what the tape records and the gradients are the same either way; integer tensors
-    and ranks from 9 up take dispatch."""
+    tensor's TensorMeta says dispatch would only run the kernel (`FAST_PATH.kernel_and_tapes`),
+    and tells the tapes of a followed tensor itself; the suite's inference check forces dispatch.
+    Values, dtypes, what the tape records and the gradients are the same either way; integer
+    tensors and ranks from 9 up take dispatch."""
     shape = tuple(data.draw(st.lists(st.integers(1, 2), min_size=rank, max_size=rank)))
     elements = st.integers(-50, 50) if dtype is np.int32 else None
     x_np = data.draw(arrays(dtype, shape, elements))

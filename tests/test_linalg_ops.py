@@ -351,8 +351,8 @@ def test_einsum_errors():
 # norm
 # -----------------------------------------------------------------------------------------------
 
-def _np_vector_norm(x, ord, axis, keepdims):
-    p = 2 if ord == "euclidean" else ord
+def _np_vector_norm(x, ord_, axis, keepdims):
+    p = 2 if ord_ == "euclidean" else ord_
     a = np.abs(x.astype(np.float64 if x.dtype.kind == "f" else np.complex128))
     if p == np.inf:
         return np.max(a, axis=axis, keepdims=keepdims)

@@ -11,7 +11,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import eager as tf
-import eager.optimizers  # noqa: F401 - until eager/__init__ exports it
 from eager import nest
 from eager.core.context import thread_state
 from eager.state.module import Module
@@ -263,7 +262,7 @@ def test_trackable_children_skip_what_a_checkpoint_does_not_save():
     m.deep = {"a": [(1, MyDense())]}
     m.point = Point(y=tf.Variable(1.0), x=2.0)
     m._private = tf.Variable(0.0)
-    m.optimizer = eager.optimizers.SGD()
+    m.optimizer = tf.optimizers.SGD()
     children = m._trackable_children()
     assert list(children) == ["sparse_list", "deep", "point", "_private", "optimizer"]
 

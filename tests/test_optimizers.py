@@ -16,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import eager as tf
-import eager.optimizers  # noqa: F401 - until eager/__init__ exports it
 from eager.core.context import FAST_PATH
 from eager.ops import training_ops
 from eager.core.dispatch import execute
@@ -27,7 +26,7 @@ from eager import train
 from eager.ops import resource_ops
 from eager.devices.virtual import VirtualDevice
 
-optimizers = eager.optimizers
+optimizers = tf.optimizers
 
 
 def _storage(v):

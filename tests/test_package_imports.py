@@ -41,7 +41,8 @@ def _import_graph():
     modules = _modules()
     graph = {}
     for name, (path, tree) in modules.items():
-        graph[name] = {t for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+        graph[name] = {t for node in ast.walk(tree)
+                       if isinstance(node, (ast.Import, ast.ImportFrom))
                        for t in _imported(name, path, node, modules) if t != name}
     return graph
 

@@ -559,7 +559,7 @@ def test_a_compiler_is_applied_once_per_partition(logical_cpus):
     parts = partition(place(_program(_hops, _spec())))
     compiled, calls = [], []
 
-    def compile(program):
+    def compiler(program):
         compiled.append(program.name)
 
         def run(feeds):
@@ -569,7 +569,7 @@ def test_a_compiler_is_applied_once_per_partition(logical_cpus):
         return run
 
     for k in range(3):
-        c, _ = run_partitioned(parts, [tf.constant([1.0, float(k)])], compile=compile)
+        c, _ = run_partitioned(parts, [tf.constant([1.0, float(k)])], compiler=compiler)
         np.testing.assert_array_equal(c.numpy(), [6.0, (2 * k + 1) * 2 * k])
     assert sorted(compiled) == sorted(p.name for p in parts.partitions)
     assert len(calls) == 3 * len(parts.partitions)

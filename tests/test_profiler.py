@@ -83,7 +83,7 @@ def test_trace_file_is_chrome_json_with_named_lanes_and_every_op_as_a_slice(tmp_
     host = slices["host dispatch", threading.current_thread().name]
     assert [name for name, _, _ in host] == FOUR_OPS
     assert _names(t, HOST) == FOUR_OPS
-    for name, ts, dur in host:
+    for _name, ts, dur in host:
         assert isinstance(ts, float) and isinstance(dur, float)
         assert ts >= 0.0 and dur >= 0.0
     # Consecutive synchronous ops on one thread do not overlap.

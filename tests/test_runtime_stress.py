@@ -9,7 +9,7 @@ import pytest
 import eager
 from eager.experimental import allowed_outcomes
 from eager.graph import Graph
-from eager.ops import resource_ops as R
+from eager.ops import resource_ops
 from eager.runtime import ParallelExecutor, Program
 from eager.runtime.explorer import outcome_of
 
@@ -51,13 +51,13 @@ def test_racing_writes_and_reads_stay_within_the_allowed_outcomes(threads):
     x, y = eager.Variable(0.0, name="X"), eager.Variable(0.0, name="Y")
     one, two, three = _c(1.0), _c(2.0), _c(3.0)
     g = _graph("race", x.handle, y.handle, one, two, three)
-    write_x = _op(g, R.ASSIGN, x.handle, one)
+    write_x = _op(g, resource_ops.ASSIGN, x.handle, one)
     with g.control_dependencies([write_x]):
-        write_y = _op(g, R.ASSIGN, y.handle, two)
-    bump = _op(g, R.ASSIGN_ADD, x.handle, three)
-    read_y = _op(g, R.READ, y.handle)
+        write_y = _op(g, resource_ops.ASSIGN, y.handle, two)
+    bump = _op(g, resource_ops.ASSIGN_ADD, x.handle, three)
+    read_y = _op(g, resource_ops.READ, y.handle)
     with g.control_dependencies([read_y]):
-        read_x = _op(g, R.READ, x.handle)
+        read_x = _op(g, resource_ops.READ, x.handle)
     g.outputs = [read_y.outputs[0], read_x.outputs[0]]
     g.control_outputs = [write_x, write_y, bump]
 
@@ -76,7 +76,7 @@ def test_unordered_increments_are_atomic_when_run(threads):
     x = eager.Variable(0.0, name="X")
     one = _c(1.0)
     g = _graph("increments", x.handle, one)
-    g.control_outputs = [_op(g, R.ASSIGN_ADD, x.handle, one) for _ in range(3)]
+    g.control_outputs = [_op(g, resource_ops.ASSIGN_ADD, x.handle, one) for _ in range(3)]
     allowed = allowed_outcomes(g)
     # the semantics allow lost updates (read-compute-write may interleave) ...
     assert {o.variable("X") for o in allowed} == {1.0, 2.0, 3.0}

@@ -1,6 +1,6 @@
-"""Compiled backward plans for eager tapes (`eager.runtime.tape_backward_plans`) against the op-by-op
-walk: same gradients for every differentiable op's cases, the cases where no plan may be used,
-and the cache's bounds."""
+"""Compiled backward plans for eager tapes (`eager.runtime.tape_backward_plans`) against the
+op-by-op walk: same gradients for every differentiable op's cases, the cases where no plan may be
+used, and the cache's bounds."""
 
 import gc
 import threading
@@ -529,7 +529,8 @@ def test_targets_that_are_sources_and_several_targets():
 
 
 def _plans():
-    return [p for p in tape_backward_plans._state.cache.values() if p.__class__ is tape_backward_plans._Plan]
+    return [p for p in tape_backward_plans._state.cache.values()
+            if p.__class__ is tape_backward_plans._Plan]
 
 
 def test_a_scalar_targets_seed_is_a_constant_and_its_ones_fold_away(plan_form):
@@ -653,9 +654,9 @@ def test_records_seen_as_recorded_ops_give_every_shape_and_dtype():
         tape.watch([x, y])
         a = x * y  # two inputs, broadcasting
         b = eager.reduce_sum(a, axis=1)  # one input, attributes
-        c = eager.concat([a, x, a], 0)  # three inputs
+        eager.concat([a, x, a], 0)  # three inputs
         values, indices = eager.math.top_k(b, k=1)  # an integer second output
-        d = values * 2.0  # a Python number's constant
+        values * 2.0  # a Python number's constant
     f32, i32 = eager.float32, eager.int32
     expected = [
         ("Mul", [(2, 3), (3,)], [f32, f32], [(2, 3)], [f32]),

@@ -45,10 +45,12 @@ def same(t, expected):
     ((1, 2), eager.int32), ([np.float64(1), np.float64(2)], eager.float64),
     # TensorFlow 2.21 (verified): numpy integers inside a list count as Python ints; a numpy
     # float sets the precision when it comes first.
-    ([np.int8(1)], eager.int32), ([np.int64(1), 2], eager.int32), ([np.int64(2 ** 40)], eager.int64),
+    ([np.int8(1)], eager.int32), ([np.int64(1), 2], eager.int32),
+    ([np.int64(2 ** 40)], eager.int64),
     ([np.float32(1), 2.0], eager.float32), ([2.0, np.float64(1)], eager.float32),
     ([np.float16(1), np.float32(2)], eager.float16), ([[1.0], np.array([1.5])], eager.float32),
-    ([np.array([1, 2]), [3, 4]], eager.int32), ([1, True], eager.int32), ([1.5, True], eager.float32),
+    ([np.array([1, 2]), [3, 4]], eager.int32), ([1, True], eager.int32),
+    ([1.5, True], eager.float32),
     (range(3), eager.int32), (range(0), eager.float32), ([np.complex64(1), 2], eager.complex128),
 ])
 def test_python_values_convert_with_tf_dtypes(value, dtype):
@@ -121,7 +123,8 @@ def test_dtype_argument_compatible_values(value, dtype, expected):
 
 @pytest.mark.parametrize("value,dtype", [
     (1.5, eager.int32), ([1.0, 2.5], eager.int64), (1 + 2j, eager.float32),
-    ([True, False], eager.int8), (True, eager.complex64), (1, eager.bool), (1.0, eager.bool), (np.array([1.5]), eager.int32),
+    ([True, False], eager.int8), (True, eager.complex64), (1, eager.bool), (1.0, eager.bool),
+    (np.array([1.5]), eager.int32),
     (np.array([1j]), eager.float64),
 ])
 def test_dtype_argument_incompatible_values_are_type_errors(value, dtype):

@@ -16,7 +16,7 @@ from eager.ops import resource_ops
 from eager.variables import prioritized_creator_scope
 from eager.core.dispatch import execute
 
-# -- creation ---------------------------------------------------------------------------------------
+# -- creation --------------------------------------------------------------------------------------
 
 
 def test_dtype_shape_name_and_trainable_follow_tensorflow():

@@ -30,7 +30,7 @@ def _check_batched(fn, shapes, n=3, batched=(0,), seed=0):
     vectorized.validate()
     rows = [[rng.standard_normal(s) for s in shapes] for _ in range(n)]
     feeds = []
-    for k, s in enumerate(shapes):
+    for k, _shape in enumerate(shapes):
         if k in batched:
             feeds.append(eager.constant(np.stack([row[k] for row in rows])))
         else:
@@ -144,12 +144,12 @@ def _jacobians(fn, *arrays, batch=False):
 
 
 def _assert_same(vectorized, looped):
-    for v, l in zip(vectorized, looped):
-        if l is None:
-            assert v is None
+    for got, want in zip(vectorized, looped):
+        if want is None:
+            assert got is None
             continue
-        assert v.shape == l.shape and v.dtype == l.dtype
-        np.testing.assert_allclose(v.numpy(), l.numpy(), rtol=1e-12, atol=1e-14)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
 
 
 JACOBIAN_CASES = {

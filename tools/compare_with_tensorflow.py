@@ -16,8 +16,9 @@ compared on
   Messages are never compared (eager words its own).
 
 Cases of kind "tf_aborts" are calls on which TensorFlow kills the process (a failed CHECK in
-its C++): they run through eager only, which must raise. Cases of kind "meta" (random ops) compare only structure, dtypes and shapes; cases whose result
-is a boolean computed from several calls (seed reproducibility) compare that boolean.
+its C++): they run through eager only, which must raise. Cases of kind "meta" (random ops)
+compare only structure, dtypes and shapes; cases whose result is a boolean computed from several
+calls (seed reproducibility) compare that boolean.
 
 Mismatches that are documented, intentional deviations of eager are listed in
 `tf_cases.EXPECTED` with the reason; known mismatches whose fix lies outside the op modules are
@@ -46,6 +47,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import tf_cases  # noqa: E402
+
+import eager  # noqa: E402
 
 RTOL = {"float16": 2e-3, "bfloat16": 1e-2, "float32": 2e-5, "float64": 1e-10,
         "complex64": 2e-5, "complex128": 1e-10}
@@ -207,9 +210,8 @@ def main(argv=None):
                         help="also list the expected (documented) deviations")
     args = parser.parse_args(argv)
 
+    # Not at the top: TensorFlow is optional and takes seconds to import; only a run needs it.
     import tensorflow as tf  # noqa: PLC0415
-
-    import eager  # noqa: PLC0415
 
     tf.config.set_visible_devices([], "GPU")  # compare CPU kernels, deterministic
     tf_ns, eg_ns = namespace(tf), namespace(eager)
@@ -263,7 +265,7 @@ def main(argv=None):
         print(f"MISMATCH [{category}] {case.id}\n    code:  {case.code}\n    {detail}\n"
               f"    tf:    {_show(tf_desc)}\n    eager: {_show(eg_desc)}")
     if args.show_expected:
-        for case, (category, detail), tf_desc, eg_desc, reason in expected:
+        for case, (category, detail), _tf_desc, _eg_desc, reason in expected:
             print(f"expected [{category}] {case.id}: {detail}\n    reason: {reason}")
     if fixed and args.show_expected:
         for case, reason in fixed:

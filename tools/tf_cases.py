@@ -22,6 +22,7 @@ import tempfile
 import numpy as np
 
 Case = collections.namedtuple("Case", ["id", "code", "kind"], defaults=["value"])
+C = Case
 
 DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
           "uint32", "uint64", "bool", "complex64", "complex128"]
@@ -130,7 +131,6 @@ PENDING = [
 
 
 def _cases():
-    C = Case
     out = []
     add = out.append
 

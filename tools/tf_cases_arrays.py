@@ -3,7 +3,7 @@ ops, indexing and tensor methods (see tf_cases for the helpers a case's code see
 
 from __future__ import annotations
 
-from tf_cases import DTYPES, FLOATS, Case
+from tf_cases import DTYPES, Case
 
 C = Case
 

@@ -45,7 +45,7 @@ def _numerical(f, xs, y, delta):
     arrays = [np.array(x.numpy(), copy=True) for x in xs]
     y_size = int(np.prod(y.shape, dtype=np.int64))
     jacobians = []
-    for k, x in enumerate(arrays):
+    for x in arrays:
         flat = x.reshape(-1)
         jacobian = np.zeros((y_size, flat.size), dtype=x.dtype)
         for col in range(flat.size):

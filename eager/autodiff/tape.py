@@ -11,9 +11,10 @@ point back at records, so there are no reference cycles).
 A record is a plain tuple (`OP`, `ATTRS`, `BACKWARD`, `INPUT_IDS`, `OUTPUT_IDS`, `KEPT_INPUTS`,
 `KEPT_OUTPUTS`, `SIGNATURE` name its positions), not an object: recording runs for every op
 under a tape, and a training step's backward pass usually runs a compiled plan that only reads
-the kept tensors and signatures (`eager.runtime.tape_backward_plans`), so the gradient rules' view of
-a record, a `RecordedOp`, is made only when the backward pass walks op by op. The signature is
-everything static about the record in one flat tuple, which is also its part of a plan's key:
+the kept tensors and signatures (`eager.runtime.tape_backward_plans`), so the gradient rules'
+view of a record, a `RecordedOp`, is made only when the backward pass walks op by op. The
+signature is everything static about the record in one flat tuple, which is also its part of a
+plan's key:
 
     (op, attrs as a tuple of items (None: cannot key a plan), number of inputs,
      *links, *shapes, *dtypes)          # links, shapes, dtypes: inputs' then outputs'
@@ -388,9 +389,10 @@ def record_op(tapes, op, inputs, attrs, outputs):
 
 
 def record_operator(name, x, y, out):
-    """The tensor operators' recorder (installed with `eager.tensor.set_operator_recorder`): the fast path computed
-    `out` from the eager tensors `x` and `y` with the operator `name` ("add", "sub", "mul",
-    "truediv"), without dispatch; this thread's tapes record it as `record_op` would."""
+    """The tensor operators' recorder (installed with `eager.tensor.set_operator_recorder`): the
+    fast path computed `out` from the eager tensors `x` and `y` with the operator `name` ("add",
+    "sub", "mul", "truediv"), without dispatch; this thread's tapes record it as `record_op`
+    would."""
     tapes = per_thread.state.tapes
     if tapes:
         op = _OPERATOR_OPS[name]

@@ -63,8 +63,8 @@ def aggregate(grads):
 
 class OnesSeed:
     """A target's default seed, d target / d target (ones shaped like it), not made yet: a
-    compiled plan may hold it as a constant (`eager.runtime.tape_backward_plans`), and only a walk needs the
-    tensor (`ones_seed`)."""
+    compiled plan may hold it as a constant (`eager.runtime.tape_backward_plans`), and only a
+    walk needs the tensor (`ones_seed`)."""
 
     __slots__ = ("target",)
 
@@ -225,9 +225,9 @@ def prune(records, source_set, grads):
 
 def walk(needed, grads, source_ids, source_set, need):
     """The backward walk over `needed` (records, from `prune`): each record's gradient function
-    maps its outputs' gradients to its inputs' (seeing the record as a `RecordedOp`); `grads` (tensor
-    id -> list of gradients, seeded with the targets') is consumed. Returns the summed gradient
-    of each source id (None if none)."""
+    maps its outputs' gradients to its inputs' (seeing the record as a `RecordedOp`); `grads`
+    (tensor id -> list of gradients, seeded with the targets') is consumed. Returns the summed
+    gradient of each source id (None if none)."""
     for record in needed:
         out_grads = []
         missing = False

@@ -75,7 +75,7 @@ class OpError(Exception):
 
 
 def _subclass(name: str, code: int, doc: str):
-    def __init__(self, node_def, op, message, *args):
+    def __init__(self, node_def, op, message, *args):  # noqa: N807 - the new class's __init__
         OpError.__init__(self, node_def, op, message, code, *args)
 
     return type(name, (OpError,), {"__init__": __init__, "__doc__": doc, "__module__": __name__})

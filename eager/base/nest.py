@@ -21,7 +21,8 @@ def _sorted_keys(d):
     try:
         return sorted(d)
     except TypeError:
-        raise TypeError(f"nest only supports dicts with sortable keys, got keys {list(d)}.") from None
+        raise TypeError("nest only supports dicts with sortable keys, got keys "
+                        f"{list(d)}.") from None
 
 
 def flatten(structure) -> list:

@@ -4,9 +4,9 @@ The mode is the thread's: with no graph being built the functions run Python con
 ordinary ops (so tapes see every op, and gradients come for free); while a graph is built they
 trace every branch and add one control-flow operation (see `eager.control_flow.ops`). A tape
 recording that operation (a tape opened inside the traced function) differentiates it with the
-op's gradient function (`eager.control_flow.control_flow_grad`); a traced `while_loop` whose inputs such
-a tape follows accumulates each iteration's loop variables for it, out of sight: it still
-returns only the loop variables.
+op's gradient function (`eager.control_flow.control_flow_grad`); a traced `while_loop` whose
+inputs such a tape follows accumulates each iteration's loop variables for it, out of sight: it
+still returns only the loop variables.
 
 Structure rules follow TensorFlow: branches must return the same nested structure and dtypes
 (ValueError for a different number or nesting of values, TypeError for different sequence types

@@ -28,7 +28,8 @@ Gradients, two paths:
   that when it replays a call for a tape (not while tracing an outer graph), so tapes see the
   ops actually run, exactly as if the code ran eagerly. Function calls replay only when their
   gradient cannot be derived: among other cases, control flow reading variables (its rule
-  recomputes the branch later, when the variables may have changed; see `eager.functions.function_gradient`).
+  recomputes the branch later, when the variables may have changed; see
+  `eager.functions.function_gradient`).
 * A tape that records the op *as one op* (a tape active while a graph is traced, or any caller
   that emits the op whole under a tape): the OpDef's `gradient`, written with ops in
   `eager.control_flow.control_flow_grad` (registered on every OpDef `_make_op` makes). It builds an

@@ -225,8 +225,8 @@ def _execute_profiled(op, inputs, attrs):
 def place(op, inputs, st):
     """TensorFlow's eager placement: a resource input's device, else the scope's, else the
     default device; soft placement moves ops without a kernel on the chosen device to the CPU.
-    With one device and nothing but gradient tapes open anywhere (`FAST_PATH.kernel_and_tapes`), every rule
-    gives that device: the common case under a tape, answered at once."""
+    With one device and nothing but gradient tapes open anywhere (`FAST_PATH.kernel_and_tapes`),
+    every rule gives that device: the common case under a tape, answered at once."""
     if _FAST_PATH.kernel_and_tapes:
         return _FAST_PATH.device
     if op.resource_reads or op.resource_writes:
@@ -364,4 +364,5 @@ def kernel_error(op, inputs, attrs, exc):
 
 def eager_values(tensors):
     """The arrays of EagerTensors (waiting for pending ones)."""
-    return [t._value if t.__class__ is EagerTensor else resolve_input(t, None)._value for t in tensors]
+    return [t._value if t.__class__ is EagerTensor else resolve_input(t, None)._value
+            for t in tensors]

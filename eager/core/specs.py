@@ -68,7 +68,8 @@ class TensorSpec:
         return hash((self._shape, self._dtype, self._name))
 
     def __repr__(self):
-        return f"TensorSpec(shape={self._shape}, dtype=eager.{self._dtype.name}, name={self._name!r})"
+        return (f"TensorSpec(shape={self._shape}, dtype=eager.{self._dtype.name}, "
+                f"name={self._name!r})")
 
     def __reduce__(self):
         return TensorSpec, (None if self._shape.rank is None else list(self._shape),

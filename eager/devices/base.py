@@ -71,7 +71,8 @@ class Stream:
         raise NotImplementedError
 
     def wait_event(self, event: Event) -> None:
-        """Makes later work on this stream wait until `event` is done (without blocking the host)."""
+        """Makes later work on this stream wait until `event` is done (without blocking the
+        host)."""
         raise NotImplementedError
 
     def synchronize(self) -> None:

@@ -151,7 +151,8 @@ def _check_type(device_type):
     if device_type is None:
         return None
     if not isinstance(device_type, str):
-        raise TypeError(f"device_type must be a string such as 'CPU' or 'GPU', got {device_type!r}.")
+        raise TypeError(f"device_type must be a string such as 'CPU' or 'GPU', got "
+                        f"{device_type!r}.")
     return device_type.upper()
 
 

@@ -109,8 +109,8 @@ def parse(spec: str) -> DeviceSpec:
     if index is not None and index < 0:
         raise ValueError(f"Invalid device specification {spec!r}: negative device index.")
     if job not in (None, "localhost") or replica not in (None, 0) or task not in (None, 0):
-        raise ValueError(f"Device {spec!r} is remote; eager runs on /job:localhost/replica:0/task:0 "
-                         "only.")
+        raise ValueError(f"Device {spec!r} is remote; eager runs on "
+                         "/job:localhost/replica:0/task:0 only.")
     return DeviceSpec(job, replica, task, dtype, index)
 
 

@@ -582,7 +582,8 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
 
 
 def _is_tensor_leaf(leaf, specs_allowed) -> bool:
-    return isinstance(leaf, (Tensor, np.ndarray)) or (specs_allowed and isinstance(leaf, TensorSpec))
+    return (isinstance(leaf, (Tensor, np.ndarray))
+            or (specs_allowed and isinstance(leaf, TensorSpec)))
 
 
 def _as_output(graph, t):

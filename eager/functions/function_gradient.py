@@ -113,7 +113,7 @@ class CallOp:
         return f"<{self.name} {self.graph_name}>"
 
 
-class _NotDerivable(Exception):
+class _NotDerivableError(Exception):
     """The derivation met what it cannot handle; `ops` are the op records lacking a gradient
     (empty: permanently not derivable), `reason` says what happened."""
 
@@ -238,7 +238,7 @@ class FunctionGradients:
             return None
         try:
             found = self._derive(sources, shapes, higher_order)
-        except _NotDerivable as exc:
+        except _NotDerivableError as exc:
             self._variants[key] = _Blocked(exc.ops, exc.reason)
             return None
         self._variants[key] = found
@@ -456,8 +456,8 @@ def _trace(graph, captures, stand_ins, sources, arg_shapes, seeded):
                 # later than the forward: variables it reads may have been assigned since (by
                 # the function itself, or between the call and `gradient`). Replaying keeps the
                 # values the forward read.
-                raise _NotDerivable(reason=f"{op.type} op {op.name!r} reads or writes "
-                                           "variables inside its branches")
+                raise _NotDerivableError(reason=f"{op.type} op {op.name!r} reads or writes "
+                                                "variables inside its branches")
             inputs = tuple([mapped[id(t)] for t in op.inputs])
             controls = [by_name[c.name] for c in op.control_inputs if c.name in by_name]
             new = _copy_op(g, op, inputs, controls)
@@ -473,19 +473,19 @@ def _trace(graph, captures, stand_ins, sources, arg_shapes, seeded):
             if not _gets_id(t.dtype):
                 continue
             if t.dtype is _dt.variant:  # no zeros for a list seed: replay instead
-                raise _NotDerivable(reason=f"{o.name} is a TensorList to seed")
+                raise _NotDerivableError(reason=f"{o.name} is a TensorList to seed")
             seed_phs.append(g.placeholder(t.dtype, t.shape, name=f"seed_{k}"))
             targets.append(t)
         try:
             grads = _backprop(private, targets, seed_phs, source_ids)
         except LookupError as exc:  # an op without a gradient: retried once it has one
             ops = {record[_tape.OP] for record in private.entries}
-            raise _NotDerivable({op for op in ops if op is not None and op.gradient is None},
-                                reason=str(exc)) from None
+            raise _NotDerivableError({op for op in ops if op is not None and op.gradient is None},
+                                     reason=str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - a rule that cannot be traced: replay
             # (a rule refusing this graph, such as stateful control flow, or one needing a
             # shape only known when it runs): the eager rules run on the replayed ops instead.
-            raise _NotDerivable(reason=f"{type(exc).__name__}: {exc}") from None
+            raise _NotDerivableError(reason=f"{type(exc).__name__}: {exc}") from None
         flat, structure = [], []
         for grad in grads:
             if grad is None:
@@ -565,7 +565,7 @@ def _derive(graph, captures, sources, arg_shapes, higher_order):
             break
         seeded.extend(new)
     else:
-        raise _NotDerivable(reason="the higher-order extras did not settle")
+        raise _NotDerivableError(reason="the higher-order extras did not settle")
     known = {id(t) for t in seeded}
     return trace, seeded + [t for t in extras if id(t) not in known], seeded
 

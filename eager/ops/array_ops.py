@@ -23,13 +23,15 @@ from ..core.tensor_conversion import convert_to_tensor, register_tensor_conversi
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from ..core.argument_conversion import as_tensor, same_type
 from .math_ops import cast
-from .creation_ops import eye, fill, one_hot, ones, ones_like, range, zeros, zeros_like
+from .creation_ops import eye, fill, one_hot, ones, ones_like, zeros, zeros_like
+from .creation_ops import range  # noqa: A004 - TensorFlow's name (re-exported)
 from ..core.dispatch import execute, named
 from .padding_ops import pad
 from ..core.registry import op_error, register_op
 from ..core.shapes import broadcast_shapes, normalize_axis, static_int, static_ints
 from .slicing_ops import check_non_negative, fmt_dims as _fmt, prod as _prod
-from .slicing_ops import gather, gather_nd, getitem, scatter_nd, slice, strided_slice
+from .slicing_ops import gather, gather_nd, getitem, scatter_nd, strided_slice
+from .slicing_ops import slice  # noqa: A004 - TensorFlow's name (re-exported)
 
 __all__ = [
     "reshape", "squeeze", "expand_dims", "concat", "stack", "unstack", "split", "tile",

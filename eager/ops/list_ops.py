@@ -20,9 +20,9 @@ push finds the storage longer than l0 and copies). When the storage is longer th
 a pop, or a push onto an older view), the entries beyond the view are garbage if no other view
 shares the storage; that is decided by reference count, calibrated at import by
 `eager.core.buffer_reuse` (site "list storage"): where a storage held by one view cannot be told
-apart from a shared one, pushes copy instead. Pops are O(1) views. `set_item` copies the first n pointers
-(the kernel cannot know whether anyone still holds the input list: the caller's own variable
-does, while it is being rebound), as TensorFlow eager does.
+apart from a shared one, pushes copy instead. Pops are O(1) views. `set_item` copies the first n
+pointers (the kernel cannot know whether anyone still holds the input list: the caller's own
+variable does, while it is being rebound), as TensorFlow eager does.
 
 Deviations from TensorFlow (2.21): an index or num_elements must be a scalar (TF accepts any
 one-element tensor); `get_item`/`pop_back` with an `element_shape` that the stored item does not

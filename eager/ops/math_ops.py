@@ -182,7 +182,8 @@ def _equality(api_name, op_name, kernel):
         return execute(op, (x, y))
 
     api.__name__ = api.__qualname__ = api_name
-    api.__doc__ = f"≈ `tf.math.{api_name}(x, y)`: elementwise {'==' if op_name == 'Equal' else '!='}."
+    symbol = "==" if op_name == "Equal" else "!="
+    api.__doc__ = f"≈ `tf.math.{api_name}(x, y)`: elementwise {symbol}."
     return op, api
 
 
@@ -636,7 +637,8 @@ def _scalar_axis(op_name, axis, what="dimension"):
 
 
 def _check_axis_rank(op_name, axis, rank):
-    """ArgMax/ArgMin/Cumsum/Cumprod: the axis must lie in [-rank, rank); a scalar has no valid axis."""
+    """ArgMax/ArgMin/Cumsum/Cumprod: the axis must lie in [-rank, rank); a scalar has no valid
+    axis."""
     if rank is not None and not -rank <= axis < rank:
         raise op_error(op_name, f"Expected dimension in the range [{-rank}, {rank}), but got "
                                 f"{axis}")

@@ -60,7 +60,8 @@ def _equality(fn, on_mismatch):
 
 #: The op each fast-path operator stands for (for floating and complex operands, the only ones
 #: a tape follows): what dispatch would have run, and so what a tape must record (the tapes'
-#: recorder, `eager.autodiff.tape.record_operator`, is installed with `eager.tensor.set_operator_recorder`).
+#: recorder, `eager.autodiff.tape.record_operator`, is installed with
+#: `eager.tensor.set_operator_recorder`).
 OPERATOR_OPS = {"add": m.ADD, "sub": m.SUB, "mul": m.MUL, "truediv": m.REALDIV}
 
 

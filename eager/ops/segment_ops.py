@@ -11,8 +11,6 @@ eager tensor, or a size the trace can evaluate).
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..base import dtypes as _dt
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape

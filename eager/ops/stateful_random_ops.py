@@ -3,9 +3,9 @@
 The state is a plain Python object (`_GeneratorState`), not a variable: Generator ops receive
 it as an attr (hashable by identity), lock it, draw from a numpy Philox bit generator rebuilt
 from it and store the advanced counter back, so a traced graph that runs a Generator op twice
-draws twice. Samples come from the sampler the seeded ops in `random_ops` use (`random_sampling`: numpy on the CPU, cupy seeded from the Philox
-stream on a GPU), so values differ from TensorFlow's; the API and the reproducibility guarantees
-are TensorFlow's.
+draws twice. Samples come from the sampler the seeded ops in `random_ops` use (`random_sampling`:
+numpy on the CPU, cupy seeded from the Philox stream on a GPU), so values differ from
+TensorFlow's; the API and the reproducibility guarantees are TensorFlow's.
 """
 
 from __future__ import annotations

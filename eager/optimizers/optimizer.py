@@ -10,8 +10,8 @@ which fused op runs for a dense and for an IndexedSlices gradient (`_update`).
 The update of each variable is one fused op from `eager.ops.training_ops`: atomic, in place
 when the variable's buffer is not shared. When nothing can observe the difference (no tape,
 scope or interpreter anywhere: `eager.core.dispatch.kernel_only`) the kernel runs without
-dispatch (`dispatch.run_bare`), as `Variable.assign_add` does, which keeps a step's Python overhead to a few
-microseconds per variable.
+dispatch (`dispatch.run_bare`), as `Variable.assign_add` does, which keeps a step's Python
+overhead to a few microseconds per variable.
 """
 
 from __future__ import annotations

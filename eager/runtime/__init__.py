@@ -19,7 +19,7 @@ Layering: above `eager.graph` and `eager.ops`; the function layer and `Session` 
 below imports it.
 """
 
-from . import tape_backward_plans
+from . import tape_backward_plans  # noqa: F401 - installs itself as the tapes' backward planner
 from .compiler import CompiledProgram, compile_program
 from .interpret import run_program
 from .parallel import ParallelExecutor

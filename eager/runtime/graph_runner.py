@@ -18,8 +18,8 @@ Two ways to run an operation:
   `dispatch.execute`, exactly as if the Python function ran eagerly, so tapes record every op,
   an enclosing trace inlines the ops, and the async executor queues them. (A ConcreteFunction
   call under tapes usually runs its derived forward program instead and is recorded as one op
-  whose backward is a traced graph, `eager.functions.function_gradient`; the op-by-op replay on a private tape is the
-  fallback for graphs that cannot be derived.)
+  whose backward is a traced graph, `eager.functions.function_gradient`; the op-by-op replay on
+  a private tape is the fallback for graphs that cannot be derived.)
 
 Ops that contain sub-graphs (`If`, `Case`, `While`: `op_def.replay` is set) are replayed as eager
 control flow when a tape records and no graph is being traced: the predicate, index or loop

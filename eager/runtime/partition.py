@@ -17,7 +17,7 @@ each receive right before its first consumer. Then every receive waits only for 
 earlier in one global order, so partitions run side by side (one thread each) cannot deadlock,
 whatever each one's speed, and a partition never holds a received value longer than it must.
 
-`run_partitioned(partitioned, feed_values, compile)` runs one call: a fresh `Rendezvous` fed to
+`run_partitioned(partitioned, feed_values, compiler)` runs one call: a fresh `Rendezvous` fed to
 each partition that transfers (see `send_recv` for why it is an input), each partition run by
 its compiled form. When no two partitions wait on each other in both directions (the common
 case: variables on one device, compute on another), the partitions run one after the other on
@@ -69,7 +69,7 @@ class PartitionedProgram:
         self.feed_positions = tuple(feed_positions)
         self.fetch_sources = tuple(fetch_sources)
         self.run_order = run_order
-        self._compiled = None  # (compile, runners): the last compiler's forms of the partitions
+        self._compiled = None  # (compiler, runners): the last compiler's forms of the partitions
 
     def partition_for(self, device) -> Program:
         """The partition of `device` (a full or short name)."""
@@ -79,14 +79,14 @@ class PartitionedProgram:
                 return part
         raise KeyError(f"No partition for device {device!r}; devices: {list(self.devices)}.")
 
-    def compiled(self, compile) -> list:
-        """`compile(partition)` for each partition, made once per compiler (the last one used
+    def compiled(self, compiler) -> list:
+        """`compiler(partition)` for each partition, made once per compiler (the last one used
         is kept; a compiler is normally one module-level function)."""
         cached = self._compiled
-        if cached is not None and cached[0] is compile:
+        if cached is not None and cached[0] is compiler:
             return cached[1]
-        runners = [compile(p) for p in self.partitions]
-        self._compiled = (compile, runners)
+        runners = [compiler(p) for p in self.partitions]
+        self._compiled = (compiler, runners)
         return runners
 
     def __repr__(self):
@@ -353,15 +353,15 @@ def _interpret(program):
     return lambda feeds: run_program(program, feeds)
 
 
-def run_partitioned(partitioned, feed_values, compile=None) -> list:
+def run_partitioned(partitioned, feed_values, compiler=None) -> list:
     """Runs one call of `partitioned` with `feed_values` (for `partitioned.program.feeds`, in
-    order) and returns the fetched values. `compile(program) -> callable(feed_values) -> list`
+    order) and returns the fetched values. `compiler(program) -> callable(feed_values) -> list`
     makes each partition's runner (default: the reference runner, `run_program`)."""
     program = partitioned.program
     if len(feed_values) != len(program.feeds):
         raise ValueError(f"Program {program.name!r} has {len(program.feeds)} feeds; "
                          f"{len(feed_values)} values were given.")
-    runners = partitioned.compiled(_interpret if compile is None else compile)
+    runners = partitioned.compiled(_interpret if compiler is None else compiler)
     rendezvous = Rendezvous()
     calls = []
     for i, device_name in enumerate(partitioned.devices):

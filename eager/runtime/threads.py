@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import operator
 
-__all__ = ["settings", "ThreadSettings", "get_inter_op_parallelism_threads", "set_inter_op_parallelism_threads",
-           "get_intra_op_parallelism_threads", "set_intra_op_parallelism_threads"]
+__all__ = ["settings", "ThreadSettings", "get_inter_op_parallelism_threads",
+           "set_inter_op_parallelism_threads", "get_intra_op_parallelism_threads",
+           "set_intra_op_parallelism_threads"]
 
 
 class ThreadSettings:

@@ -56,7 +56,7 @@ from .program import Node, Program
 __all__ = ["vectorize"]
 
 
-class _Unsupported(Exception):
+class _UnsupportedError(Exception):
     """An op the batch rules do not cover, or a shape they need that is not static."""
 
 
@@ -71,7 +71,7 @@ def vectorize(program, batched_feeds, n):
     try:
         for node in program.nodes:
             rewriter.add(node)
-    except _Unsupported:
+    except _UnsupportedError:
         return None
     specs = dict(program.specs)
     specs.update(rewriter.specs)
@@ -96,7 +96,7 @@ class _Rewriter:
     def logical_shape(self, v) -> tuple:
         spec = self.program.specs.get(v)
         if spec is None or not spec.shape.is_fully_defined():
-            raise _Unsupported
+            raise _UnsupportedError
         return tuple(spec.shape)
 
     def _batched_spec(self, v):
@@ -109,14 +109,14 @@ class _Rewriter:
             self.nodes.append(node)
             return
         if node.is_stateful:
-            raise _Unsupported
+            raise _UnsupportedError
         op = node.op_def
         if op.elementwise or op is MATMUL:
             rule = _aligned
         else:
             rule = _RULES.get(op)
             if rule is None:
-                raise _Unsupported
+                raise _UnsupportedError
         rewritten = rule(self, node, flags)
         if len(rewritten) == 2:
             inputs, attrs = rewritten
@@ -254,7 +254,7 @@ def _strided_slice(rw, node, flags):
 
 def _pad(rw, node, flags):
     if any(flags[1:]):  # a batched padding value
-        raise _Unsupported
+        raise _UnsupportedError
     return node.inputs, {**node.attrs, "paddings": ((0, 0), *node.attrs["paddings"])}
 
 
@@ -266,7 +266,7 @@ def _scan(rw, node, flags):
 def _tensordot(rw, node, flags):
     attrs = node.attrs
     if flags[0] and flags[1]:
-        raise _Unsupported  # a contraction of two batched operands: not one tensordot
+        raise _UnsupportedError  # a contraction of two batched operands: not one tensordot
     if flags[0]:
         return node.inputs, {**attrs, "a_axes": tuple(a + 1 for a in _axes(rw, node, 0))}
     # b batched: its free axes come after a's, so the batch axis lands in the middle
@@ -297,7 +297,7 @@ def _einsum(rw, node, flags):
 
 def _gather(rw, node, flags):
     if flags[1] or node.attrs.get("batch_dims", 0):
-        raise _Unsupported  # batched indices, or a batched gather already
+        raise _UnsupportedError  # batched indices, or a batched gather already
     rank = len(rw.logical_shape(node.inputs[0]))
     return node.inputs, {**node.attrs, "axis": node.attrs["axis"] % rank + 1}
 
@@ -306,7 +306,7 @@ def _scatter_nd(rw, node, flags):
     """Batched updates: the batch axis goes right after the indexed axes (in the updates and in
     the output's shape), and back to the front of the result."""
     if flags[0]:
-        raise _Unsupported  # batched indices
+        raise _UnsupportedError  # batched indices
     indices, updates = node.inputs
     index_shape = rw.logical_shape(indices)
     depth, m = index_shape[-1], len(index_shape) - 1
@@ -318,7 +318,7 @@ def _scatter_nd(rw, node, flags):
 def _gather_nd(rw, node, flags):
     """Batched params: the batch axis goes after the indexed axes, and back to the front."""
     if flags[1] or node.attrs.get("batch_dims", 0):
-        raise _Unsupported
+        raise _UnsupportedError
     params, indices = node.inputs
     index_shape = rw.logical_shape(indices)
     params = rw.move_batch_inside(node, params, index_shape[-1])
@@ -334,7 +334,7 @@ def _conv_filter_grad(rw, node, flags):
     kh, kw, cin, cout = attrs["filter_shape"]
     if flags[0] or attrs.get("data_format", "NHWC") != "NHWC" or \
             rw.logical_shape(x)[-1] != cin:
-        raise _Unsupported
+        raise _UnsupportedError
     b, h, w, c = rw.logical_shape(dy)
     n = rw.n
     dtype = rw.program.specs[dy].dtype
@@ -385,7 +385,7 @@ def _examples(*batched_positions):
     (a forward value beside a batched gradient) are repeated first."""
     def rule(rw, node, flags):
         if any(b for k, b in enumerate(flags) if k not in batched_positions):
-            raise _Unsupported  # a batched filter: not one convolution
+            raise _UnsupportedError  # a batched filter: not one convolution
         inputs = list(node.inputs)
         for k in batched_positions:
             original = inputs[k]

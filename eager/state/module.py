@@ -16,8 +16,9 @@ The walk is TensorFlow's, so the same program lists the same variables in the sa
 * a module's own attributes come first, then each submodule's in the order they were found,
   recursively; a reference back to a module being walked is not followed (cycles are fine).
 
-Checkpoints use a second, separate view: `_trackable_children()` (see `eager.state.trackable`), which
-names each child instead of ordering it. Its naming is documented on `Module._trackable_children`.
+Checkpoints use a second, separate view: `_trackable_children()` (see `eager.state.trackable`),
+which names each child instead of ordering it. Its naming is documented on
+`Module._trackable_children`.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 `Module`, optimizers and `train.Checkpoint` implement `_trackable_children()`, a dict from a
 child's name (an attribute name) to the child: a variable, another trackable, or a list, tuple or
-dict of those (whose items the checkpoint names by index, namedtuple field or key). A checkpoint walks these edges from its root to give every variable a
-stable path (TensorFlow's object-graph keys, e.g. `model/layers/0/kernel`), so restoring needs
-no pickles and no names stored inside variables (variable names are not unique).
+dict of those (whose items the checkpoint names by index, namedtuple field or key). A checkpoint
+walks these edges from its root to give every variable a stable path (TensorFlow's object-graph
+keys, e.g. `model/layers/0/kernel`), so restoring needs no pickles and no names stored inside
+variables (variable names are not unique).
 """
 
 from __future__ import annotations

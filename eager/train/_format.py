@@ -184,7 +184,7 @@ class CheckpointData:
         self.path, self.nodes, self.arrays, self.names = path, nodes, arrays, names
 
 
-class _Damaged(Exception):
+class _DamagedError(Exception):
     """Internal: a reason the file is unusable, turned into DataLossError by the caller."""
 
 
@@ -212,14 +212,15 @@ def read_checkpoint(path) -> CheckpointData:
     except DataLossError:
         raise
     except Exception as e:  # noqa: BLE001 - any parser failure on hostile bytes is data loss
-        reason = str(e) if isinstance(e, _Damaged) else f"{type(e).__name__}: {e}"
+        damaged = isinstance(e, _DamagedError)
+        reason = str(e) if damaged else f"{type(e).__name__}: {e}"
         raise DataLossError(None, None, f"Checkpoint file {path} is damaged or is not an eager "
-                            f"checkpoint: {reason}") from (None if isinstance(e, _Damaged) else e)
+                            f"checkpoint: {reason}") from (None if damaged else e)
 
 
 def _check(condition, reason):
     if not condition:
-        raise _Damaged(reason)
+        raise _DamagedError(reason)
 
 
 def _parse(path, raw: bytes) -> CheckpointData:

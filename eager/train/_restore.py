@@ -48,7 +48,8 @@ def _register(owner, restoration, node_ids) -> None:
     if entry is None or entry.ref() is not owner:
         entry = _Pending()
 
-        def gone(_, key=key, entry=weakref.ref(entry)):
+        # The default is evaluated once, on purpose: the callback holds its entry weakly.
+        def gone(_, key=key, entry=weakref.ref(entry)):  # noqa: B008
             if _PENDING.get(key) is entry():
                 del _PENDING[key]
         try:

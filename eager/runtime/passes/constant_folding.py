@@ -21,10 +21,10 @@ call:
 
 `Shape`, `Size`, `Rank`, `OnesLike` and `ZerosLike` are also folded when the input's static
 shape tells the answer (fully known dims; the rank for `Rank`), whatever computes the input
-(a gradient's seed, `ones_like(loss)`, is then a constant and the ops scaling it fold too), unless that input is an
-unfed Placeholder: the program must still raise the missing-feed error. This trusts the static
-shapes of fed values: callers (the function layer, `Session`) must reject feeds whose shape
-contradicts the feed's spec, as TensorFlow does.
+(a gradient's seed, `ones_like(loss)`, is then a constant and the ops scaling it fold too),
+unless that input is an unfed Placeholder: the program must still raise the missing-feed error.
+This trusts the static shapes of fed values: callers (the function layer, `Session`) must reject
+feeds whose shape contradicts the feed's spec, as TensorFlow does.
 
 The kernel runs through `dispatch.run_kernel`, on the device the node would run on when that
 device computes synchronously (a CPU), else on CPU:0 with the result copied to that device (a

@@ -9,10 +9,11 @@ same order, so results are bit-identical to the unfused program.
 On a GPU the fused node is one device kernel: its kernel hands the arrays to `_DeviceFused`,
 which has `cupy.fuse` trace the same member kernels into one CUDA kernel. A chain of n ops then
 costs one launch and one pass over memory instead of n of each (24 ops on an H100: 18-31 us
-against 265-515 us for CuPy one by one; docs/performance.md). The arithmetic is still the members' (the
-suite's bit-identity tests pass on the GPU), though the CUDA compiler may contract a multiply
-and an add into one rounding. A cluster the tracer refuses (a kernel that looks at values on
-the host, such as integer division's zero check) runs its kernels one by one from then on.
+against 265-515 us for CuPy one by one; docs/performance.md). The arithmetic is still the
+members' (the suite's bit-identity tests pass on the GPU), though the CUDA compiler may contract
+a multiply and an add into one rounding. A cluster the tracer refuses (a kernel that looks at
+values on the host, such as integer division's zero check) runs its kernels one by one from
+then on.
 
 The rule (where it pays and is always safe): a node `n` joins the cluster of the node `c`
 consuming its output when
