@@ -21,10 +21,10 @@ seed (`eager.autodiff.tape_backward`); each says so where it does it, and
 `tests/test_layers.py` keeps `EagerTensor()` to those three modules. A tape numbers a tensor it
 follows (`_tape_id`, `eager.autodiff.tape`); nothing else writes the slots.
 
-Reading the slots. `_value` (the array), `_meta` (dtype and device) and `_tape_id` are read
-directly by the layers that run kernels or follow tensors (core, the interpreters, the
-runtime, variables) and by op APIs choosing a fast path (`reduce_sum` reads an eager input's
-rank); user code reads `.numpy()`, `.dtype`, `.device`.
+Reading the slots. Inside the package, `_value` (the array), `_meta` (dtype and device) and
+`_tape_id` are read directly wherever a kernel's array, a tensor's device or whether a tape
+follows it is needed (one attribute read instead of a property call on hot paths); user code
+reads `.numpy()`, `.dtype`, `.device`.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ hook the higher layer installs at import (dispatch's tape recorder, autodiff's b
 planner), never an import."""
 
 import pathlib
+import re
 
 import pytest
 
@@ -73,3 +74,13 @@ def test_only_the_hot_constructors_build_eager_tensors_slot_by_slot():
     found = {str(path.relative_to(ROOT)) for path in ROOT.rglob("*.py")
              if "EagerTensor()" in path.read_text()}
     assert found == hot
+
+
+def test_only_the_fast_paths_owners_read_its_switches():
+    """`FAST_PATH.kernel_only` / `kernel_and_tapes` say what dispatch would do; a module that
+    skips dispatch asks the owners' helpers instead (eager/core/context.py's module doc)."""
+    owners = {"core/context.py", "core/dispatch.py", "tensor.py", "variables.py"}
+    switch = re.compile(r"FAST_PATH\.(kernel_only|kernel_and_tapes)\b")
+    readers = {str(path.relative_to(ROOT)) for path in ROOT.rglob("*.py")
+               if switch.search(path.read_text())}
+    assert readers <= owners, readers - owners

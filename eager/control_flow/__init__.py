@@ -7,7 +7,8 @@
 * While tracing (inside `eager.function`) the value deciding the branch does not exist yet, so
   every branch (or the loop's cond and body) is traced into its own `BranchGraph`, and one
   `If` / `Case` / `While` operation is added to the graph being built. At run time its kernel runs
-  the selected sub-graph with the function layer's `run_graph`. See `eager.control_flow.ops`.
+  the selected sub-graph with the runtime's `run_graph` (`eager.runtime.graph_runner`). See
+  `eager.control_flow.ops`.
 
 This package sits above `eager.graph` and `eager.runtime.graph_runner`; nothing lower imports it.
 """

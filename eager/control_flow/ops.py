@@ -24,7 +24,7 @@ Gradients, two paths:
 
 * Eager tapes: each OpDef's `replay(inputs, attrs)` runs the op as eager control flow would: it
   reads the predicate, index or loop condition on the host and replays only the taken branch's
-  (or each iteration's) ops through dispatch (`runner.replay_graph`). A function's runner does
+  (or each iteration's) ops through dispatch (`graph_runner.replay_graph`). The graph runner does
   that when it replays a call for a tape (not while tracing an outer graph), so tapes see the
   ops actually run, exactly as if the code ran eagerly. Function calls replay only when their
   gradient cannot be derived: among other cases, control flow reading variables (its rule

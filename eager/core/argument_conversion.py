@@ -38,7 +38,8 @@ from ..tensor import EagerTensor, Tensor
 from .registry import describe_inputs
 from .tensor_conversion import conversion_functions_for, convert_to_tensor
 
-__all__ = ["as_tensor", "same_type", "check_dtype", "dtype_error", "unsupported_dtype"]
+__all__ = ["is_tensorlike", "as_tensor", "same_type", "check_dtype", "dtype_error",
+           "unsupported_dtype"]
 
 
 def is_tensorlike(value) -> bool:

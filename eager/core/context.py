@@ -22,10 +22,12 @@ apart (`enter_tape`/`leave_tape`), so entering a tape never flips `kernel_and_ta
 Disabling the fast path for every thread when one thread opens a scope is deliberate: the slow
 path is always correct, and the common case never opens one.
 
-Who reads `FAST_PATH`: the owners of the fast paths, and only they. Dispatch (`execute`, and
-its named helpers for APIs that skip it, such as `dispatch.run_bare`), the tensor operators
-and `TensorMeta`'s cached flags (`eager.tensor`), and the variable's reads and updates
-(`eager.variables`). Other modules ask those owners.
+Who reads `FAST_PATH`'s switches (`kernel_only`, `kernel_and_tapes`): the owners of the fast
+paths, and only they: dispatch (`execute`, and its named helpers for APIs that skip it, such as
+`dispatch.run_bare`), the tensor operators and `TensorMeta`'s cached flags (`eager.tensor`),
+and the variable's reads and updates (`eager.variables`); other modules ask those owners
+(`tests/test_layers.py` checks). `FAST_PATH.device`, the one host device or None, is a fact
+anyone may read (the compiled runtime runs a whole program's arrays there).
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ so that a kernel runs, fails and is typed the same way whoever runs it:
 Skipping dispatch. Where dispatch would do nothing but run the kernel (`FAST_PATH`, see
 `eager.core.context`), a few hot APIs skip it, through helpers kept here so that the knowledge
 of "what dispatch would have done" stays in this module: `kernel_only()` and `run_bare` (an
-optimizer's fused updates), `run_bare_unary` (a whole-tensor reduction such as a loss's
-`reduce_sum`, telling the tapes as `execute` would), `record_on_tapes`. The tensor operators'
-fast path lives with the operators (`eager.tensor`), below this module.
+optimizer's fused updates), and `run_bare_unary` (a whole-tensor reduction such as a loss's
+`reduce_sum`, telling the tapes as `execute` would). The tensor operators' fast path lives with
+the operators (`eager.tensor`), below this module.
 
 Hot path: `execute` and `run_kernel` run for every op; keep them flat.
 """
@@ -49,7 +49,7 @@ from .registry import NO_ATTRS, describe_inputs
 
 __all__ = ["execute", "named", "place", "run_kernel", "wrap_output", "resolve_input",
            "kernel_error", "verify_inference", "check_inference", "hooks", "set_recorder",
-           "record_on_tapes", "kernel_only", "run_bare", "run_bare_unary", "eager_values"]
+           "kernel_only", "run_bare", "run_bare_unary", "eager_values"]
 
 _per_thread = _context.per_thread
 _FAST_PATH = _context.FAST_PATH
@@ -133,14 +133,6 @@ def execute(op, inputs, attrs=NO_ATTRS):
     if _PROFILE.active:
         return _execute_profiled(op, inputs, attrs)
     return _execute_slow(op, inputs, attrs)
-
-
-def record_on_tapes(op, inputs, attrs, outputs) -> None:
-    """Tells this thread's gradient tapes that `op` made `outputs` from `inputs` with `attrs`,
-    as `execute` would have (for code that computed without dispatch)."""
-    tapes = _per_thread.state.tapes
-    if tapes:
-        hooks.record(tapes, op, inputs, attrs, outputs)
 
 
 def kernel_only() -> bool:
@@ -334,16 +326,18 @@ def _special_meta(value, device, op):
 
 
 def resolve_input(t, op):
-    """The EagerTensor for a non-eager tensor input (a pending one waits; a symbolic one is an
-    error: it belongs to a graph being traced)."""
+    """The EagerTensor for a non-eager tensor input of `op` (None: no op, a plain read): a
+    pending one waits; a symbolic one is a TypeError, since it belongs to a graph being
+    traced."""
     resolve = getattr(t, "_resolve", None)
     if resolve is not None:
         return resolve()
+    who = "reading a tensor" if op is None else op.name
     if isinstance(t, Tensor):
-        raise TypeError(f"{op.name}: an input is a symbolic tensor of a traced function "
+        raise TypeError(f"{who}: an input is a symbolic tensor of a traced function "
                         f"({t!r}), used outside that function. Return it from the function "
                         "instead of keeping it.")
-    raise TypeError(f"{op.name}: expected tensor inputs, got {type(t).__name__}.")
+    raise TypeError(f"{who}: expected tensor inputs, got {type(t).__name__}.")
 
 
 def kernel_error(op, inputs, attrs, exc):

@@ -16,7 +16,7 @@ import threading
 from .resource_manager import ResourceManager
 
 __all__ = ["Device", "Stream", "Event", "CompletedEvent", "InlineStream", "COMPLETED", "transfer",
-           "KeepAlive"]
+           "KeepAlive", "call_kernel"]
 
 
 class Event:
@@ -83,7 +83,7 @@ class Stream:
 class KeepAlive:
     """Objects a stream still uses, each held until an event after its last use completes.
 
-    The stream-safety rule (DESIGN.md): an array read or written on a stream other than the one
+    The stream-safety rule: an array read or written on a stream other than the one
     whose memory pool it came from must not go back to that pool while the other stream may
     still touch it. CUDA launches hold no Python references, so the stream that uses a borrowed
     buffer keeps it here; `prune` (called at every new hold) drops what is done.

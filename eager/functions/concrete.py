@@ -16,8 +16,8 @@ While tracing:
 * a Variable argument becomes a resource placeholder carrying the variable's dtype and shape,
   fed with the handle of whichever variable (of that shape and dtype) a call passes.
 
-Calling runs the graph with `runner.GraphPlan.run`, feeding the argument tensors then the captured
-values, and packs the outputs into the structure the function returned.
+Calling runs the graph with `graph_runner.GraphPlan.run`, feeding the argument tensors then the
+captured values, and packs the outputs into the structure the function returned.
 """
 
 from __future__ import annotations

@@ -5,17 +5,17 @@ only, and only as singletons. A variable is state that outlives a call, so it ca
 graph; it is created *eagerly*, outside the trace, and the graph captures its handle like any
 closed-over variable. Here, as in TensorFlow:
 
-* the Function's first trace runs under `_LiftingCreator`, which creates each variable eagerly
+* the Function's first trace runs under `LiftingCreator`, which creates each variable eagerly
   (`init_scope`: the thread's interpreter and tapes are set aside), running a callable
   initializer eagerly too, so initializers run once, at creation. An initial value that is a
   tensor of the graph being traced (`Variable(eager.zeros([3]))`) is lifted: the operations it
   depends on are run again, eagerly; one that depends on an argument cannot be: ValueError;
-* if that trace created variables, the Function traces a second time under `_refusing_creator`
+* if that trace created variables, the Function traces a second time under `refusing_creator`
   (every creation raises ValueError). The guarded singleton pattern (`if self.v is None:
   self.v = Variable(...)`) creates nothing the second time and passes; an unguarded
   `Variable(...)` fails at once, on the first call, instead of silently making a new variable
   per trace. The second trace is the one kept;
-* every later trace runs under `_refusing_creator`.
+* every later trace runs under `refusing_creator`.
 
 The creators are installed through the ordinary creator stack (`prioritized_creator_scope`), at a
 priority above any user scope, so user creators still run (after ours) on the first trace.

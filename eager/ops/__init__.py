@@ -1,4 +1,7 @@
-"""The op library: records in `registry`, dispatch in `dispatch`, ops by theme."""
+"""The op library: the ops by theme (`*_ops.py`, each registering its `OpDef`s with
+`eager.core.registry`), their gradients (`*_grad.py`), and `operators`, which installs
+`Tensor`'s Python operators. How an op runs is `eager.core`; importing this package registers
+every op and gradient."""
 
 from . import (array_ops, linalg_ops, list_ops, logging_ops, math_ops, nn_ops,  # noqa: F401
                product_ops, random_ops, resource_ops, sort_ops, stateful_random_ops, training_ops)

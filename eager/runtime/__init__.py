@@ -15,8 +15,12 @@
 * `vectorize`: a program rewritten to run n times as one, over a leading batch axis (Jacobians,
   `eager.vectorized_map`).
 
-Layering: above `eager.graph` and `eager.ops`; the function layer and `Session` use it; nothing
-below imports it.
+* `graph_runner`: a traced graph run op by op (replayed through dispatch where tapes, a trace,
+  the async executor or the profiler must see each op); `session`: `eager.Session`; `threads`:
+  the inter-op thread settings.
+
+Layering: above `eager.graph`, `eager.ops` and `eager.autodiff`; the state and function layers
+use it; nothing below imports it.
 """
 
 from . import tape_backward_plans  # noqa: F401 - installs itself as the tapes' backward planner
