@@ -1,4 +1,4 @@
-"""Async-dispatch benchmarks (issue 5): what issuing an op costs the caller, and overlap.
+"""Async-dispatch benchmarks: what issuing an op costs the caller, and overlap.
 
 (i) Caller-side cost of a small op in async mode: `eager.add(x, y)` (and `x + y`, and a 4x4
     `eager.matmul`) issued N times inside `eager.experimental.async_scope()`, timing only the

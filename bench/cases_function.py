@@ -1,4 +1,4 @@
-"""Traced-function benchmarks (issue 6): what a call of a small `eager.function` costs, and
+"""Traced-function benchmarks: what a call of a small `eager.function` costs, and
 what its first call (trace + prepare + run) costs.
 
 (k) Per-call cost of a traced `x + 1` on a float32 (4,) tensor, the function already traced,

@@ -1,4 +1,4 @@
-"""Graph-runtime benchmarks (issue 7): compiled plans, fusion, a traced training step, and the
+"""Graph-runtime benchmarks: compiled plans, fusion, a traced training step, and the
 parallel inter-op executor.
 
 (m) Per-call cost of a traced 50 x (`x * 1.0001 + 0.5`) on float32 (4,), the function already

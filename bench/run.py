@@ -4,7 +4,7 @@
     python bench/run.py --quick   # smoke run (CI): few rounds, same cases
 
 Prints, per case, each implementation's best time per call and its ratio to numpy, with the
-target from the issue tracker. Ratios are measured in one process run, interleaved.
+target each case is held to. Ratios are measured in one process run, interleaved.
 To A/B two checkouts in alternating fresh processes: bench/compare_checkouts.py.
 """
 
