@@ -1,1 +1,5 @@
-"""State: trackable objects and modules (variables themselves are `eager.variables`)."""
+"""State that outlives a step: `module` (`eager.Module`, which finds its variables and
+submodules by walking attributes) and `trackable` (how objects name their children for
+checkpoints). Variables themselves are `eager.variables`, kept at the top of the package by the
+project layout; optimizers (`eager.optimizers`) and checkpoints (`eager.train`) belong to this
+layer too, in their public packages."""
