@@ -11,13 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import eager as tf
-from eager.autodiff import tape_backward
 from eager.devices import registry
 from eager.errors import InternalError, InvalidArgumentError
 from eager.core import dispatch
 from eager.ops import list_grad  # (importing it registers the list gradients)
 from eager.ops import list_ops
-from eager.ops.creation_ops import zeros
 from eager.core.specs import TensorSpec
 from gradcheck import check_gradient, check_second_order
 
@@ -541,33 +539,6 @@ def test_inference_rejects_what_the_kernels_reject(call, message):
 
 # -- gradients -------------------------------------------------------------------------------------
 
-@pytest.fixture
-def list_aware_backprop(monkeypatch):
-    """The change to eager/autodiff/tape_backward.py that eager.ops.list_grad asks for (summing list
-    gradients with `add_list_gradients`; leaving a variant output's missing gradient None for its
-    rule), installed for one test, until tape_backward.py has the change: then the real one runs."""
-    if getattr(tape_backward, "add_list_gradients", None) is list_grad.add_list_gradients:
-        return
-    original = tape_backward.aggregate
-
-    def aggregate(grads):
-        if grads is not None and len(grads) > 1 and grads[0].dtype is tf.variant:
-            return list_grad.add_list_gradients(grads)
-        return original(grads)
-
-    def fill_unused(entry, out_grads):
-        filled = [False] * len(out_grads)
-        for k, g in enumerate(out_grads):
-            if g is None:
-                dtype = entry.output_dtypes[k]
-                if dtype is not tf.variant:
-                    out_grads[k] = zeros(entry.output_shapes[k], dtype)
-                filled[k] = True
-        entry.output_filled = tuple(filled)
-
-    monkeypatch.setattr(tape_backward, "aggregate", aggregate)
-    monkeypatch.setattr(tape_backward, "_fill_unused", fill_unused)
-
 
 A, B = np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32)
 
@@ -638,7 +609,7 @@ def test_gradient_with_respect_to_a_list_is_a_list():
     np.testing.assert_array_equal(stacked(grad, element_shape=[2]), [[1, 1], [0, 0]])
 
 
-def test_gradient_of_a_pop_whose_list_is_unused(list_aware_backprop):
+def test_gradient_of_a_pop_whose_list_is_unused():
     def build(a, b):
         _, x = list_ops.tensor_list_pop_back(_two(a, b), f32)
         return tf.reduce_sum(x * x)
@@ -655,7 +626,7 @@ def test_gradient_of_a_pop_whose_list_is_unused(list_aware_backprop):
     np.testing.assert_array_equal(gb, [1, 2])
 
 
-def test_gradients_of_a_list_read_twice_are_summed(list_aware_backprop):
+def test_gradients_of_a_list_read_twice_are_summed():
     def two_gets(a, b):
         lst = _two(a, b)
         x = list_ops.tensor_list_get_item(lst, 0, f32)
@@ -688,7 +659,7 @@ def _loop(x, w):
     return total + last, list_ops.tensor_list_stack(rest, f64)
 
 
-def test_a_recurrence_through_a_list_matches_finite_differences(list_aware_backprop):
+def test_a_recurrence_through_a_list_matches_finite_differences():
     check_gradient(_loop, [np.array([0.3, -0.7]), np.array([1.1, 0.4])])
 
 
