@@ -49,8 +49,10 @@ from .functions.vectorized_map import vectorized_map
 #: ≈ `tf.newaxis`: index with it to insert an axis of length 1.
 newaxis = None
 
-# Kernels follow TensorFlow: 1/0 is inf and 0/0 is nan, silently. numpy would warn; this filter
-# applies only to warnings raised from eager's own modules, never to the user's numpy code.
+# Kernels follow TensorFlow: 1/0 is inf and 0/0 is nan, silently. Where the user's settings make
+# numpy's signal an exception, eager answers it with the IEEE result (eager.base.ieee); where it
+# is only a warning, this filter keeps it from being printed. It applies only to warnings raised
+# from eager's own modules, never to the user's numpy code.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eager(\..*)?$")
 
 __version__ = "0.1.0"

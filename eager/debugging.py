@@ -1,6 +1,8 @@
-"""`eager.debugging` ≈ `tf.debugging`: placement logging."""
+"""`eager.debugging` ≈ `tf.debugging`: placement logging and numerics checking."""
 
 from .core.context import log_device_placement as get_log_device_placement
 from .core.context import set_log_device_placement
+from .ops.debug_ops import disable_check_numerics, enable_check_numerics
 
-__all__ = ["set_log_device_placement", "get_log_device_placement"]
+__all__ = ["set_log_device_placement", "get_log_device_placement", "enable_check_numerics",
+           "disable_check_numerics"]

@@ -35,6 +35,7 @@ import warnings
 import numpy as np
 
 from .base.dtypes import BY_NUMPY, DType
+from .base.ieee import FP_SIGNALS
 from .base.tensor_shape import TensorShape, as_shape
 from .core.buffer_reuse import MIN_ELEMENTS, writable_operand
 from .core.context import FAST_PATH, placement_device
@@ -578,6 +579,12 @@ def _fast_operators(name, compute, ufunc, inexact_only):
     For large arrays, the result is written into the buffer of an operand that is an unobserved
     temporary (`eager.core.buffer_reuse`), so `p - lr * g` allocates once, not twice.
 
+    A floating-point signal (`1/0` under the user's `warnings` filter "error" or
+    `np.seterr(all="raise")`) is an exception like any other: the op library runs the op again
+    and dispatch returns its IEEE result (`eager.base.ieee`). Only a result written into an
+    operand's buffer is kept where it is, since that operand is gone: numpy signals after the
+    whole result is written.
+
     Under a gradient tape (`FAST_PATH.kernel_and_tapes`) the same path runs, and a result computed
     from an operand some tape follows (a nonzero tape id, while any tape exists:
     `not FAST_PATH.kernel_only`) is recorded (`set_operator_recorder`) exactly as dispatch would
@@ -611,8 +618,13 @@ def _fast_operators(name, compute, ufunc, inexact_only):
                     value = compute(self_value, other_value)
                 else:
                     out = writable_operand(self, self_value, other, other_value)
-                    value = (compute(self_value, other_value) if out is None
-                             else ufunc(self_value, other_value, out=out))
+                    if out is None:
+                        value = compute(self_value, other_value)
+                    else:
+                        try:
+                            value = ufunc(self_value, other_value, out=out)
+                        except FP_SIGNALS:  # after writing all of `out`: the IEEE result,
+                            value = out  # and the slow path could not recompute it from there
             except Exception:  # noqa: BLE001 - the slow path raises the op's own error
                 pass
             else:
@@ -635,8 +647,13 @@ def _fast_operators(name, compute, ufunc, inexact_only):
             try:
                 if self_value.size >= _MIN_ELISION:
                     out = writable_operand(self, self_value, None, None)
-                    value = (compute(other, self_value) if out is None
-                             else ufunc(other, self_value, out=out))
+                    if out is None:
+                        value = compute(other, self_value)
+                    else:
+                        try:
+                            value = ufunc(other, self_value, out=out)
+                        except FP_SIGNALS:  # `out` is written: see `forward`
+                            value = out
                 else:
                     value = compute(other, self_value)
             except Exception:  # noqa: BLE001

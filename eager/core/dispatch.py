@@ -15,13 +15,16 @@ so that a kernel runs, fails and is typed the same way whoever runs it:
   innermost device scope, else the default device; soft placement).
 * `run_kernel(op, inputs, attrs, device)`: the synchronous interpreter's core: inputs brought to
   `device` (pending ones waited for), the kernel run, a failure explained in the op's terms
-  (`kernel_error`), outputs wrapped, inference verified when `check_inference` is on. It never
-  places and never records on tapes.
+  (`kernel_error`), outputs wrapped, inference verified when `check_inference` is on. A pure
+  kernel's floating-point signal (inf or nan made an exception by the user's warning filters or
+  `np.seterr`) is answered with its IEEE result (`eager.base.ieee`). It never places and never
+  records on tapes.
 * `wrap_output(value, device, op)`: an EagerTensor for one kernel output.
 * `resolve_input(t, op)`: the EagerTensor behind an input that is not one (a pending tensor
   waits; a symbolic one is a TypeError naming the op).
-* `kernel_error(op, inputs, attrs, exc)`, `verify_inference(op, inputs, attrs, outputs)` and
-  `hooks` (`.record`, the tapes' recorder; `.check_inference`, the debug mode's switch).
+* `kernel_error(op, inputs, attrs, exc, device)`, `verify_inference(op, inputs, attrs, outputs)`
+  and `hooks` (`.record`, the tapes' recorder; `.check_inference`, the debug mode's switch;
+  `.check_outputs`, numerics checking).
 
 Skipping dispatch. Where dispatch would do nothing but run the kernel (`FAST_PATH`, see
 `eager.core.context`), a few hot APIs skip it, through helpers kept here so that the knowledge
@@ -39,6 +42,7 @@ import sys
 import threading
 
 from ..base import profile_events as _profile_events
+from ..base.ieee import FP_SIGNALS, quietly
 from ..base.errors import (InternalError, InvalidArgumentError, NotFoundError, OpError,
                            ResourceExhaustedError)
 from ..devices import registry as _devices
@@ -49,7 +53,7 @@ from .registry import NO_ATTRS, describe_inputs
 
 __all__ = ["execute", "named", "place", "run_kernel", "wrap_output", "resolve_input",
            "kernel_error", "verify_inference", "check_inference", "hooks", "set_recorder",
-           "kernel_only", "run_bare", "run_bare_unary", "eager_values"]
+           "kernel_only", "run_bare", "run_bare_unary", "eager_values", "set_output_checker"]
 
 _per_thread = _context.per_thread
 _FAST_PATH = _context.FAST_PATH
@@ -59,14 +63,17 @@ _PROFILE = _profile_events.RECORDER  # `.active` while an eager.profiler trace r
 
 class Hooks:
     """What other layers install into dispatch: `record(tapes, op, inputs, attrs, outputs)`,
-    the gradient tapes' recorder (autodiff's, through `set_recorder`), and `check_inference`,
-    the debug mode's switch (`check_inference(True)`)."""
+    the gradient tapes' recorder (autodiff's, through `set_recorder`); `check_inference`, the
+    debug mode's switch (`check_inference(True)`); and `check_outputs(op, inputs, outputs)`,
+    called after every op off the fast paths while numerics checking is enabled on some thread
+    (`set_output_checker`; the op library's `debug_ops` installs it)."""
 
-    __slots__ = ("record", "check_inference")
+    __slots__ = ("record", "check_inference", "check_outputs")
 
     def __init__(self):
         self.record = None
         self.check_inference = False
+        self.check_outputs = None
 
 
 hooks = Hooks()
@@ -115,6 +122,14 @@ def set_recorder(record) -> None:
     hooks.record = record
 
 
+def set_output_checker(check) -> None:
+    """Installs `check(op, inputs, outputs)` (None removes it), called after every op that
+    goes through `execute` off its fast paths, in every mode (its outputs are eager, pending or
+    symbolic tensors). Whoever installs it holds a slow-path reason meanwhile
+    (`context.enter_slow_path`), so that every op comes here."""
+    hooks.check_outputs = check
+
+
 def execute(op, inputs, attrs=NO_ATTRS):
     """Runs `op` on `inputs` (a tuple of Tensors) with `attrs`; returns a Tensor, or a tuple of
     Tensors for ops with several outputs."""
@@ -159,14 +174,19 @@ def run_bare_unary(op, x, attrs, kernel):
     dtype and device (a whole-tensor `reduce_sum`: a loss). It applies when `x`'s TensorMeta
     says the fast path is open for its dtype on its device (`fast_inexact`: nothing but tapes
     anywhere), and tells this thread's tapes when `x` is followed, exactly as `execute` would:
-    a test compares both paths' values, records and gradients. Hot path: the result is made
-    inline (see `eager.tensor`).
+    a test compares both paths' values, records and gradients. A kernel that raises (a
+    floating-point signal: `eager.base.ieee`) also returns None, and `execute` gives the
+    result. Hot path: the result is made inline (see `eager.tensor`).
     """
     meta = x._meta
     if not meta.fast_inexact:
         return None
+    try:
+        value = kernel(x._value)
+    except Exception:  # noqa: BLE001 - `execute` gives the IEEE result or the op's error
+        return None
     t = EagerTensor()
-    t._value = kernel(x._value)
+    t._value = value
     t._meta = meta  # the same dtype, on the same device
     t._tape_id = 0
     if x._tape_id and not _FAST_PATH.kernel_only:  # followed, and tapes exist somewhere
@@ -199,6 +219,8 @@ def _execute_slow(op, inputs, attrs):
     tapes = st.tapes
     if tapes:
         hooks.record(tapes, op, inputs, attrs, outputs)
+    if hooks.check_outputs is not None:
+        hooks.check_outputs(op, inputs, outputs)
     return outputs
 
 
@@ -271,8 +293,8 @@ def run_kernel(op, inputs, attrs, device):
             out = device.run(op, arrays, attrs, inputs)
     except OpError:
         raise
-    except Exception as exc:  # a kernel failure: explain it in the op's terms
-        raise kernel_error(op, inputs, attrs, exc) from exc
+    except Exception as exc:  # noqa: BLE001 - an IEEE signal, or a failure to explain
+        out = _after_kernel_exception(op, inputs, arrays, attrs, device, exc)
     if op.num_outputs == 1:
         t = EagerTensor()
         t._value = out
@@ -287,6 +309,24 @@ def run_kernel(op, inputs, attrs, device):
     if hooks.check_inference:
         verify_inference(op, inputs, attrs, outputs)
     return outputs
+
+
+def _after_kernel_exception(op, inputs, arrays, attrs, device, exc):
+    """What `run_kernel` makes of a kernel that raised `exc`: for a floating-point signal (the
+    user's warning filters or `np.seterr` turned inf or nan into an exception) from a pure
+    kernel, the kernel's IEEE result, computed again quietly (`eager.base.ieee`); for anything
+    else, or from a stateful kernel (never run twice), the op's error. Off the hot path: only a
+    kernel that raised gets here."""
+    if isinstance(exc, FP_SIGNALS) and not op.stateful:
+        try:
+            if device.inline:
+                return quietly(op.kernel, device.xp, *arrays, **attrs)
+            return quietly(device.run, op, arrays, attrs, inputs)
+        except OpError:
+            raise
+        except Exception as again:  # noqa: BLE001 - explained below like the first failure
+            exc = again
+    raise kernel_error(op, inputs, attrs, exc, device) from exc
 
 
 def _arrays_on(inputs, device, op) -> list:
@@ -340,20 +380,62 @@ def resolve_input(t, op):
     raise TypeError(f"{who}: expected tensor inputs, got {type(t).__name__}.")
 
 
-def kernel_error(op, inputs, attrs, exc):
+def kernel_error(op, inputs, attrs, exc, device=None):
     """The OpError for a failed kernel: the op's own inference error when it has one (it names
-    the rule that was broken), else the kernel's message with the op and inputs."""
+    the rule that was broken); TensorFlow's ResourceExhaustedError ("OOM when allocating
+    tensor with shape[...] and type ... on <device>") when memory ran out (`device`: where the
+    kernel ran, when known); else the kernel's message with the op and inputs."""
+    specs = None
     try:
-        op.infer(*inputs, **attrs)
+        specs = op.infer(*inputs, **attrs)
     except (OpError, TypeError, ValueError) as inferred:
         if isinstance(inferred, OpError):
             return inferred
         return InvalidArgumentError(None, op.name, f"{inferred} [Op:{op.name}]")
     except Exception:  # noqa: BLE001 - inference itself broke; report the kernel's error
         pass
-    cls = ResourceExhaustedError if isinstance(exc, MemoryError) else InvalidArgumentError
-    return cls(None, op.name, f"{op.name}: {type(exc).__name__}: {exc} (inputs: "
-                              f"{describe_inputs(inputs)}) [Op:{op.name}]")
+    if _out_of_memory(exc):
+        return ResourceExhaustedError(None, op.name, _oom_message(op, exc, specs, device))
+    return InvalidArgumentError(None, op.name, f"{op.name}: {type(exc).__name__}: {exc} "
+                                               f"(inputs: {describe_inputs(inputs)}) "
+                                               f"[Op:{op.name}]")
+
+
+# numpy's ValueErrors for an allocation whose byte count (or one dimension) does not fit its
+# index type: memory that cannot exist, TensorFlow's OOM as much as a failed malloc is.
+_TOO_BIG = ("array is too big", "Maximum allowed size exceeded",
+            "Maximum allowed dimension exceeded")
+
+# TensorFlow's DataTypeString names where they differ from eager's.
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _out_of_memory(exc) -> bool:
+    return isinstance(exc, MemoryError) or (isinstance(exc, ValueError)
+                                            and str(exc).startswith(_TOO_BIG))
+
+
+def _oom_message(op, exc, specs, device) -> str:
+    """TensorFlow's OOM message: the shape and dtype of the allocation that failed (numpy's
+    MemoryError carries them; else the op's largest output) and the device's allocator."""
+    shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
+    if shape is None and specs is not None:
+        outputs = specs if isinstance(specs, tuple) else (specs,)
+        known = [s for s in outputs if s.shape.is_fully_defined()]
+        if known:
+            largest = max(known, key=lambda s: s.shape.num_elements())
+            shape, dtype = tuple(largest.shape), largest.dtype
+    what = "tensor"
+    if shape is not None:
+        name = getattr(dtype, "name", str(dtype))
+        what = (f"tensor with shape[{','.join(str(int(d)) for d in shape)}] and type "
+                f"{_TF_TYPE_NAMES.get(name, name)}")
+    where = ""
+    if device is not None:
+        allocator = ("cpu" if device.device_type == "CPU"
+                     else f"{device.device_type}_{device.index}_bfc")
+        where = f" on {device.full_name} by allocator {allocator}"
+    return f"{op.name}: OOM when allocating {what}{where} [Op:{op.name}]"
 
 
 def eager_values(tensors):

@@ -16,6 +16,7 @@ import numpy as np
 from ..base import dtypes as _dt
 from ..base.dtypes import BY_NUMPY, DType
 from ..base.errors import InvalidArgumentError
+from ..base.ieee import FP_SIGNALS, quietly
 from ..base.tensor_shape import TensorShape, as_shape
 from ..devices import registry as _registry
 from ..tensor import EagerTensor, Tensor, wrap_value
@@ -115,7 +116,10 @@ def _python_to_numpy(value, dtype):
         if not _compatible(dtype, inferred):
             raise TypeError(f"Cannot convert {_describe(value)} to EagerTensor of dtype "
                             f"{dtype.name}.")
-        return arr.astype(dtype.dtype)
+        try:
+            return arr.astype(dtype.dtype)
+        except FP_SIGNALS:  # a value beyond the dtype's range: inf, as TensorFlow converts it
+            return quietly(arr.astype, dtype.dtype)
     elif value is None:
         raise ValueError("None values not supported.")
     elif isinstance(value, (str, bytes)):
@@ -147,6 +151,8 @@ def _python_to_numpy(value, dtype):
     except OverflowError:
         raise ValueError(f"Can't convert Python int {value} to EagerTensor of dtype "
                          f"{dtype.name}: out of range.") from None
+    except FP_SIGNALS:  # `constant(7e4, float16)`: inf, as TensorFlow converts it
+        return quietly(np.asarray, value, dtype=dtype.dtype)
 
 
 def _sequence_to_numpy(value, dtype):
@@ -174,7 +180,10 @@ def _sequence_to_numpy(value, dtype):
         if dtype is None or not (dtype.is_floating or dtype.is_complex):
             raise ValueError(f"Can't convert Python sequence with out-of-range integer "
                              f"{big_int} to Tensor: {_describe(value)}.")
-        return np.array(value, dtype=dtype.dtype)
+        try:
+            return np.array(value, dtype=dtype.dtype)
+        except FP_SIGNALS:  # an int beyond float16's range: inf
+            return quietly(np.array, value, dtype=dtype.dtype)
     if arr.dtype == object:
         raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: "
                          f"{_describe(value)}.")
@@ -221,7 +230,10 @@ def _sequence_to_numpy(value, dtype):
             if arr.size and (arr.min() < info.min or arr.max() > info.max):
                 raise ValueError(f"Can't convert {_describe(value)} to EagerTensor of dtype "
                                  f"{dtype.name}: out of range.")
-        arr = arr.astype(dtype.dtype)
+        try:
+            arr = arr.astype(dtype.dtype)
+        except FP_SIGNALS:  # `constant([7e4], float16)`: inf, as TensorFlow converts it
+            arr = quietly(arr.astype, dtype.dtype)
     return arr
 
 

@@ -19,7 +19,8 @@ CuPy backend implements:
   released too early, a later kernel really overwrites it and the borrower reads wrong values:
   the bug class the stream-safety rule prevents is observable in tests, not assumed away.
 - Kernel failures are reported like CUDA's asynchronous errors: at the next synchronization
-  (`synchronize`, a copy to the host), naming the op.
+  (`synchronize`, a copy to the host), naming the op. Like CuPy's, kernels give inf and nan
+  without a floating-point signal, whatever the user's warning filters.
 
 Simulated GPUs are configured before the devices are initialized, with
 `eager.config.experimental.set_simulated_gpus(n)` (or the environment variable
@@ -176,7 +177,10 @@ class _Paused:
 
 
 def _serve(stream):
-    """The worker: runs items in order; records the first failure; never dies."""
+    """The worker: runs items in order; records the first failure; never dies. Its kernels
+    compute with numpy's floating-point error state set to ignore (this thread's own), as CuPy's
+    kernels never signal inf or nan (`eager.base.ieee`)."""
+    np.seterr(all="ignore")
     queue, cv = stream._queue, stream._cv
     while True:
         with cv:

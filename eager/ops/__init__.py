@@ -3,8 +3,9 @@
 `Tensor`'s Python operators. How an op runs is `eager.core`; importing this package registers
 every op and gradient."""
 
-from . import (array_ops, linalg_ops, list_ops, logging_ops, math_ops, nn_ops,  # noqa: F401
-               product_ops, random_ops, resource_ops, sort_ops, stateful_random_ops, training_ops)
+from . import (array_ops, debug_ops, linalg_ops, list_ops, logging_ops, math_ops,  # noqa: F401
+               nn_ops, product_ops, random_ops, resource_ops, sort_ops, stateful_random_ops,
+               training_ops)
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the modules above)
 from . import (array_grad, linalg_grad, list_grad, math_grad, nn_grad,  # noqa: F401  (gradients)
                product_grad)

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..base import dtypes as _dt
 from ..base.errors import InvalidArgumentError
+from ..base.ieee import FP_SIGNALS, quietly
 from ..devices import registry as _registry
 from ..devices.resource_manager import next_resource_id
 from ..devices.resource_handles import ResourceHandle, handle_data
@@ -217,8 +218,10 @@ def _check_update_shape(op_name, var_shape, delta_shape):
 def apply_update(storage, xp, ufunc, delta, op_name):
     """`storage.value = ufunc(storage.value, delta)` atomically: in place when unshared, else
     copy-on-write. Shared by the kernel and by Variable's fast path (which already holds the
-    storage and passes numpy's ufunc). Hot path: the lock is taken without `with`, whose
-    __enter__/__exit__ calls cost as much as a small update's arithmetic."""
+    storage and passes numpy's ufunc). An overflow gives inf, as in TensorFlow, whatever the
+    user's warning filters (`eager.base.ieee`): never a half-applied or repeated update. Hot
+    path: the lock is taken without `with`, whose __enter__/__exit__ calls cost as much as a
+    small update's arithmetic."""
     lock = storage.lock
     lock.acquire()
     try:
@@ -226,9 +229,16 @@ def apply_update(storage, xp, ufunc, delta, op_name):
         if current.shape != delta.shape:
             _check_update_shape(op_name, current.shape, delta.shape)
         if _getrefcount(storage.value) <= UNSHARED_REFS:  # unshared(storage), inlined
-            ufunc(current, delta, current)  # positional out: cheaper than the keyword
+            try:
+                ufunc(current, delta, current)  # positional out: cheaper than the keyword
+            except FP_SIGNALS:  # after writing all of `current`: the IEEE result stands
+                pass
         else:  # asarray: numpy returns scalars for 0-d results; storage keeps arrays
-            storage.value = xp.asarray(ufunc(current, delta))
+            try:
+                updated = ufunc(current, delta)
+            except FP_SIGNALS:  # nothing written yet: the IEEE result, computed quietly
+                updated = quietly(ufunc, current, delta)
+            storage.value = xp.asarray(updated)
         storage.version += 1
     finally:
         lock.release()

@@ -14,11 +14,17 @@ that has them, with TensorFlow's results:
 
 On a GPU the order in which repeated indices are added is not fixed (atomics), so float sums
 over repeated indices can differ in the last bit between runs, as in TensorFlow's GPU kernels.
+
+A sum past the dtype's range is inf, silently, as in TensorFlow: numpy's floating-point signal
+(`eager.base.ieee`) arrives after every row was added, so the update stands, whole, and callers
+that update state in place are never left half applied.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from ..base.ieee import FP_SIGNALS
 
 __all__ = ["scatter_add"]
 
@@ -34,7 +40,10 @@ def scatter_add(xp, target, flat, rows):
     """Adds `rows[i]` into `target[flat[i]]` in place; `flat` is 1-D, `rows` has shape
     `flat.shape + target.shape[1:]`. Indices are assumed checked."""
     if xp is np:
-        np.add.at(target, flat, rows)
+        try:
+            np.add.at(target, flat, rows)
+        except FP_SIGNALS:  # after adding every row: `target` holds the IEEE sums
+            pass
         return
     dtype = target.dtype
     if dtype in _CUPY_ATOMIC:

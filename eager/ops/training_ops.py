@@ -12,6 +12,11 @@ One op updates a variable and its optimizer slots for one step. Fusing matters f
   into the existing buffers and allocates no new variable memory. Kernels follow the storage
   rule of `resource_ops`: `unshared` is asked before the kernel takes its own reference.
 
+An update reaching inf or nan stores it, as TensorFlow's kernels do, whatever the user's warning
+filters or `np.seterr` say (`eager.base.ieee`): an update is never run twice and never left half
+applied, so the several-step ones run under numpy's error state set to ignore and plain gradient
+descent keeps what its in-place subtraction wrote.
+
 The arithmetic is Keras 3's, operation for operation (`tf.keras.optimizers`, which
 `tf.optimizers` is): momentum `m = m * momentum - g * lr`, Adam `m += (g - m) * (1 - beta1)`,
 `v += (g * g - v) * (1 - beta2)`, `var -= m * alpha / (sqrt(v) + epsilon)` with
@@ -42,6 +47,7 @@ import threading
 import numpy as np
 
 from ..base import dtypes as _dt
+from ..base.ieee import FP_SIGNALS, quiet, quietly
 from ..devices.resource_handles import eager_handle, handle_data
 from ..base.tensor_shape import TensorShape
 from ..core.registry import op_error, register_op
@@ -120,10 +126,11 @@ def _locked_update(op_name, handles, grad, update, dense=True, xp=None):
                                         f"{handles[0].name} ({storages[0].value.dtype.name}"
                                         f"{list(shape)})")
         arrays = [_writable(s) for s in storages]
-        if xp is None:
-            update(*arrays)
-        else:
-            _in_blocks(xp, update, (*arrays, grad))
+        with quiet():  # several steps: inf/nan as TensorFlow, never half applied (base.ieee)
+            if xp is None:
+                update(*arrays)
+            else:
+                _in_blocks(xp, update, (*arrays, grad))
         for s in storages:
             s.version += 1
     finally:
@@ -276,13 +283,23 @@ def _gd_kernel(xp, var, alpha, delta):
             current = storage.value = current.copy()
         if xp is np:
             scratch = None if current.size <= _BLOCKED_ABOVE else _scratch_like(current)
-            if scratch is not None:  # two passes, no fresh temporary (see _scratch_like)
-                np.subtract(current, np.multiply(delta, alpha, out=scratch), out=current)
-            elif current.size <= _BLOCKED_ABOVE:  # (no closure for the common small case)
-                np.subtract(current, np.multiply(delta, alpha), out=current)
+            if scratch is not None or current.size <= _BLOCKED_ABOVE:
+                # Two passes (with `scratch`, no fresh temporary: see _scratch_like). An inf or
+                # nan signalled by the user's warning filters or np.seterr (base.ieee): the
+                # product has touched no state, so it is made again quietly; the subtraction
+                # signals after writing all of `current`, whose IEEE result then stands.
+                try:
+                    scaled = np.multiply(delta, alpha, scratch)
+                except FP_SIGNALS:
+                    scaled = quietly(np.multiply, delta, alpha, scratch)
+                try:
+                    np.subtract(current, scaled, out=current)
+                except FP_SIGNALS:
+                    pass
             else:
-                _in_blocks(np, lambda c, d: np.subtract(c, np.multiply(d, alpha), out=c),
-                           (current, delta))
+                with quiet():  # block by block: never left half applied
+                    _in_blocks(np, lambda c, d: np.subtract(c, np.multiply(d, alpha), out=c),
+                               (current, delta))
         else:
             _fused_gradient_descent(xp)(alpha, delta, current)
         storage.version += 1
@@ -362,11 +379,12 @@ def _sparse_gd_kernel(xp, var, alpha, grad, indices):
         _check_grad(_SPARSE_GD, var.name, storage.value, grad, dense=False)
         flat, rows = _flat_slices(_SPARSE_GD, storage.value.shape, grad, indices)
         current = _writable(storage)
-        scaled = xp.multiply(rows, alpha)
-        if xp is np:
-            np.subtract.at(current, flat, scaled)
-        else:
-            scatter_add(xp, current, flat, -scaled)
+        with quiet():  # inf/nan as TensorFlow whatever the user's filters (base.ieee)
+            scaled = xp.multiply(rows, alpha)
+            if xp is np:
+                np.subtract.at(current, flat, scaled)
+            else:
+                scatter_add(xp, current, flat, -scaled)
         storage.version += 1
     return ()
 

@@ -50,8 +50,13 @@ device (`context.FAST_PATH.device`), the thread has no device scope, placement l
 inference cross-check are off, and every feed and constant is an eager tensor on that device;
 otherwise the tensor form runs. A kernel exception is turned into the same op error `run_kernel`
 raises (`dispatch.kernel_error`, on the failing node's inputs read back from the failed frame),
-with the same note. Donation in the array form (`donate_arrays`) checks the array's reference
-count as held by a local of the generated code, calibrated the same way.
+with the same note. A floating-point signal (inf or nan, made an exception by the user's warning
+filters or `np.seterr`) is answered as `run_kernel` answers it, in place: each pure node's
+statement is a `try` whose `except FP_SIGNALS:` runs that node's kernel again quietly
+(`eager.base.ieee`), so the rest of the program runs on (a `try` costs nothing until something
+raises); stateful nodes never signal. Donation in the array form (`donate_arrays`) checks the
+array's reference count as held by a local of the generated code, calibrated the same way; in
+both forms, a donated buffer written before a signal holds the IEEE result and is kept.
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ from ..base import user_code as _user_code
 from ..core.context import FAST_PATH as _FAST_PATH
 from ..devices import registry as _registry
 from ..base.errors import OpError
+from ..base.ieee import FP_SIGNALS, quietly
 from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch as _dispatch
 from ..core.buffer_reuse import calibrate
@@ -306,6 +312,8 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes)
     kernel call per node on arrays, each fetched value wrapped once at the end."""
     namespace["wrap"] = _dispatch.wrap_output
     namespace["donate_arrays"] = _donate_arrays
+    namespace["quietly"] = quietly
+    namespace["FP_SIGNALS"] = FP_SIGNALS
     names = {}
     lines.append(f"def {fn_name}(feeds, xp, d):")
     if program.feeds:
@@ -341,8 +349,17 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes)
             names[v] = f"v{v}"
             producer[v] = index
             outs.append(f"v{v}" if (v in last_use or v in kept) else "_")
-        lines.append(f"    {_assignment(node, outs, call)}  {_comment(node)}")
-        line_nodes[len(lines)] = node
+        if node.op_def.stateful:  # never run twice, and never signals (`eager.base.ieee`)
+            lines.append(f"    {_assignment(node, outs, call)}  {_comment(node)}")
+            line_nodes[len(lines)] = node
+        else:
+            # A floating-point signal: the kernel again, quietly, for its IEEE result. (A `try`
+            # costs nothing until something raises.)
+            quiet = f"quietly({f}, xp{args}{f', **a{index}' if node.attrs else ''})"
+            lines.append(f"    try: {_assignment(node, outs, call)}  {_comment(node)}")
+            line_nodes[len(lines)] = node
+            lines.append(f"    except FP_SIGNALS: {_assignment(node, outs, quiet)}")
+            line_nodes[len(lines)] = node
         lines.extend(_deletions(node, index, names, last_use, kept))
     results = {}
     for v in dict.fromkeys(program.fetches):
@@ -396,10 +413,13 @@ def _run_donating(op, inputs, attrs, device, position, ufunc):
         b = other._value
         if (a.__class__ is _ndarray and a.base is None and a.flags.writeable
                 and other._meta.device is device and b.dtype == a.dtype):
-            if position == 0:
-                ufunc(a, b, out=a)
-            else:
-                ufunc(b, a, out=a)
+            try:
+                if position == 0:
+                    ufunc(a, b, out=a)
+                else:
+                    ufunc(b, a, out=a)
+            except FP_SIGNALS:  # signalled after writing all of `a`: it holds the IEEE result
+                pass
             out = _dispatch.wrap_output(a, device, op)
             if _dispatch.hooks.check_inference:
                 _dispatch.verify_inference(op, inputs, attrs, out)
@@ -421,7 +441,10 @@ def _donate_arrays(ufunc, kernel, xp, x0, x1, position):
         a, b = x0, x1
     if (_exclusive(a) == _EXCLUSIVE_LOCAL and a.__class__ is _ndarray and a.base is None
             and a.flags.writeable and b.dtype == a.dtype):
-        return ufunc(a, b, out=a) if position == 0 else ufunc(b, a, out=a)
+        try:
+            return ufunc(a, b, out=a) if position == 0 else ufunc(b, a, out=a)
+        except FP_SIGNALS:  # signalled after writing all of `a`: it holds the IEEE result
+            return a
     return kernel(xp, x0, x1)
 
 

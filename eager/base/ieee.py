@@ -1,0 +1,68 @@
+"""IEEE results from numpy kernels, whatever the user's warning filters and numpy error state.
+
+TensorFlow's kernels return inf and nan silently (`1/0`, `log(0)`, `exp` overflow, the mean of
+nothing, a cast past float16's range). numpy computes the same values but *signals* them: a
+RuntimeWarning, which `python -W error`, pytest's `filterwarnings = error` or
+`warnings.simplefilter("error")` turn into an exception, or a FloatingPointError under the
+user's `np.seterr(all="raise")`. Setting numpy's error state around every kernel would cost
+about a microsecond, more than a small op's kernel, so kernels run as they are and a signal is
+dealt with where it surfaces, on the failure path (no cost when nothing signals):
+
+* `FP_SIGNALS` are the exception classes a signal arrives as.
+* numpy raises a signal only *after* the operation has written its whole result (ufuncs with or
+  without `out=`, `ufunc.at`, reductions, casts; `tests/test_ieee.py` keeps checking it). An
+  operation that writes into an existing buffer has therefore finished its write when the
+  signal arrives, and that buffer holds the IEEE result.
+* `quietly(fn, ...)` runs `fn` again with numpy's error state set to ignore, which returns the
+  IEEE result. Pure kernels that signalled are re-run this way: by dispatch's `run_kernel`,
+  by the compiled programs' array form, by conversions to tensors.
+* Stateful kernels are never re-run (a second run would apply an update twice, or draw again).
+  Each of them either cannot signal (no floating-point arithmetic: reads, assigns, handles,
+  random draws from numpy's generators), or takes care of its own arithmetic: an update made by
+  one ufunc writing in place keeps what it wrote (the rule above), and an update made of several
+  steps runs under `quiet()`, so that it is never left half applied.
+
+CuPy kernels never signal (CUDA arithmetic raises no floating-point exceptions, and
+`cupyx.errstate` governs only linalg checks), so a GPU needs none of this; the simulated GPU's
+stream threads compute with numpy's error state set to ignore for the same reason.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+
+import numpy as np
+
+__all__ = ["FP_SIGNALS", "quietly", "quiet"]
+
+#: What a numpy floating-point signal arrives as: a warning turned into an exception by a
+#: warnings filter, or numpy's own exception under `np.seterr(all="raise")`.
+FP_SIGNALS = (RuntimeWarning, FloatingPointError)
+
+# `warnings.catch_warnings` swaps the process-wide filter list: one swap at a time from here.
+_FILTERS_LOCK = threading.Lock()
+
+
+def quiet():
+    """numpy's floating-point error state set to ignore, as a context manager (about 1 µs):
+    for kernels that cannot be re-run because they update state in several steps."""
+    return np.errstate(all="ignore")
+
+
+def quietly(fn, *args, **kwargs):
+    """`fn(*args, **kwargs)` computed without floating-point signals: under numpy's error state
+    set to ignore, and, if a RuntimeWarning still escapes (one numpy issues through
+    `warnings.warn` itself, outside its error state, such as "Mean of empty slice"), once more
+    with RuntimeWarnings ignored. Only for functions without side effects: `fn` may run
+    twice."""
+    with np.errstate(all="ignore"):
+        try:
+            return fn(*args, **kwargs)
+        except RuntimeWarning:
+            pass
+        # The filter list is process-wide, so this is the one place that changes it, and only
+        # after a warnings-module RuntimeWarning was turned into an error.
+        with _FILTERS_LOCK, warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return fn(*args, **kwargs)
