@@ -14,6 +14,9 @@ CASES = {
         C(lambda d: tf.math.unsorted_segment_sum(d, np.array([[1, 0], [1, 1]]), 2),
           lambda: [rand(2, 2, 3)]),
         C(lambda d: tf.math.unsorted_segment_mean(d, [1, 1, 0], 3), lambda: [rand(3, 2)]),
+    ],
+    "SegmentSum": [
         C(lambda d: tf.math.segment_sum(d, [0, 0, 1]), lambda: [crand(3)]),
+        C(lambda d: tf.math.segment_sum(d, [0, 2, 2]), lambda: [rand(3, 2)]),
     ],
 }

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 import eager as tf
 from eager.errors import InvalidArgumentError
-from eager.core.shapes import UnknownDimensionError
 from eager.ops.scatter_add import scatter_add
 
 
@@ -50,8 +49,13 @@ def test_segment_sums_trace_when_their_count_is_known():
     x = tf.constant(np.arange(8.0).reshape(4, 2))
     ids = tf.constant([2, 0, 2, 1])
     np.testing.assert_array_equal(tf.function(pooled)(x, ids).numpy(), pooled(x, ids).numpy())
-    with pytest.raises(UnknownDimensionError, match="num_segments"):  # a run-time count
-        tf.function(lambda x, ids: tf.math.segment_sum(x, ids))(x, tf.constant([0, 0, 1, 1]))
+    # segment_sum's count is its last id plus one: known when the kernel runs, as in TensorFlow.
+    sorted_ids = tf.constant([0, 0, 1, 3])
+    traced = tf.function(lambda x, ids: tf.math.segment_sum(x, ids))
+    assert traced.get_concrete_function(x, sorted_ids).graph.outputs[0].shape.as_list() == [
+        None, 2]
+    np.testing.assert_array_equal(traced(x, sorted_ids).numpy(),
+                                  tf.math.segment_sum(x, sorted_ids).numpy())
 
 
 _CUDA_ATOMIC = {np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64, np.float16,

@@ -43,13 +43,12 @@ import threading
 
 from ..base import profile_events as _profile_events
 from ..base.ieee import FP_SIGNALS, quietly
-from ..base.errors import (InternalError, InvalidArgumentError, NotFoundError, OpError,
-                           ResourceExhaustedError)
+from ..base.errors import InternalError, InvalidArgumentError, NotFoundError, OpError
 from ..devices import registry as _devices
 from ..devices.base import transfer as _transfer
 from ..tensor import METAS, EagerTensor, Tensor, meta_for
 from . import context as _context
-from .registry import NO_ATTRS, describe_inputs
+from .registry import NO_ATTRS, describe_inputs, out_of_memory_error
 
 __all__ = ["execute", "named", "place", "run_kernel", "wrap_output", "resolve_input",
            "kernel_error", "verify_inference", "check_inference", "hooks", "set_recorder",
@@ -395,7 +394,7 @@ def kernel_error(op, inputs, attrs, exc, device=None):
     except Exception:  # noqa: BLE001 - inference itself broke; report the kernel's error
         pass
     if _out_of_memory(exc):
-        return ResourceExhaustedError(None, op.name, _oom_message(op, exc, specs, device))
+        return _oom_error(op, exc, specs, device)
     return InvalidArgumentError(None, op.name, f"{op.name}: {type(exc).__name__}: {exc} "
                                                f"(inputs: {describe_inputs(inputs)}) "
                                                f"[Op:{op.name}]")
@@ -406,18 +405,15 @@ def kernel_error(op, inputs, attrs, exc, device=None):
 _TOO_BIG = ("array is too big", "Maximum allowed size exceeded",
             "Maximum allowed dimension exceeded")
 
-# TensorFlow's DataTypeString names where they differ from eager's.
-_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
-
 
 def _out_of_memory(exc) -> bool:
     return isinstance(exc, MemoryError) or (isinstance(exc, ValueError)
                                             and str(exc).startswith(_TOO_BIG))
 
 
-def _oom_message(op, exc, specs, device) -> str:
-    """TensorFlow's OOM message: the shape and dtype of the allocation that failed (numpy's
-    MemoryError carries them; else the op's largest output) and the device's allocator."""
+def _oom_error(op, exc, specs, device):
+    """TensorFlow's OOM error, for the allocation that failed: numpy's MemoryError carries its
+    shape and dtype; else the op's largest output's."""
     shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
     if shape is None and specs is not None:
         outputs = specs if isinstance(specs, tuple) else (specs,)
@@ -425,17 +421,7 @@ def _oom_message(op, exc, specs, device) -> str:
         if known:
             largest = max(known, key=lambda s: s.shape.num_elements())
             shape, dtype = tuple(largest.shape), largest.dtype
-    what = "tensor"
-    if shape is not None:
-        name = getattr(dtype, "name", str(dtype))
-        what = (f"tensor with shape[{','.join(str(int(d)) for d in shape)}] and type "
-                f"{_TF_TYPE_NAMES.get(name, name)}")
-    where = ""
-    if device is not None:
-        allocator = ("cpu" if device.device_type == "CPU"
-                     else f"{device.device_type}_{device.index}_bfc")
-        where = f" on {device.full_name} by allocator {allocator}"
-    return f"{op.name}: OOM when allocating {what}{where} [Op:{op.name}]"
+    return out_of_memory_error(op.name, shape, dtype, device)
 
 
 def eager_values(tensors):

@@ -48,10 +48,10 @@ hashable so that graphs can compare nodes.
 
 from __future__ import annotations
 
-from ..base.errors import InvalidArgumentError, OpError
+from ..base.errors import InvalidArgumentError, OpError, ResourceExhaustedError
 
 __all__ = ["OpDef", "register_op", "get_op", "registered_ops", "op_error", "describe_inputs",
-           "NO_ATTRS"]
+           "NO_ATTRS", "out_of_memory_error"]
 
 #: Shared empty attrs mapping for ops without attributes (never mutated).
 NO_ATTRS: dict = {}
@@ -172,6 +172,28 @@ def op_error(op_name, message, inputs=None, cls=InvalidArgumentError):
     if inputs is not None:
         message = f"{message} (inputs: {describe_inputs(inputs)})"
     return cls(None, op_name, f"{op_name}: {message} [Op:{op_name}]")
+
+
+# TensorFlow's DataTypeString names where they differ from eager's.
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def out_of_memory_error(op_name, shape=None, dtype=None, device=None):
+    """TensorFlow's ResourceExhaustedError for an allocation that failed: "OOM when allocating
+    tensor with shape[2,3] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by
+    allocator cpu" (the parts not known left out)."""
+    what = "tensor"
+    if shape is not None:
+        name = getattr(dtype, "name", str(dtype))
+        what = (f"tensor with shape[{','.join(str(int(d)) for d in shape)}] and type "
+                f"{_TF_TYPE_NAMES.get(name, name)}")
+    where = ""
+    if device is not None:
+        allocator = ("cpu" if device.device_type == "CPU"
+                     else f"{device.device_type}_{device.index}_bfc")
+        where = f" on {device.full_name} by allocator {allocator}"
+    return ResourceExhaustedError(None, op_name, f"{op_name}: OOM when allocating {what}{where} "
+                                                 f"[Op:{op_name}]")
 
 
 def is_op_error(exc) -> bool:

@@ -11,8 +11,8 @@ from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from .registry import op_error
 
 __all__ = ["broadcast_shapes", "normalize_axis", "normalize_axes", "reduced_shape", "spec",
-           "static_array", "static_int", "static_ints", "trace_time_value",
-           "UnknownDimensionError"]
+           "static_array", "static_int", "static_ints", "static_dims", "trace_time_value",
+           "UnknownDimensionError", "NONE_TO_TENSOR"]
 
 
 class UnknownDimensionError(TypeError):
@@ -121,6 +121,28 @@ def static_ints(op_name, value, what) -> tuple:
             raise op_error(op_name, f"{what} must hold integers, got {value!r}")
         return tuple(static_int(op_name, v, what) for v in value)
     return (static_int(op_name, value, what),)
+
+
+_INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+
+#: TensorFlow's words for converting None to a tensor (a shape argument that is None).
+NONE_TO_TENSOR = ("Attempt to convert a value (None) with an unsupported type (<class "
+                  "'NoneType'>) to a Tensor.")
+
+
+def static_dims(op_name, value, what) -> tuple:
+    """`static_ints` for a shape argument TensorFlow converts to a shape tensor (zeros, ones,
+    fill, reshape), with the errors that conversion gives, raised before any op is made, so that
+    they are the same eagerly, asynchronously and while tracing: None is a ValueError ("Attempt
+    to convert a value (None) ..."), and so is an int beyond int64."""
+    if value is None:
+        raise ValueError(NONE_TO_TENSOR)
+    dims = static_ints(op_name, value, what)
+    for d in dims:
+        if not _INT64_MIN <= d <= _INT64_MAX:
+            raise ValueError("Can't convert Python sequence with out-of-range integer to "
+                             "Tensor.")
+    return dims
 
 
 def normalize_axis(op_name, axis, rank) -> int:

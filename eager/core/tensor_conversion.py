@@ -21,6 +21,8 @@ from ..base.tensor_shape import TensorShape, as_shape
 from ..devices import registry as _registry
 from ..tensor import EagerTensor, Tensor, wrap_value
 from .context import placement_device as _placement_device
+from .registry import out_of_memory_error
+from .shapes import NONE_TO_TENSOR
 
 __all__ = ["convert_to_tensor", "constant", "register_tensor_conversion_function",
            "conversion_functions_for"]
@@ -108,6 +110,9 @@ def _python_to_numpy(value, dtype):
     elif isinstance(value, (np.ndarray, np.generic)):
         inferred = BY_NUMPY.get(value.dtype)
         if inferred is None:
+            if not value.dtype.isnative:  # ">f4" on a little-endian machine: TensorFlow
+                # converts it to the native dtype with the same values
+                return _python_to_numpy(value.astype(value.dtype.newbyteorder("=")), dtype)
             raise TypeError(f"Cannot convert a numpy array of dtype {value.dtype} to a tensor: "
                             "eager supports bool, integer, float and complex dtypes.")
         arr = value
@@ -121,7 +126,7 @@ def _python_to_numpy(value, dtype):
         except FP_SIGNALS:  # a value beyond the dtype's range: inf, as TensorFlow converts it
             return quietly(arr.astype, dtype.dtype)
     elif value is None:
-        raise ValueError("None values not supported.")
+        raise ValueError(NONE_TO_TENSOR)
     elif isinstance(value, (str, bytes)):
         raise TypeError(f"Cannot convert {_describe(value)} to a tensor: eager has no string "
                         "dtype.")
@@ -320,6 +325,21 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     return _from_host(array, None)
 
 
+def _filled(target, n, array):
+    """A scalar `array` broadcast to shape `target` of `n` elements, with the errors of
+    TensorFlow's Fill (which `constant` runs for it) for a shape of more than 2**63 - 1 elements
+    and for memory that cannot be had."""
+    if n > _INT64_MAX:
+        raise InvalidArgumentError(None, "Fill", f"Fill: Shape [{','.join(map(str, target))}] "
+                                                 f"would have more than 2**63 - 1 elements "
+                                                 f"[Op:Fill]")
+    try:
+        return np.full(target, np.asarray(array).reshape(()), dtype=array.dtype)
+    except (MemoryError, ValueError):  # ValueError: numpy's "array is too big"
+        raise out_of_memory_error("Fill", target, BY_NUMPY.get(array.dtype),
+                                  _placement_device()) from None
+
+
 def _from_device_array(value, dtype):
     """A CuPy (or other CUDA) array becomes a tensor on its GPU without a host round trip."""
     device_type, device_id = value.__dlpack_device__()
@@ -366,9 +386,11 @@ def constant(value, dtype=None, shape=None, name=None):
             raise TypeError(f"eager.constant needs a fully defined shape, got {shape}.")
         target = tuple(shape)
         if array.shape != target:
-            n = int(np.prod(target, dtype=np.int64))
+            n = 1
+            for d in target:  # exactly: numpy's int64 product would wrap
+                n *= d
             if array.size == 1:
-                array = np.full(target, np.asarray(array).reshape(()), dtype=array.dtype)
+                array = _filled(target, n, array)
             elif array.size == n:
                 array = np.asarray(array).reshape(target)
             else:

@@ -28,8 +28,8 @@ from .creation_ops import range  # noqa: A004 - TensorFlow's name (re-exported)
 from ..core.dispatch import execute, named
 from .padding_ops import pad
 from ..core.registry import op_error, register_op
-from ..core.shapes import broadcast_shapes, normalize_axis, static_int, static_ints
-from .slicing_ops import check_non_negative, fmt_dims as _fmt, prod as _prod
+from ..core.shapes import broadcast_shapes, normalize_axis, static_dims, static_int, static_ints
+from .slicing_ops import MAX_ELEMENTS, check_non_negative, fmt_dims as _fmt, prod as _prod
 from .slicing_ops import gather, gather_nd, getitem, scatter_nd, strided_slice
 from .slicing_ops import slice  # noqa: A004 - TensorFlow's name (re-exported)
 
@@ -68,6 +68,9 @@ def _reshape_target(shape, requested):
         if d < -1:
             raise op_error("Reshape", f"Size {i} must be non-negative, not {d}")
     known = _prod(d for d in requested if d != -1)
+    if known > MAX_ELEMENTS:
+        raise op_error("Reshape", f"Shape [{', '.join(str(d) for d in requested)}] has too many "
+                                  "elements")
     n = shape.num_elements()
     if n is None:
         return tuple(None if d == -1 else d for d in requested)
@@ -117,8 +120,9 @@ RESHAPE = register_op("Reshape", _reshape_kernel, _reshape_infer, dtypes=ALL)
 def reshape(tensor, shape, name=None):
     """≈ `tf.reshape`: the same elements in row-major order with a new shape; one dimension may
     be -1 (inferred). A size mismatch raises InvalidArgumentError naming both shapes."""
+    shape = static_dims("Reshape", shape, "shape")
     x = as_tensor(tensor)
-    out = execute(RESHAPE, (x,), {"shape": static_ints("Reshape", shape, "shape")})
+    out = execute(RESHAPE, (x,), {"shape": shape})
     return out if name is None else named(out, name)
 
 

@@ -7,6 +7,7 @@ the innermost device scope's device, else the default device. Re-exported by `ar
 from __future__ import annotations
 
 import builtins
+import numbers
 
 import numpy as np
 
@@ -19,8 +20,8 @@ from ..base.tensor_shape import UNKNOWN_SHAPE
 from ..core.argument_conversion import as_tensor, check_dtype
 from ..core.dispatch import execute
 from ..core.registry import op_error, register_op
-from ..core.shapes import static_array, static_int, static_ints
-from .slicing_ops import check_non_negative, fmt_dims as _fmt
+from ..core.shapes import static_array, static_dims, static_int, static_ints
+from .slicing_ops import MAX_ELEMENTS, check_non_negative, check_shape, fmt_dims as _fmt
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "range", "eye", "one_hot"]
 
@@ -35,15 +36,16 @@ def _dtype_arg(op_name, dtype):
 
 
 def _shape_ints(op_name, shape):
-    """zeros/ones convert `shape` with dtype int32 in TensorFlow: floats are a TypeError."""
+    """zeros/ones convert `shape` with dtype int32 in TensorFlow: floats are a TypeError (and
+    None, or an int beyond int64, the conversion's ValueError: `static_dims`)."""
     if isinstance(shape, (list, tuple)) and any(isinstance(d, float) for d in shape):
         raise TypeError(f"{op_name}: Cannot convert {shape!r} to EagerTensor of dtype int32.")
-    return static_ints(op_name, shape, "shape")
+    return static_dims(op_name, shape, "shape")
 
 
 def _constant_infer(op_name):
     def infer(shape, dtype):
-        check_non_negative(op_name, shape)
+        check_shape(op_name, shape)
         return TensorSpec(shape, dtype)
     return infer
 
@@ -94,7 +96,7 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
 def _fill_infer(value, dims):
     if value.shape.rank not in (0, None):
         raise op_error("Fill", f"value must be a scalar, got shape {_fmt(value.shape)}")
-    check_non_negative("Fill", dims, "dims")
+    check_shape("Fill", dims, "dims")
     return TensorSpec(dims, value.dtype)
 
 
@@ -113,8 +115,9 @@ def fill(dims, value, name=None):
     """≈ `tf.fill`: a tensor of shape `dims` filled with the scalar `value` (whose dtype it
     takes: `fill([2], 9)` is int32, `fill([2], 9.)` float32). `value` is an input, so the
     result is differentiable with respect to it, as in TensorFlow."""
+    dims = static_dims("Fill", dims, "dims")
     value = as_tensor(value)
-    return execute(FILL, (value,), {"dims": static_ints("Fill", dims, "dims")})
+    return execute(FILL, (value,), {"dims": dims})
 
 
 # TensorFlow's Range kernels, and its order for inferring a dtype from the arguments.
@@ -125,18 +128,40 @@ _RANGE_DECLARED = RANGE_DTYPES | {_dt.int8, _dt.int16, _dt.uint16, _dt.uint32, _
 _RANGE_ORDER = (_dt.int32, _dt.int64, _dt.float16, _dt.float32, _dt.float64)
 
 
+def _tf_number(value, dtype) -> str:
+    """A number as TensorFlow's messages print it: an integer as it is, a float with the
+    fewest of 6 or 9 significant digits (15 or 17 for float64) that read back the same
+    ("0.1", "-2", "inf", "nan")."""
+    if dtype.is_integer:
+        return str(int(value))
+    t, digits = (np.float64, (15, 17)) if dtype is _dt.float64 else (np.float32, (6, 9))
+    text = f"{value:.{digits[0]}g}"
+    if np.isfinite(value) and t(float(text)) != t(value):
+        text = f"{value:.{digits[1]}g}"
+    return text
+
+
 def _range_size(start, limit, delta, dtype):
-    """The element count, computed as TensorFlow's kernel does (in the output dtype)."""
+    """The element count, computed and checked as TensorFlow's kernel does (in the output
+    dtype, each comparison as written there, so a NaN fails it; a count past int64, as from an
+    infinite or NaN bound, is its "Requires ((limit - start) / delta) <= ..." error)."""
     if delta == 0:
-        raise op_error("Range", f"Requires delta != 0: {delta}")
-    if delta > 0 and start > limit:
-        raise op_error("Range", f"Requires start <= limit when delta > 0: {start}/{limit}")
-    if delta < 0 and start < limit:
-        raise op_error("Range", f"Requires start >= limit when delta < 0: {start}/{limit}")
+        raise op_error("Range", f"Requires delta != 0: {_tf_number(delta, dtype)}")
+    if delta > 0:
+        if not start <= limit:
+            raise op_error("Range", f"Requires start <= limit when delta > 0: "
+                                    f"{_tf_number(start, dtype)}/{_tf_number(limit, dtype)}")
+    elif not start >= limit:
+        raise op_error("Range", f"Requires start >= limit when delta < 0: "
+                                f"{_tf_number(start, dtype)}/{_tf_number(limit, dtype)}")
     if dtype.is_integer:
         return (builtins.abs(limit - start) + builtins.abs(delta) - 1) // builtins.abs(delta)
     t = dtype.dtype.type
-    return int(np.ceil(np.abs((t(limit) - t(start)) / t(delta))))
+    with np.errstate(all="ignore"):  # inf - inf is nan here, whatever the user's settings
+        size = np.ceil(np.abs((t(limit) - t(start)) / t(delta)))
+    if not size <= MAX_ELEMENTS:
+        raise op_error("Range", f"Requires ((limit - start) / delta) <= {MAX_ELEMENTS}")
+    return int(size)
 
 
 def _range_kernel(xp, start, limit, delta, dtype):
@@ -190,6 +215,12 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
 def _eye_infer(num_rows, num_columns, batch_shape, dtype):
     dims = batch_shape + (num_rows, num_columns)
     check_non_negative("Eye", dims, "shape")
+    n = 1
+    for d in dims:  # TensorFlow's words, from building the matrices' shape
+        if n * d > MAX_ELEMENTS:
+            raise op_error("Eye", f"Encountered overflow when multiplying {n} with {d}, "
+                                  "result: -1")
+        n *= d
     return TensorSpec(dims, dtype)
 
 
@@ -205,7 +236,13 @@ EYE = register_op("Eye", _eye_kernel, _eye_infer, dtypes=ALL, differentiable=Fal
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dt.float32, name=None):
     """≈ `tf.eye`: identity matrices of shape `batch_shape + [num_rows, num_columns]`
-    (square by default)."""
+    (square by default). Sizes that are neither integers nor tensors are TensorFlow's
+    TypeError."""
+    columns = num_rows if num_columns is None else num_columns
+    if not isinstance(num_rows, Tensor) and not isinstance(columns, Tensor):
+        if not all(isinstance(v, (numbers.Integral, np.integer)) for v in (num_rows, columns)):
+            raise TypeError(f"Arguments `num_rows` and `num_columns` must be positive integer "
+                            f"values. Received: num_rows={num_rows}, num_columns={columns}")
     num_rows = static_int("Eye", num_rows, "num_rows")
     num_columns = num_rows if num_columns is None else static_int("Eye", num_columns,
                                                                   "num_columns")

@@ -1,5 +1,5 @@
-"""Segment reductions: `math.unsorted_segment_sum` (an op), and `math.segment_sum`,
-`math.unsorted_segment_mean` built on it.
+"""Segment reductions: `math.unsorted_segment_sum` and `math.segment_sum` (ops), and
+`math.unsorted_segment_mean` built on the first.
 
 `unsorted_segment_sum(data, segment_ids, num_segments)` adds the rows of `data` (its leading
 `segment_ids.shape` dimensions) into `num_segments` outputs by id, as TensorFlow's kernel: a
@@ -7,6 +7,12 @@ negative id drops its row, an id >= num_segments is an InvalidArgumentError nami
 gradient gathers the output gradient back by id, zero for dropped rows (TensorFlow's
 `_GatherDropNegatives`). `num_segments` must be known when the op is created (a Python int, an
 eager tensor, or a size the trace can evaluate).
+
+`segment_sum(data, segment_ids)` is TensorFlow's SegmentSum: the ids are a sorted vector, one per
+row, and the output has a row per id from 0 to the last, so its first dimension is known only
+from the values (inference leaves it None, as for `where`). Ids that are not sorted, or negative,
+are TensorFlow's errors, checked in its order when the kernel sees them. The gradient gathers the
+output gradient back by id.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from . import math_ops as m
 from .array_ops import reshape
 from ..core.argument_conversion import as_tensor, check_dtype
 from .creation_ops import zeros_like
-from ..core.dispatch import execute
+from ..core.dispatch import execute, named
 from ..core.registry import op_error, register_op
 from .scatter_add import scatter_add
 from ..core.shapes import static_int
@@ -81,15 +87,78 @@ def _unsorted_segment_sum_grad(forward, dy):
     return m.where(kept, gathered, zeros_like(gathered)), None
 
 
+# TensorFlow's SegmentSum: segment ids are a vector as long as the data's first dimension,
+# sorted; the output has one row per id up to the last.
+SEGMENT_ID_DTYPES = frozenset({_dt.int32, _dt.int64})
+
+
+def _segment_sum_infer(data, segment_ids):
+    if data.shape.rank == 0:
+        raise op_error("SegmentSum", "input must be at least rank 1", [data, segment_ids])
+    if segment_ids.shape.rank not in (1, None):
+        raise op_error("SegmentSum", "segment_ids should be a vector.", [data, segment_ids])
+    n, rows = segment_ids.shape[0] if segment_ids.shape.rank else None, None
+    if data.shape.rank is not None:
+        rows = data.shape[0]
+        if n is not None and rows is not None and n != rows:
+            raise op_error("SegmentSum", "segment_ids should be the same size as dimension 0 "
+                                         "of input.", [data, segment_ids])
+    rest = data.shape[1:] if data.shape.rank is not None else UNKNOWN_SHAPE
+    count = 0 if n == 0 else None  # the last id plus one: known only from the values
+    return TensorSpec(TensorShape([count]).concatenate(rest), data.dtype)
+
+
+def _check_sorted_ids(xp, data, ids):
+    """TensorFlow's SegmentSum checks, in its order (its kernel walks the segments): the last id
+    must be >= 0; then, segment by segment, the next id must be larger, and the id within
+    [0, last + 1). Returns the output's row count."""
+    if ids.shape[0] == 0:
+        return 0
+    last = int(ids[-1])
+    if last < 0:
+        raise op_error("SegmentSum", "segment ids must be >= 0", [data, ids])
+    starts = xp.concatenate([xp.ones(1, dtype=bool), ids[1:] != ids[:-1]])
+    seg = ids[starts]  # each segment's id, in order
+    decreasing = xp.concatenate([seg[:-1] > seg[1:], xp.zeros(1, dtype=bool)])
+    bad = decreasing | (seg < 0) | (seg > last)
+    if bool(bad.any()):
+        k = int(bad.argmax())
+        if bool(decreasing[k]):
+            raise op_error("SegmentSum", "segment ids are not increasing", [data, ids])
+        raise op_error("SegmentSum", f"Segment id {int(seg[k])} out of range [0, {last + 1}), "
+                                     "possibly because 'segment_ids' input is not sorted.",
+                       [data, ids])
+    return last + 1
+
+
+def _segment_sum_kernel(xp, data, segment_ids):
+    if data.ndim == 0 or segment_ids.ndim != 1 or segment_ids.shape[0] != data.shape[0]:
+        raise ValueError("shapes")  # dispatch asks the inference for TensorFlow's message
+    rows = _check_sorted_ids(xp, data, segment_ids)
+    out = xp.zeros((rows,) + data.shape[1:], data.dtype)
+    scatter_add(xp, out, segment_ids, data)
+    return out
+
+
+SEGMENT_SUM = register_op("SegmentSum", _segment_sum_kernel, _segment_sum_infer,
+                          dtypes=_dt.NUMERIC)
+
+
 def segment_sum(data, segment_ids, name=None):
-    """≈ `tf.math.segment_sum` for 1-D sorted `segment_ids`: as many outputs as the largest id
-    plus one (a value: known eagerly, or when the trace can evaluate it)."""
-    segment_ids = as_tensor(segment_ids)
-    if segment_ids.shape.rank != 1:
-        raise op_error("SegmentSum", f"segment_ids should be a vector, got shape "
-                                     f"{segment_ids.shape}")
-    count = 0 if segment_ids.shape[0] == 0 else m.add(m.reduce_max(segment_ids), 1)
-    return unsorted_segment_sum(data, segment_ids, count)
+    """≈ `tf.math.segment_sum`: the rows of `data` added by their sorted `segment_ids` (int32
+    or int64), one output row per id from 0 to the last; an id with no row gets zeros. Ids that
+    are not sorted, or negative, are TensorFlow's InvalidArgumentError ("segment ids are not
+    increasing", "segment ids must be >= 0", "Segment id -1 out of range [0, 2), ..."), found
+    when the kernel sees the values."""
+    data, segment_ids = as_tensor(data), as_tensor(segment_ids)
+    check_dtype(SEGMENT_SUM, segment_ids, SEGMENT_ID_DTYPES, "segment_ids")
+    out = execute(SEGMENT_SUM, (data, segment_ids))
+    return out if name is None else named(out, name)
+
+
+@SEGMENT_SUM.def_gradient(keep_inputs=(1,))
+def _segment_sum_grad(forward, dy):
+    return gather(dy, forward.inputs[1]), None
 
 
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):

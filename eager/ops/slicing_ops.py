@@ -71,12 +71,26 @@ def prod(dims) -> int:
     return n
 
 
+#: The most elements a tensor may have: TensorFlow counts them in an int64.
+MAX_ELEMENTS = 2 ** 63 - 1
+
+
 def check_non_negative(op_name, dims, what="shape"):
-    """InvalidArgumentError unless every requested dimension is >= 0."""
-    for i, d in enumerate(dims):
+    """TensorFlow's InvalidArgumentError ("Dimension -1 must be >= 0") unless every requested
+    dimension is >= 0."""
+    for d in dims:
         if d < 0:
-            raise op_error(op_name, f"{what}[{i}] = {d} must be non-negative (got {what} "
-                                    f"{fmt_dims(dims)})")
+            raise op_error(op_name, f"Dimension {d} must be >= 0 (got {what} {fmt_dims(dims)})")
+
+
+def check_shape(op_name, dims, what="shape"):
+    """`check_non_negative`, then TensorFlow's InvalidArgumentError for a shape of more than
+    2**63 - 1 elements ("Shape [...] would have more than 2**63 - 1 elements"), which no
+    allocation is even tried for (numpy would fail with its own words)."""
+    check_non_negative(op_name, dims, what)
+    if prod(dims) > MAX_ELEMENTS:
+        raise op_error(op_name, f"Shape {fmt_dims(dims)} would have more than 2**63 - 1 "
+                                "elements")
 
 
 # -----------------------------------------------------------------------------------------------

@@ -180,7 +180,8 @@ class CompiledProgram:
             inputs.append(value)
         if any(t is None for t in inputs):
             return None
-        return _dispatch.kernel_error(node.op_def, tuple(inputs), node.attrs or NO_ATTRS, exc)
+        return _dispatch.kernel_error(node.op_def, tuple(inputs), node.attrs or NO_ATTRS, exc,
+                                      device)
 
     def _annotate(self, exc) -> None:
         """Adds where the failing node came from (once, for the innermost generated frame)."""
