@@ -51,12 +51,14 @@ inference cross-check are off, and every feed and constant is an eager tensor on
 otherwise the tensor form runs. A kernel exception is turned into the same op error `run_kernel`
 raises (`dispatch.kernel_error`, on the failing node's inputs read back from the failed frame),
 with the same note. A floating-point signal (inf or nan, made an exception by the user's warning
-filters or `np.seterr`) is answered as `run_kernel` answers it, in place: each pure node's
-statement is a `try` whose `except FP_SIGNALS:` runs that node's kernel again quietly
-(`eager.base.ieee`), so the rest of the program runs on (a `try` costs nothing until something
-raises); stateful nodes never signal. Donation in the array form (`donate_arrays`) checks the
-array's reference count as held by a local of the generated code, calibrated the same way; in
-both forms, a donated buffer written before a signal holds the IEEE result and is kept.
+filters or `np.seterr`) is answered as `run_kernel` answers it (`eager.base.ieee`): a program
+without effects runs again whole, quietly (it writes nothing but its own intermediates, so the
+feeds and constants are as they were); in a program with effects, which must not run twice, each
+pure node's statement is a `try` whose `except FP_SIGNALS:` runs that node's kernel again
+quietly and the rest of the program runs on (about 5 ns a node; stateful nodes never signal).
+Donation in the array form (`donate_arrays`) checks the array's reference count as held by a
+local of the generated code, calibrated the same way; in both forms, a donated buffer written
+before a signal holds the IEEE result and is kept.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ class CompiledProgram:
     `source` is the generated code (also readable through `linecache` under `filename`)."""
 
     __slots__ = ("program", "source", "filename", "_fn", "_array_fn", "_array_device",
-                 "_n_feeds", "_line_nodes", "_missing", "__weakref__")
+                 "_n_feeds", "_line_nodes", "_missing", "_pure", "__weakref__")
 
     def __init__(self, program, source, filename, fn, line_nodes, missing, array_fn=None):
         self.program = program
@@ -113,6 +115,7 @@ class CompiledProgram:
         self._n_feeds = len(program.feeds)
         self._line_nodes = line_nodes  # generated line number -> Node (both forms)
         self._missing = missing  # an unfed placeholder node the program needs, or None
+        self._pure = _is_pure(program)  # the array form may run again (module doc)
 
     def __call__(self, feed_values, st=None):
         if self._missing is not None:
@@ -136,6 +139,12 @@ class CompiledProgram:
                     try:
                         return array_fn(feed_values, device.xp, device)
                     except Exception as exc:
+                        if self._pure and isinstance(exc, FP_SIGNALS):
+                            # Nothing was written but intermediates: all again, quietly.
+                            try:
+                                return quietly(array_fn, feed_values, device.xp, device)
+                            except Exception as again:  # noqa: BLE001 - explained below
+                                exc = again
                         error = self._array_error(exc, device)
                         if error is exc:
                             raise
@@ -315,6 +324,7 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes)
     namespace["donate_arrays"] = _donate_arrays
     namespace["quietly"] = quietly
     namespace["FP_SIGNALS"] = FP_SIGNALS
+    pure = _is_pure(program)
     names = {}
     lines.append(f"def {fn_name}(feeds, xp, d):")
     if program.feeds:
@@ -350,7 +360,8 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes)
             names[v] = f"v{v}"
             producer[v] = index
             outs.append(f"v{v}" if (v in last_use or v in kept) else "_")
-        if node.op_def.stateful:  # never run twice, and never signals (`eager.base.ieee`)
+        if pure or node.op_def.stateful:
+            # A pure program runs again whole after a signal; a stateful node never signals.
             lines.append(f"    {_assignment(node, outs, call)}  {_comment(node)}")
             line_nodes[len(lines)] = node
         else:
@@ -372,6 +383,11 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes)
         else:
             results[v] = f"t{v}"  # a feed, returned as the tensor it was
     lines.append(f"    return [{', '.join(results[v] for v in program.fetches)}]")
+
+
+def _is_pure(program) -> bool:
+    """Whether no node of `program` has effects (its array form may then simply run again)."""
+    return not any(node.op_def.stateful for node in program.nodes)
 
 
 def _donor(program, node, index, last_use, kept):
