@@ -29,6 +29,11 @@ RANGE_TOO_LONG = "Requires ((limit - start) / delta) <= 9223372036854775807"
 OUT_OF_RANGE_INT = "Can't convert Python sequence with out-of-range integer to Tensor."
 
 
+@pytest.fixture(autouse=True)
+def _on_the_cpu(cpu_only):
+    """The goldens name the CPU (a GPU's OOM names its own device and allocator)."""
+
+
 def _x():
     return tf.constant([1.0, 2.0])
 
@@ -104,6 +109,9 @@ BAD = [
     ("constant(0., shape=[2**23, 2**23])", lambda: tf.constant(0.0, shape=[2 ** 23, 2 ** 23]),
      ResourceExhaustedError, f"OOM when allocating tensor with shape[8388608,8388608] and type "
                              f"float on {CPU0} by allocator cpu", "Fill"),
+    ("range(2**62, int64)", lambda: tf.range(2 ** 62, dtype=tf.int64), ResourceExhaustedError,
+     f"OOM when allocating tensor with shape[4611686018427387904] and type int64 on {CPU0} by "
+     "allocator cpu", "Range"),
     ("range(1e18)", lambda: tf.range(1e18), ResourceExhaustedError,
      f"OOM when allocating tensor with shape[999999984306749440] and type float on {CPU0} by "
      "allocator cpu", "Range"),
@@ -264,7 +272,8 @@ def _expected_for(dims, itemsize, shape_tensor=True):
     return None
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(dims=st.lists(_SIZES, max_size=3), dtype=st.sampled_from(sorted(_DTYPES)),
        which=st.sampled_from(["zeros", "ones", "fill", "constant"]),
        mode=st.sampled_from(["sync", "async", "traced"]))
@@ -287,7 +296,8 @@ def test_random_shapes_give_tensorflows_error_or_the_tensor(dims, dtype, which, 
     _check(exc, cls, words, None if cls is ValueError else op)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(start=st.one_of(st.sampled_from([0.0, 1.5, -2.0, INF, -INF, NAN, 1e20, -1e38]),
                        st.floats(-100, 100)),
        limit=st.one_of(st.sampled_from([0.0, 10.0, INF, -INF, NAN, 1e20]), st.floats(-100, 100)),
@@ -340,7 +350,8 @@ def _tf_segment_walk(ids):
     return rows
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ids=st.lists(st.integers(-3, 6), max_size=7), width=st.integers(1, 3),
        sort=st.booleans(), dtype=st.sampled_from([np.int32, np.int64]))
 def test_random_segment_ids_follow_tensorflows_checks(ids, width, sort, dtype):

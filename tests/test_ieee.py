@@ -459,7 +459,7 @@ def checking():
         eager.debugging.disable_check_numerics()
 
 
-def test_check_numerics_raises_naming_the_op(checking):
+def test_check_numerics_raises_naming_the_op(checking, cpu_only):
     x = eager.constant(np.array([0.0, 1.0, -1.0], F32))
     with pytest.raises(InvalidArgumentError) as log0:
         eager.math.log(x)

@@ -174,7 +174,10 @@ class _Checking:
             _hold(-1)
 
     def __del__(self):
-        self.release()
+        try:
+            self.release()
+        except Exception:  # noqa: BLE001 - at interpreter exit the modules may be gone
+            pass
 
 
 _threads = threading.local()
