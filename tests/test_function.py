@@ -837,3 +837,48 @@ def test_fast_lookups_stay_bounded_for_shapes_that_keep_changing():
         np.testing.assert_array_equal(cf(x).numpy(), np.full(n, 2.0, np.float32))
     assert len(f._fast) <= polymorphic._MAX_FAST_KEYS
     assert len(cf._accepted) <= concrete._MAX_ACCEPTED
+
+
+def test_a_python_scalar_is_a_constant_of_the_trace_not_an_input():
+    """TensorFlow bakes Python values into the trace: `graph.inputs` lists the tensor
+    arguments' placeholders and the captures of values made outside, nothing for `n` or for a
+    constant made inside; another Python value is another trace."""
+    outside = eager.constant(10.0)
+
+    @eager.function
+    def f(x, n):
+        return x * n + eager.constant(1.0) + outside
+
+    x = eager.constant([1.0, 2.0])
+    concrete = f.get_concrete_function(x, 3)
+    graph = concrete.graph
+    assert [t.name for t in graph.inputs] == ["x:0", "capture:0"]  # x, then `outside`
+    assert concrete.captured_inputs == [outside]
+    assert concrete.structured_input_signature == (
+        (eager.TensorSpec([2], eager.float32, name="x"), 3), {})
+    assert sorted(op.type for op in graph.get_operations()
+                  if op.type in ("Placeholder", "Const")) == ["Const", "Const", "Placeholder",
+                                                               "Placeholder"]
+    np.testing.assert_allclose(_np(concrete(x, 3)), [14.0, 17.0])
+    np.testing.assert_allclose(_np(f(x, 3)), [14.0, 17.0])
+    np.testing.assert_allclose(_np(f(x, 4)), [15.0, 19.0])  # a new value: a new trace
+    assert f.experimental_get_tracing_count() == 2
+    assert len(f.get_concrete_function(x, 4).graph.inputs) == 2
+
+
+def test_trace_constants_survive_gradients_control_flow_and_the_compiled_program():
+    """A Const reaches every runtime as a capture did: the compiled program (second call), the
+    op-by-op plan (first call), a tape through the call, and a loop body's constant."""
+    @eager.function
+    def f(x):
+        y = eager.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2.0), (0, x))[1]
+        return y * 0.5 + 1.0
+
+    x = eager.constant([1.0, 2.0])
+    for _ in range(3):
+        np.testing.assert_allclose(_np(f(x)), [5.0, 9.0])
+    with eager.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    np.testing.assert_allclose(_np(tape.gradient(y, x)), [4.0, 4.0])
+    assert f.get_concrete_function(x).captured_inputs == []

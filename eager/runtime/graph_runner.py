@@ -40,6 +40,7 @@ import operator
 
 from ..core import context as _context
 from ..base import profile_events as _profile_events
+from ..graph.constant import CONST
 from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch as _dispatch
 from .interpret import device_scope_for
@@ -91,7 +92,11 @@ class GraphPlan:
         fed = set(self.input_slots)
         steps = []
         last_use = {}
+        constants = {}  # slot -> the eager tensor a `Const` holds: filled in, as a capture is
         for op in graph.get_operations():
+            if op.op_def is CONST:
+                constants[slot_of[id(op.outputs[0])]] = op.attrs["value"].tensor
+                continue
             if op.op_def is PLACEHOLDER:
                 if slot_of[id(op.outputs[0])] not in fed:
                     raise ValueError(f"Placeholder {op.name!r} is not among the graph's inputs; "
@@ -118,6 +123,8 @@ class GraphPlan:
             for step in steps)
         # The slot list every call starts from: copying it beats building one.
         self._template = [None] * self.num_slots
+        for s, value in constants.items():
+            self._template[s] = value
 
     def run(self, arguments, captures) -> list:
         """Runs the graph with `arguments` then `captures` fed to `graph.inputs` (see
