@@ -28,7 +28,7 @@ import os
 
 from ..core import context as _context
 from ..base import dtypes as _dt
-from ..state.trackable import Trackable, is_trackable
+from ..state.trackable import Trackable, is_trackable, tracked
 from ..variables import Variable
 from . import _format
 from . import checkpoint_management as _management
@@ -69,7 +69,7 @@ class Checkpoint(Trackable):
                 raise ValueError(f"`Checkpoint` was expecting {name} to be a trackable object "
                                  f"(a Variable, a trackable, or a list or dict of them), got "
                                  f"{value!r}.")
-            self._children[name] = value
+            self._children[name] = tracked(value, self)
 
     # -- children -----------------------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -80,7 +80,7 @@ class Checkpoint(Trackable):
         if name == "save_counter":
             raise AttributeError("save_counter is managed by the Checkpoint.")
         self.__dict__.pop(name, None)
-        self._children[name] = value
+        self._children[name] = tracked(value, self)  # tells restores about items added later
         restore_deferred(self)
 
     def __getattr__(self, name):

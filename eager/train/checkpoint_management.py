@@ -15,6 +15,7 @@ one never stops a program that would start from scratch anyway.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -194,17 +195,25 @@ def _resolve(ckpt_dir_or_file):
     return path
 
 
+#: The key TensorFlow lists for a checkpoint's object graph (a scalar string tensor there).
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
 def list_variables(ckpt_dir_or_file):
     """≈ `tf.train.list_variables`: sorted (key, shape) pairs of a checkpoint (a file, or a
-    directory's latest). The object graph is a separate member here, so unlike TF's listing it
-    has no `_CHECKPOINTABLE_OBJECT_GRAPH` entry."""
+    directory's latest), TensorFlow's `_CHECKPOINTABLE_OBJECT_GRAPH` entry (shape `[]`, the
+    object graph) included."""
     data = _format.read_checkpoint(_resolve(ckpt_dir_or_file))
-    return sorted((key, list(array.shape)) for key, array in data.arrays.items())
+    return sorted([(OBJECT_GRAPH_KEY, [])]
+                  + [(key, list(array.shape)) for key, array in data.arrays.items()])
 
 
 def load_variable(ckpt_dir_or_file, name):
-    """≈ `tf.train.load_variable`: one value (a numpy array) by its checkpoint key."""
+    """≈ `tf.train.load_variable`: one value (a numpy array) by its checkpoint key; the
+    object graph (`_CHECKPOINTABLE_OBJECT_GRAPH`) is bytes, as in TensorFlow, here its JSON."""
     data = _format.read_checkpoint(_resolve(ckpt_dir_or_file))
+    if name == OBJECT_GRAPH_KEY:
+        return json.dumps(data.nodes).encode()
     if name not in data.arrays and name + "/.ATTRIBUTES/VARIABLE_VALUE" in data.arrays:
         name += "/.ATTRIBUTES/VARIABLE_VALUE"
     if name not in data.arrays:
