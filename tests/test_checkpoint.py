@@ -11,6 +11,8 @@ import logging
 import os
 import pickle
 import struct
+import sys
+import threading
 import warnings
 import zipfile
 
@@ -929,3 +931,78 @@ def test_damage_behind_a_recomputed_digest_is_still_caught(tmp_path):
     (tmp_path / "resealed").write_bytes(unsealed.getvalue())
     with pytest.raises(DataLossError, match="CRC"):
         train.Checkpoint(v=tf.Variable(np.zeros(64))).read(str(tmp_path / "resealed"))
+
+
+# -- saving from several threads ---------------------------------------------------------------
+
+
+def _saves_at_once(save, threads=4):
+    """Runs `save()` in `threads` threads released together by a barrier; returns the paths.
+    The interpreter switches threads every microsecond meanwhile (instead of every 5 ms), so a
+    race between taking a number and reading it shows up in most trials instead of rarely."""
+    barrier = threading.Barrier(threads)
+    paths, errors = [], []
+
+    def run():
+        try:
+            barrier.wait(10)
+            paths.append(save())
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    workers = [threading.Thread(target=run) for _ in range(threads)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(60)
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors and not any(w.is_alive() for w in workers)
+    return paths
+
+
+def test_first_saves_from_several_threads_get_distinct_numbers(tmp_path):
+    """Four threads making the first `save()` of a fresh Checkpoint at once: each gets its own
+    number and file (none overwrites another), every file restores, and the state file names
+    the highest."""
+    for trial in range(25):
+        directory = tmp_path / f"t{trial}"
+        ckpt = train.Checkpoint(v=tf.Variable(float(trial)))
+        paths = _saves_at_once(lambda ckpt=ckpt, d=directory: ckpt.save(str(d / "ck")))
+        assert sorted(paths) == sorted(str(directory / f"ck-{n}") for n in (1, 2, 3, 4))
+        assert int(ckpt.save_counter.numpy()) == 4
+        for path in paths:
+            fresh = train.Checkpoint(v=tf.Variable(-1.0))
+            fresh.restore(path).assert_consumed()
+            assert float(fresh.v.numpy()) == float(trial)
+        assert train.latest_checkpoint(str(directory)) == str(directory / "ck-4")
+
+
+def test_manager_saves_from_several_threads_get_distinct_numbers(tmp_path):
+    for trial in range(10):
+        directory = tmp_path / f"m{trial}"
+        ckpt = train.Checkpoint(v=tf.Variable(float(trial)))
+        manager = train.CheckpointManager(ckpt, str(directory), max_to_keep=None)
+        paths = _saves_at_once(manager.save)
+        assert sorted(paths) == sorted(str(directory / f"ckpt-{n}") for n in (1, 2, 3, 4))
+        assert sorted(manager.checkpoints) == sorted(paths)
+        for path in paths:
+            train.Checkpoint(v=tf.Variable(-1.0)).restore(path).assert_consumed()
+        state = train.get_checkpoint_state(str(directory))
+        assert sorted(state.all_model_checkpoint_paths) == sorted(paths)
+
+
+def test_a_failed_save_gives_its_number_back_only_if_no_later_save_took_one(tmp_path):
+    ckpt = train.Checkpoint(v=tf.Variable(1.0))
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    with pytest.raises(OSError):
+        ckpt.save(str(blocked / "ck"))
+    assert int(ckpt.save_counter.numpy()) == 0  # nothing used up
+    taken = ckpt._take_save_number()
+    assert ckpt.save(str(tmp_path / "ck")) == str(tmp_path / "ck-2")
+    ckpt._return_save_number(taken)  # 2 was taken since: the counter stays
+    assert int(ckpt.save_counter.numpy()) == 2

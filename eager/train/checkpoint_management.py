@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import re
+import threading
 import time
 
 from ..base.errors import NotFoundError
@@ -247,6 +248,7 @@ class CheckpointManager:
         self._init_fn = init_from_checkpoint_fn
         self._last_step = None
         self._checkpoints = {}  # path -> timestamp, oldest first
+        self._bookkeeping = threading.Lock()
         self._last_preserved = time.time()
         state = get_checkpoint_state(self._directory)
         if state is not None:
@@ -289,21 +291,21 @@ class CheckpointManager:
             if self._last_step is not None and step < self._last_step + self._checkpoint_interval:
                 return None
             self._last_step = step
-        counter = self._checkpoint.save_counter
-        before = counter.read_value()
-        counter.assign_add(1)
-        number = int(counter.numpy()) if checkpoint_number is None else int(checkpoint_number)
+        taken = self._checkpoint._take_save_number()  # atomic: threads get distinct numbers
+        number = taken if checkpoint_number is None else int(checkpoint_number)
         try:
             path = self._checkpoint.write(f"{self._prefix}-{number}", options=options)
         except BaseException:
-            counter.assign(before)
+            self._checkpoint._return_save_number(taken)
             raise
-        self._checkpoints.pop(path, None)  # an overwritten number moves to the end
-        self._checkpoints[path] = time.time()
-        self._sweep()
-        update_checkpoint_state(self._directory, path, list(self._checkpoints),
-                                all_model_checkpoint_timestamps=list(self._checkpoints.values()),
-                                last_preserved_timestamp=self._last_preserved)
+        with self._bookkeeping:  # one save at a time updates the list, the files, the state
+            self._checkpoints.pop(path, None)  # an overwritten number moves to the end
+            self._checkpoints[path] = time.time()
+            self._sweep()
+            update_checkpoint_state(
+                self._directory, path, list(self._checkpoints),
+                all_model_checkpoint_timestamps=list(self._checkpoints.values()),
+                last_preserved_timestamp=self._last_preserved)
         return path
 
     def _sweep(self):
