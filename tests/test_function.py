@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import eager
+from eager.graph import Graph
 from eager import TensorSpec
 from eager.function import ConcreteFunction, Function, run_graph
 from eager.graph import trace
@@ -882,3 +883,53 @@ def test_trace_constants_survive_gradients_control_flow_and_the_compiled_program
         y = f(x)
     np.testing.assert_allclose(_np(tape.gradient(y, x)), [4.0, 4.0])
     assert f.get_concrete_function(x).captured_inputs == []
+
+
+_UNHASHABLE = "Tensor is unhashable. Instead, use tensor.ref() as the key."  # TF 2.21's words
+
+
+def test_tensors_inside_a_trace_are_unhashable_as_in_tensorflow():
+    """A symbolic tensor used as a dict key or set member inside `eager.function` (or a branch)
+    fails loudly, as TensorFlow's, instead of silently keying by identity; `ref()` and
+    `experimental_ref()` are the hashable stand-ins."""
+    seen = {}
+
+    @eager.function
+    def f(x):
+        y = x + 1.0
+        for t in (x, y):
+            with pytest.raises(TypeError) as raised:
+                hash(t)
+            assert str(raised.value) == _UNHASHABLE
+            with pytest.raises(TypeError, match="unhashable"):
+                {t: 1}  # noqa: B018 - the dict display is what raises
+            with pytest.raises(TypeError, match="unhashable"):
+                t in set()  # noqa: B015
+        keyed = {x.ref(): "x", y.experimental_ref(): "y"}
+        seen["keys"] = (keyed[x.ref()], keyed[y.ref()], x.ref().deref() is x)
+
+        def branch():
+            with pytest.raises(TypeError, match="unhashable"):
+                hash(y)  # an enclosing function's tensor, inside the branch's trace
+            return y * 2.0
+
+        return eager.cond(x > 0.0, branch, lambda: y)
+
+    np.testing.assert_allclose(_np(f(eager.constant(1.0))), 4.0)
+    assert seen["keys"] == ("x", "y", True)
+    with pytest.raises(TypeError) as raised:
+        hash(eager.constant(1.0))
+    assert str(raised.value) == _UNHASHABLE
+    with pytest.raises(TypeError) as raised:
+        hash(eager.Variable(1.0))
+    assert str(raised.value) == "Variable is unhashable. Instead, use variable.ref() as the key."
+
+
+def test_hand_built_graph_tensors_still_hash_by_identity():
+    """TF1-style graph mode (a Graph built by hand, fed through a Session) keys feeds by its
+    tensors, as TensorFlow's graph mode does."""
+    g = Graph()
+    with g.as_default():
+        x = g.placeholder(eager.float32, [2], name="x")
+        y = x * 2.0
+    assert {x: 1, y: 2}[y] == 2

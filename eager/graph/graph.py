@@ -62,6 +62,10 @@ class Graph:
     #: ops are being traced, not run.
     is_graph = True
 
+    #: Whether this is a function's graph (TensorFlow's `FuncGraph`: `eager.function`, control
+    #: flow branches), whose tensors are unhashable; a hand-built graph's hash by identity.
+    building_function = False
+
     def __init__(self, name="graph", *, auto_control_deps=True, embed_constants=True):
         self.name = name
         self._operations = []
