@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import eager
 from eager.graph import Graph
@@ -933,3 +935,27 @@ def test_hand_built_graph_tensors_still_hash_by_identity():
         x = g.placeholder(eager.float32, [2], name="x")
         y = x * 2.0
     assert {x: 1, y: 2}[y] == 2
+
+
+@settings(max_examples=30, deadline=None)
+@given(scalars=st.lists(st.one_of(st.integers(-5, 5), st.floats(-3.0, 3.0, width=32)),
+                        min_size=1, max_size=4))
+def test_python_values_are_baked_into_the_trace_whatever_they_are(scalars):
+    """Random Python scalars as arguments: none is an input or a capture of the trace, the
+    results equal numpy's, and a call with the same values reuses the trace."""
+    @eager.function
+    def f(x, *ks):
+        out = x
+        for k in ks:
+            out = out * k + k
+        return out
+
+    x = eager.constant([1.0, 2.0])
+    concrete = f.get_concrete_function(x, *scalars)
+    assert len(concrete.graph.inputs) == 1 and concrete.captured_inputs == []
+    expected = np.float32([1.0, 2.0])
+    for k in scalars:
+        expected = expected * np.float32(k) + np.float32(k)
+    np.testing.assert_allclose(_np(f(x, *scalars)), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_np(f(x, *scalars)), expected, rtol=1e-5, atol=1e-6)
+    assert f.experimental_get_tracing_count() == 1
