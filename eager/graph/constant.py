@@ -20,21 +20,25 @@ __all__ = ["CONST", "ConstantValue"]
 
 
 class ConstantValue:
-    """An eager tensor as an op attribute. Attributes must be hashable (graphs compare nodes);
-    two constants are the same attribute only when they are the same object."""
+    """An eager tensor as an op attribute, with its value on the host. Attributes must be
+    hashable (graphs compare nodes); two constants are the same attribute only when they are
+    the same object."""
 
-    __slots__ = ("tensor",)
+    __slots__ = ("tensor", "host")
 
     def __init__(self, tensor):
         self.tensor = tensor
+        # Read now, on the tracing thread: a kernel may run on a device's stream thread, where
+        # reading a device tensor would wait for that very stream.
+        self.host = np.asarray(tensor._numpy_host())
 
     def __repr__(self):
         return f"ConstantValue({self.tensor!r})"
 
 
 def _const_kernel(xp, *, value):
-    # numpy: the tensor's own array; another device's module: a copy of the host value there.
-    return xp.asarray(np.asarray(value.tensor._numpy_host()))
+    # numpy: the host array itself; another device's module: a copy of it there.
+    return xp.asarray(value.host)
 
 
 def _const_infer(*, value):
