@@ -490,8 +490,9 @@ class ResourceVariable(Variable):
         if self._constraint is not None:
             value = convert_to_tensor(self._constraint(value), dtype=self._dtype)
         if not self._shape.is_compatible_with(value.shape):  # TensorFlow checks in Python too
-            raise ValueError(f"Cannot assign to variable '{self.name}': shape mismatch, the "
-                             f"variable's shape {self._shape} and the value's shape "
+            # TensorFlow's wording, its missing space after "mismatch." included.
+            raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch."
+                             f"The variable shape {self._shape}, and the assigned value shape "
                              f"{value.shape} are incompatible.")
         execute(_res.ASSIGN, (self.handle, value),
                 {"validate_shape": self._handle.var_shape.is_fully_defined()})

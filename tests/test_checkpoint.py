@@ -2,13 +2,17 @@
 file, atomic writes, all-or-nothing validated restores, status objects, deferred restoration,
 CheckpointManager, hostile files, and a fuzz test of damaged files."""
 
+import copy
 import gc
 import hashlib
 import io
 import json
 import logging
 import os
+import pickle
 import struct
+import sys
+import threading
 import warnings
 import zipfile
 
@@ -23,7 +27,7 @@ import eager.optimizers as optimizers
 from eager import train
 from eager.errors import DataLossError, InvalidArgumentError, NotFoundError
 from eager.train import _format, _restore, checkpoint_management
-from eager.train._graph import python_variables
+from eager.train._graph import object_graph, python_variables
 from eager.train.checkpoint import restore_deferred
 from eager.state.module import Module
 from eager.state.trackable import Trackable
@@ -67,6 +71,7 @@ def test_keys_are_tensorflows_object_graph_paths(tmp_path):
     path = train.Checkpoint(model=m, v=tf.Variable(5.0)).save(str(tmp_path / "ck"))
     assert path == str(tmp_path / "ck-1")
     assert train.list_variables(path) == [
+        ("_CHECKPOINTABLE_OBJECT_GRAPH", []),  # TF's object-graph entry (a string scalar)
         ("model/d/a/.ATTRIBUTES/VARIABLE_VALUE", []),
         ("model/d/b.Sc/.ATTRIBUTES/VARIABLE_VALUE", []),
         ("model/layer/kernel/.ATTRIBUTES/VARIABLE_VALUE", [1, 2]),
@@ -74,6 +79,8 @@ def test_keys_are_tensorflows_object_graph_paths(tmp_path):
         ("model/lst/1/.ATTRIBUTES/VARIABLE_VALUE", []),
         ("save_counter/.ATTRIBUTES/VARIABLE_VALUE", []),
         ("v/.ATTRIBUTES/VARIABLE_VALUE", [])]
+    graph = train.load_variable(path, "_CHECKPOINTABLE_OBJECT_GRAPH")  # bytes, as in TF
+    assert isinstance(graph, bytes) and json.loads(graph)[0]["children"]
     assert train.checkpoint.escape_local_name("x.y/z") == "x..y.Sz"
 
 
@@ -116,7 +123,8 @@ def test_the_file_is_a_plain_npz_and_equal_state_gives_equal_bytes(tmp_path):
 def test_a_shared_variable_is_saved_once_under_its_first_path(tmp_path):
     v = tf.Variable(5.0)
     path = train.Checkpoint(z=v, m=Node(a=v, b=v)).write(str(tmp_path / "w"))
-    assert train.list_variables(path) == [("z/.ATTRIBUTES/VARIABLE_VALUE", [])]
+    assert train.list_variables(path) == [("_CHECKPOINTABLE_OBJECT_GRAPH", []),
+                                          ("z/.ATTRIBUTES/VARIABLE_VALUE", [])]
     # Restoring into a program where the two paths are now distinct variables fills both.
     m2 = Node(a=tf.Variable(0.0), b=tf.Variable(0.0))
     train.Checkpoint(z=tf.Variable(0.0), m=m2).read(path).assert_consumed()
@@ -128,7 +136,8 @@ def test_cycles_and_non_trackable_values_are_handled(tmp_path):
     a.me = a
     a.items = [1, "x", tf.Variable(2.0)]
     path = train.Checkpoint(a=a).write(str(tmp_path / "w"))
-    assert [k for k, _ in train.list_variables(path)] == ["a/items/2/.ATTRIBUTES/VARIABLE_VALUE",
+    assert [k for k, _ in train.list_variables(path)] == ["_CHECKPOINTABLE_OBJECT_GRAPH",
+                                                          "a/items/2/.ATTRIBUTES/VARIABLE_VALUE",
                                                           "a/w/.ATTRIBUTES/VARIABLE_VALUE"]
 
 
@@ -137,8 +146,8 @@ def test_root_argument_puts_kwargs_beside_the_roots_children(tmp_path):
     ckpt = train.Checkpoint(root=m, extra=tf.Variable(2.0))
     path = ckpt.save(str(tmp_path / "r"))
     assert [k for k, _ in train.list_variables(path)] == [
-        "extra/.ATTRIBUTES/VARIABLE_VALUE", "k/.ATTRIBUTES/VARIABLE_VALUE",
-        "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]
+        "_CHECKPOINTABLE_OBJECT_GRAPH", "extra/.ATTRIBUTES/VARIABLE_VALUE",
+        "k/.ATTRIBUTES/VARIABLE_VALUE", "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]
     m2 = Node(k=tf.Variable(0.0))
     train.Checkpoint(root=m2, extra=tf.Variable(0.0)).restore(path).assert_consumed()
     assert float(m2.k.numpy()) == 1.0
@@ -185,7 +194,7 @@ def test_write_writes_exactly_the_path_without_counter_or_state(tmp_path):
     assert ckpt.write(str(tmp_path / "sub" / "exact")) == str(tmp_path / "sub" / "exact")
     assert os.listdir(tmp_path / "sub") == ["exact"]
     assert [k for k, _ in train.list_variables(str(tmp_path / "sub" / "exact"))] == [
-        "v/.ATTRIBUTES/VARIABLE_VALUE"]
+        "_CHECKPOINTABLE_OBJECT_GRAPH", "v/.ATTRIBUTES/VARIABLE_VALUE"]
 
 
 def test_latest_checkpoint_is_none_without_a_usable_state(tmp_path, caplog):
@@ -374,6 +383,136 @@ def test_lazily_created_children_are_restored_when_their_owner_says_so(tmp_path)
     restore_deferred(Node())  # nothing pending for it: a no-op
 
 
+class _Tree(Module):
+    """A module whose attributes the tests below set one by one."""
+
+
+def test_lists_and_dicts_attached_after_a_restore_get_their_values(tmp_path):
+    """TensorFlow's deferred restoration through list and dict trackables: values wait for
+    containers attached after `restore`, and for items appended or set in them later."""
+    saved = _Tree()
+    saved.layers = [_Tree(), _Tree()]
+    saved.layers[0].w, saved.layers[1].w = tf.Variable([1.0, 2.0]), tf.Variable([3.0, 4.0])
+    saved.vars = {"a": tf.Variable(5.0), "b": tf.Variable([6.0])}
+    saved.later = [tf.Variable(7.0), [tf.Variable(8.0)]]
+    saved.table = {"x": tf.Variable(9.0)}
+    path = train.Checkpoint(model=saved).save(str(tmp_path / "ck"))
+
+    fresh = _Tree()
+    fresh.later = []  # attached before the restore, filled after
+    status = train.Checkpoint(model=fresh).restore(path)
+    fresh.layers = [_Tree(), _Tree()]
+    fresh.layers[0].w, fresh.layers[1].w = tf.Variable([0.0, 0.0]), tf.Variable([0.0, 0.0])
+    fresh.vars = {"a": tf.Variable(0.0), "b": tf.Variable([0.0])}
+    fresh.later.append(tf.Variable(0.0))
+    fresh.later.append([])
+    fresh.later[1].append(tf.Variable(0.0))  # a nested list is tracked too
+    fresh.table = {}
+    fresh.table["x"] = tf.Variable(0.0)
+    assert [layer.w.numpy().tolist() for layer in fresh.layers] == [[1.0, 2.0], [3.0, 4.0]]
+    assert float(fresh.vars["a"]) == 5.0 and fresh.vars["b"].numpy().tolist() == [6.0]
+    assert float(fresh.later[0]) == 7.0 and float(fresh.later[1][0]) == 8.0
+    assert float(fresh.table["x"]) == 9.0
+    status.assert_consumed()
+    assert not _restore._PENDING  # nothing left waiting
+
+
+def test_tracked_containers_are_plain_lists_and_dicts_otherwise():
+    m = _Tree()
+    items = [1, [2]]
+    m.items, m.table = items, {"k": [3]}
+    assert m.items == items and isinstance(m.items, list) and isinstance(m.table, dict)
+    m.items += [4]
+    m.items.extend([5])
+    m.items.insert(0, 0)
+    m.items[1:2] = [1]
+    assert m.items == [0, 1, [2], 4, 5]
+    assert type(pickle.loads(pickle.dumps(m.items))) is list
+    assert type(copy.deepcopy(m.table)) is dict and copy.deepcopy(m.table) == {"k": [3]}
+    m.table.update(j=1)
+    m.table.setdefault("i", 2)
+    m.table |= {"h": 3}
+    assert m.table == {"k": [3], "j": 1, "i": 2, "h": 3}
+    ckpt = train.Checkpoint(lst=[tf.Variable(1.0)])
+    assert isinstance(ckpt.lst, list) and float(ckpt.lst[0]) == 1.0
+
+
+_leaf = st.tuples(st.just("var"), st.lists(st.integers(1, 3), max_size=2).map(tuple))
+_tree = st.recursive(_leaf, lambda children: st.one_of(
+    st.tuples(st.just("list"), st.lists(children, min_size=1, max_size=3)),
+    st.tuples(st.just("dict"), st.dictionaries(st.sampled_from("abc"), children, min_size=1,
+                                               max_size=3)),
+    st.tuples(st.just("module"), st.dictionaries(st.sampled_from(["p", "q"]), children,
+                                                 min_size=1, max_size=2))), max_leaves=6)
+_attachments = st.dictionaries(st.sampled_from(["a", "b", "c"]),
+                               st.tuples(_tree, st.sampled_from(["before", "after", "fill"])),
+                               min_size=1, max_size=3)
+
+
+def _build(spec, fill):
+    kind, content = spec
+    if kind == "var":
+        return tf.Variable(fill(content))
+    if kind == "list":
+        return [_build(c, fill) for c in content]
+    if kind == "dict":
+        return {k: _build(c, fill) for k, c in content.items()}
+    module = _Tree()
+    for name, c in content.items():
+        setattr(module, name, _build(c, fill))
+    return module
+
+
+@given(attachments=_attachments)
+def test_random_object_graphs_restore_before_or_after_attachment(tmp_path_factory, attachments):
+    """Random trees of modules, lists, dicts and variables; each top-level attribute attached
+    before the restore, after it, or attached empty and filled item by item after it: every
+    variable ends with its saved value and nothing stays waiting."""
+    counter = iter(range(1, 10_000))
+
+    def numbered(shape):
+        return np.full(shape, float(next(counter)), np.float32)
+
+    def zeros(shape):
+        return np.zeros(shape, np.float32)
+
+    saved = _Tree()
+    for name, (spec, _) in sorted(attachments.items()):
+        setattr(saved, name, _build(spec, numbered))
+    path = train.Checkpoint(model=saved).write(str(tmp_path_factory.mktemp("g") / "ck"))
+    fresh = _Tree()
+    later = []
+    for name, (spec, when) in sorted(attachments.items()):
+        if when == "before":
+            setattr(fresh, name, _build(spec, zeros))
+        elif when == "fill" and spec[0] in ("list", "dict"):
+            setattr(fresh, name, [] if spec[0] == "list" else {})
+            later.append((name, spec))
+        else:
+            later.append((name, spec))
+    status = train.Checkpoint(model=fresh).read(path)
+    for name, spec in later:
+        value = _build(spec, zeros)
+        if name in vars(fresh):  # filled item by item
+            container = getattr(fresh, name)
+            for key, item in (value.items() if isinstance(value, dict) else enumerate(value)):
+                if isinstance(container, dict):
+                    container[key] = item
+                else:
+                    container.append(item)
+        else:
+            setattr(fresh, name, value)
+    assert _by_key(fresh) == _by_key(saved)
+    status.assert_consumed()
+    assert not _restore._PENDING
+
+
+def _by_key(model):
+    """Checkpoint key -> the variable's bytes (attribute order does not matter)."""
+    _, arrays = object_graph(train.Checkpoint(model=model))
+    return {key: (array.dtype, array.shape, array.tobytes()) for key, (array, _) in arrays.items()}
+
+
 def test_a_newer_restore_supersedes_values_still_waiting(tmp_path):
     one = train.Checkpoint(v=tf.Variable(1.0)).write(str(tmp_path / "one"))
     two = train.Checkpoint(v=tf.Variable(2.0), x=tf.Variable(9.0)).write(str(tmp_path / "two"))
@@ -423,7 +562,7 @@ def _train_step(model, optimizer):
 def test_module_keys_are_tensorflows(tmp_path):
     # tf.Module with the same attributes gives these keys (a list of modules: "layers/0/w").
     path = train.Checkpoint(model=Net()).write(str(tmp_path / "w"))
-    assert [k for k, _ in train.list_variables(path)] == [
+    assert [k for k, _ in train.list_variables(path)] == ["_CHECKPOINTABLE_OBJECT_GRAPH"] + [
         f"model/layers/{i}/{v}/.ATTRIBUTES/VARIABLE_VALUE" for i in (0, 1) for v in ("b", "w")]
 
 
@@ -435,7 +574,8 @@ def test_model_and_optimizer_state_round_trip_and_training_continues_identically
     for _ in range(3):
         _train_step(model, optimizer)
     path = train.Checkpoint(model=model, optimizer=optimizer).save(str(tmp_path / "ck"))
-    assert len(train.list_variables(path)) == len(model.variables) + len(optimizer.variables) + 1
+    assert len(train.list_variables(path)) == (len(model.variables) + len(optimizer.variables)
+                                               + 2)  # + save_counter, the object graph
     model2, optimizer2 = Net(seed=5), make()
     optimizer2.build(model2.trainable_variables)  # slots exist: restored at once
     train.Checkpoint(model=model2, optimizer=optimizer2).restore(path).assert_consumed()
@@ -791,3 +931,78 @@ def test_damage_behind_a_recomputed_digest_is_still_caught(tmp_path):
     (tmp_path / "resealed").write_bytes(unsealed.getvalue())
     with pytest.raises(DataLossError, match="CRC"):
         train.Checkpoint(v=tf.Variable(np.zeros(64))).read(str(tmp_path / "resealed"))
+
+
+# -- saving from several threads ---------------------------------------------------------------
+
+
+def _saves_at_once(save, threads=4):
+    """Runs `save()` in `threads` threads released together by a barrier; returns the paths.
+    The interpreter switches threads every microsecond meanwhile (instead of every 5 ms), so a
+    race between taking a number and reading it shows up in most trials instead of rarely."""
+    barrier = threading.Barrier(threads)
+    paths, errors = [], []
+
+    def run():
+        try:
+            barrier.wait(10)
+            paths.append(save())
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    workers = [threading.Thread(target=run) for _ in range(threads)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(60)
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors and not any(w.is_alive() for w in workers)
+    return paths
+
+
+def test_first_saves_from_several_threads_get_distinct_numbers(tmp_path):
+    """Four threads making the first `save()` of a fresh Checkpoint at once: each gets its own
+    number and file (none overwrites another), every file restores, and the state file names
+    the highest."""
+    for trial in range(25):
+        directory = tmp_path / f"t{trial}"
+        ckpt = train.Checkpoint(v=tf.Variable(float(trial)))
+        paths = _saves_at_once(lambda ckpt=ckpt, d=directory: ckpt.save(str(d / "ck")))
+        assert sorted(paths) == sorted(str(directory / f"ck-{n}") for n in (1, 2, 3, 4))
+        assert int(ckpt.save_counter.numpy()) == 4
+        for path in paths:
+            fresh = train.Checkpoint(v=tf.Variable(-1.0))
+            fresh.restore(path).assert_consumed()
+            assert float(fresh.v.numpy()) == float(trial)
+        assert train.latest_checkpoint(str(directory)) == str(directory / "ck-4")
+
+
+def test_manager_saves_from_several_threads_get_distinct_numbers(tmp_path):
+    for trial in range(10):
+        directory = tmp_path / f"m{trial}"
+        ckpt = train.Checkpoint(v=tf.Variable(float(trial)))
+        manager = train.CheckpointManager(ckpt, str(directory), max_to_keep=None)
+        paths = _saves_at_once(manager.save)
+        assert sorted(paths) == sorted(str(directory / f"ckpt-{n}") for n in (1, 2, 3, 4))
+        assert sorted(manager.checkpoints) == sorted(paths)
+        for path in paths:
+            train.Checkpoint(v=tf.Variable(-1.0)).restore(path).assert_consumed()
+        state = train.get_checkpoint_state(str(directory))
+        assert sorted(state.all_model_checkpoint_paths) == sorted(paths)
+
+
+def test_a_failed_save_gives_its_number_back_only_if_no_later_save_took_one(tmp_path):
+    ckpt = train.Checkpoint(v=tf.Variable(1.0))
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    with pytest.raises(OSError):
+        ckpt.save(str(blocked / "ck"))
+    assert int(ckpt.save_counter.numpy()) == 0  # nothing used up
+    taken = ckpt._take_save_number()
+    assert ckpt.save(str(tmp_path / "ck")) == str(tmp_path / "ck-2")
+    ckpt._return_save_number(taken)  # 2 was taken since: the counter stays
+    assert int(ckpt.save_counter.numpy()) == 2

@@ -1,6 +1,8 @@
 """eager.cond / switch_case / while_loop: eager semantics, traced results equal eager ones, one
 trace serving every branch, side effects only in the taken branch, gradients, errors."""
 
+import traceback
+
 import numpy as np
 import pytest
 
@@ -410,3 +412,64 @@ def test_traced_control_flow_stays_one_op_without_tape_and_when_inlined():
         tape.watch(x)
         y = outer(c(False), x)
     assert tape.gradient(y, x).numpy() == -1.0
+
+
+# -- errors name the line inside the body ------------------------------------------------------
+
+
+def _failing_body(i, a):
+    return i + 1, eager.gather(a, i * 5 + eager.zeros([4], eager.int32))  # fails on the second pass
+
+
+def _failing_branch(a, k):
+    return eager.gather(a, k)
+
+
+_BODY_LINE = _failing_body.__code__.co_firstlineno + 1
+_BRANCH_LINE = _failing_branch.__code__.co_firstlineno + 1
+
+
+def _loop(a):
+    return eager.while_loop(lambda i, a: i < 2, _failing_body, (eager.constant(0), a))
+
+
+def _branches(a, k):
+    return eager.cond(k > 0, lambda: _failing_branch(a, k), lambda: a[0])
+
+
+def _report(exc):
+    return "".join(traceback.format_exception(exc))
+
+
+@pytest.mark.parametrize("mode", ["eager", "async", "traced, first call", "traced, compiled"])
+@pytest.mark.parametrize("case", ["while_loop", "cond"])
+def test_an_error_inside_a_body_or_branch_names_its_line(mode, case, cpu_only):
+    """A kernel failing inside a `while_loop` body or a `cond` branch names the failing line in
+    the body (a traceback frame eagerly, "issued at" asynchronously, a "Detected at node" note
+    when traced), not only the line of the `while_loop` / `cond` call. (On the CPU, where a
+    kernel's error is raised by the op that failed; a simulated GPU's stream reports it at the
+    next wait.)"""
+    fn, args, line = ((_loop, (eager.ones([4]),), _BODY_LINE) if case == "while_loop"
+                      else (_branches, (eager.ones([4]), eager.constant(9)), _BRANCH_LINE))
+    where = f"{__file__}:{line}"
+    if mode == "async":
+        with pytest.raises(eager.errors.InvalidArgumentError) as raised:
+            with eager.experimental.async_scope():
+                eager.nest.flatten(fn(*args))[-1].numpy()
+        assert f"issued at {where}" in str(raised.value)
+        return
+    run = fn if mode == "eager" else eager.function(fn)
+    if mode == "traced, compiled":
+        with pytest.raises(eager.errors.InvalidArgumentError):
+            run(*args)  # the first call runs op by op; the second runs the compiled program
+    with pytest.raises(eager.errors.InvalidArgumentError, match="GatherV2") as raised:
+        run(*args)
+    report = _report(raised.value)
+    if mode == "eager":
+        assert f'File "{__file__}", line {line}, in ' in report
+    else:
+        op = "While" if case == "while_loop" else "If"
+        notes = raised.value.__notes__
+        assert any(f"Detected at node 'GatherV2' (GatherV2) defined at {where}: " in n
+                   for n in notes), notes
+        assert any(f"Detected at node '{op}' ({op})" in n for n in notes), notes  # the call

@@ -477,7 +477,9 @@ def test_gradient_ops_run_eagerly_when_the_op_is_recorded_eagerly(asynchronous):
     graph = fn.get_concrete_function(c(2.0)).graph
     (loop,) = [op for op in graph.get_operations() if op.type == "While"]
     x = c(2.0)
-    feeds = {id(graph.inputs[0]): x, **{id(ph): value for value, ph in graph.captures}}
+    feeds = {id(graph.inputs[0]): x, **{id(ph): value for value, ph in graph.captures},
+             **{id(op.outputs[0]): op.attrs["value"].tensor for op in graph.get_operations()
+                if op.type == "Const"}}  # the loop's 0, a constant of the trace
     inputs = tuple(feeds[id(t)] for t in loop.inputs)
     with eager.GradientTape() as t2:
         t2.watch(x)

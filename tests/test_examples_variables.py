@@ -25,7 +25,8 @@ def test_example_logs_creators_chains_assigns_and_round_trips_a_checkpoint(capsy
     assert "v.assign(1.).assign_add(2.) -> v = 3.0, chained result = 3.0" in out
     # The checkpoint: TensorFlow's keys, numbered saves, values back after restore.
     assert results["path"] == "demo-1"
-    assert results["keys"] == ["params/bias/.ATTRIBUTES/VARIABLE_VALUE",
+    assert results["keys"] == ["_CHECKPOINTABLE_OBJECT_GRAPH",
+                               "params/bias/.ATTRIBUTES/VARIABLE_VALUE",
                                "params/weights/.ATTRIBUTES/VARIABLE_VALUE",
                                "save_counter/.ATTRIBUTES/VARIABLE_VALUE",
                                "step/.ATTRIBUTES/VARIABLE_VALUE",

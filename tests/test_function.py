@@ -11,8 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import eager
+from eager.graph import Graph
 from eager import TensorSpec
 from eager.function import ConcreteFunction, Function, run_graph
 from eager.graph import trace
@@ -374,8 +377,9 @@ def test_tensor_initial_value_computed_inside_is_lifted_unless_it_needs_an_argum
         holder["v"].assign_add(x)
         return holder["v"].read_value()
 
-    np.testing.assert_allclose(_np(f(eager.constant(1.0))), [3.0, 5.0])
-    np.testing.assert_allclose(_np(f(eager.constant(1.0))), [4.0, 6.0])
+    ones = eager.constant([1.0, 1.0])  # an update has the variable's shape, as in TensorFlow
+    np.testing.assert_allclose(_np(f(ones)), [3.0, 5.0])
+    np.testing.assert_allclose(_np(f(ones)), [4.0, 6.0])
 
     @eager.function
     def g(x):
@@ -836,3 +840,122 @@ def test_fast_lookups_stay_bounded_for_shapes_that_keep_changing():
         np.testing.assert_array_equal(cf(x).numpy(), np.full(n, 2.0, np.float32))
     assert len(f._fast) <= polymorphic._MAX_FAST_KEYS
     assert len(cf._accepted) <= concrete._MAX_ACCEPTED
+
+
+def test_a_python_scalar_is_a_constant_of_the_trace_not_an_input():
+    """TensorFlow bakes Python values into the trace: `graph.inputs` lists the tensor
+    arguments' placeholders and the captures of values made outside, nothing for `n` or for a
+    constant made inside; another Python value is another trace."""
+    outside = eager.constant(10.0)
+
+    @eager.function
+    def f(x, n):
+        return x * n + eager.constant(1.0) + outside
+
+    x = eager.constant([1.0, 2.0])
+    concrete = f.get_concrete_function(x, 3)
+    graph = concrete.graph
+    assert [t.name for t in graph.inputs] == ["x:0", "capture:0"]  # x, then `outside`
+    assert concrete.captured_inputs == [outside]
+    assert concrete.structured_input_signature == (
+        (eager.TensorSpec([2], eager.float32, name="x"), 3), {})
+    assert sorted(op.type for op in graph.get_operations()
+                  if op.type in ("Placeholder", "Const")) == ["Const", "Const", "Placeholder",
+                                                               "Placeholder"]
+    np.testing.assert_allclose(_np(concrete(x, 3)), [14.0, 17.0])
+    np.testing.assert_allclose(_np(f(x, 3)), [14.0, 17.0])
+    np.testing.assert_allclose(_np(f(x, 4)), [15.0, 19.0])  # a new value: a new trace
+    assert f.experimental_get_tracing_count() == 2
+    assert len(f.get_concrete_function(x, 4).graph.inputs) == 2
+
+
+def test_trace_constants_survive_gradients_control_flow_and_the_compiled_program():
+    """A Const reaches every runtime as a capture did: the compiled program (second call), the
+    op-by-op plan (first call), a tape through the call, and a loop body's constant."""
+    @eager.function
+    def f(x):
+        y = eager.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2.0), (0, x))[1]
+        return y * 0.5 + 1.0
+
+    x = eager.constant([1.0, 2.0])
+    for _ in range(3):
+        np.testing.assert_allclose(_np(f(x)), [5.0, 9.0])
+    with eager.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    np.testing.assert_allclose(_np(tape.gradient(y, x)), [4.0, 4.0])
+    assert f.get_concrete_function(x).captured_inputs == []
+
+
+_UNHASHABLE = "Tensor is unhashable. Instead, use tensor.ref() as the key."  # TF 2.21's words
+
+
+def test_tensors_inside_a_trace_are_unhashable_as_in_tensorflow():
+    """A symbolic tensor used as a dict key or set member inside `eager.function` (or a branch)
+    fails loudly, as TensorFlow's, instead of silently keying by identity; `ref()` and
+    `experimental_ref()` are the hashable stand-ins."""
+    seen = {}
+
+    @eager.function
+    def f(x):
+        y = x + 1.0
+        for t in (x, y):
+            with pytest.raises(TypeError) as raised:
+                hash(t)
+            assert str(raised.value) == _UNHASHABLE
+            with pytest.raises(TypeError, match="unhashable"):
+                {t: 1}  # noqa: B018 - the dict display is what raises
+            with pytest.raises(TypeError, match="unhashable"):
+                t in set()  # noqa: B015
+        keyed = {x.ref(): "x", y.experimental_ref(): "y"}
+        seen["keys"] = (keyed[x.ref()], keyed[y.ref()], x.ref().deref() is x)
+
+        def branch():
+            with pytest.raises(TypeError, match="unhashable"):
+                hash(y)  # an enclosing function's tensor, inside the branch's trace
+            return y * 2.0
+
+        return eager.cond(x > 0.0, branch, lambda: y)
+
+    np.testing.assert_allclose(_np(f(eager.constant(1.0))), 4.0)
+    assert seen["keys"] == ("x", "y", True)
+    with pytest.raises(TypeError) as raised:
+        hash(eager.constant(1.0))
+    assert str(raised.value) == _UNHASHABLE
+    with pytest.raises(TypeError) as raised:
+        hash(eager.Variable(1.0))
+    assert str(raised.value) == "Variable is unhashable. Instead, use variable.ref() as the key."
+
+
+def test_hand_built_graph_tensors_still_hash_by_identity():
+    """TF1-style graph mode (a Graph built by hand, fed through a Session) keys feeds by its
+    tensors, as TensorFlow's graph mode does."""
+    g = Graph()
+    with g.as_default():
+        x = g.placeholder(eager.float32, [2], name="x")
+        y = x * 2.0
+    assert {x: 1, y: 2}[y] == 2
+
+
+@settings(max_examples=30, deadline=None)
+@given(scalars=st.lists(st.one_of(st.integers(-5, 5), st.floats(-3.0, 3.0, width=32)),
+                        min_size=1, max_size=4))
+def test_python_values_are_baked_into_the_trace_whatever_they_are(scalars):
+    """Random Python scalars as arguments: none is an input or a capture of the trace, the
+    results equal numpy's, and a call with the same values reuses the trace."""
+    @eager.function
+    def f(x, *ks):
+        out = x
+        for k in ks:
+            out = out * k + k
+        return out
+
+    x = eager.constant([1.0, 2.0])
+    concrete = f.get_concrete_function(x, *scalars)
+    assert len(concrete.graph.inputs) == 1 and concrete.captured_inputs == []
+    expected = np.float32([1.0, 2.0])
+    for k in scalars:
+        expected = expected * np.float32(k) + np.float32(k)
+    np.testing.assert_allclose(_np(f(x, *scalars)), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_np(f(x, *scalars)), expected, rtol=1e-5, atol=1e-6)
+    assert f.experimental_get_tracing_count() == 1

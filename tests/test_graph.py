@@ -31,9 +31,10 @@ def test_ops_in_program_order_with_wiring():
         return eager.matmul(x + y, y) * 2.0
 
     g = trace(f, TensorSpec([2, 2]), TensorSpec([2, 2]))
-    # the Python 2.0 becomes a captured eager constant: a placeholder added just before its use
-    assert _types(g) == ["Placeholder", "Placeholder", "AddV2", "MatMul", "Placeholder", "Mul"]
-    assert _names(g) == ["args_0", "args_1", "AddV2", "MatMul", "capture", "Mul"]
+    # the Python 2.0 becomes a constant of the trace: a Const added just before its use
+    assert _types(g) == ["Placeholder", "Placeholder", "AddV2", "MatMul", "Const", "Mul"]
+    assert _names(g) == ["args_0", "args_1", "AddV2", "MatMul", "Const", "Mul"]
+    assert len(g.inputs) == 2 and g.captures == []
     x, y = g.inputs[:2]
     add = g.get_operation_by_name("AddV2")
     assert add.inputs == (x, y)
@@ -165,12 +166,14 @@ def test_captures_one_placeholder_per_eager_tensor():
     assert g.inputs[0].name == "args_0:0" and g.inputs[1:] == [pc, pd]
 
 
-def test_eager_arguments_become_placeholders_and_python_outputs_are_captured():
+def test_eager_arguments_become_placeholders_and_python_values_constants():
     g = trace(lambda x, k: (x * k, 3.0, None), eager.constant([[1, 2]]), 5)
     x = g.inputs[0]
     assert x.shape == (1, 2) and x.dtype is eager.int32
     assert len(g.outputs) == 2 and g.outputs[0].op.type == "Mul"
-    assert g.outputs[1].op.type == "Placeholder" and g.captures[-1][1] is g.outputs[1]
+    # The Python 5 and 3.0 are baked into the trace (TensorFlow's Const), not inputs.
+    assert g.outputs[0].op.inputs[1].op.type == "Const" and g.outputs[1].op.type == "Const"
+    assert g.inputs == [x] and g.captures == []
     assert g.structured_outputs[2] is None
 
 
@@ -354,7 +357,8 @@ def test_building_restores_interpreter_and_fast_path(no_inference_check):
         assert isinstance(y, SymbolicTensor) and y.op.type == "AddV2"
     assert _context.FAST_PATH.reasons == before and _context.FAST_PATH.kernel_only == was_on
     assert _context.thread_state().interpreter is None and eager.executing_eagerly()
-    assert g.captures[0][0] is c
+    # made inside the trace: a Const holding it, not a capture (TensorFlow's tf.constant)
+    assert g.captures == [] and y.op.inputs[0].op.attrs["value"].tensor is c
 
 
 def test_exception_inside_building_restores_state():
@@ -395,7 +399,7 @@ def test_thread_isolation():
         y = x * 3.0
     t.join(5)
     assert results == {"type": "EagerTensor", "value": [3.0, 6.0], "default": None}
-    assert _names(g) == ["x", "capture", "Mul"]  # nothing from the other thread
+    assert _names(g) == ["x", "Const", "Mul"]  # nothing from the other thread
     assert y.op.type == "Mul"
 
 

@@ -281,7 +281,8 @@ def test_checkpoint_paths_of_a_module_are_tensorflows(tmp_path):
     s = Seq()
     path = train.Checkpoint(model=s).write(str(tmp_path / "ck"))
     assert sorted(k for k, _ in train.list_variables(path)) == [
-        "model/a/a/0/.ATTRIBUTES/VARIABLE_VALUE", "model/a/a/1/b/.ATTRIBUTES/VARIABLE_VALUE",
+        "_CHECKPOINTABLE_OBJECT_GRAPH", "model/a/a/0/.ATTRIBUTES/VARIABLE_VALUE",
+        "model/a/a/1/b/.ATTRIBUTES/VARIABLE_VALUE",
         "model/a/a/1/w/.ATTRIBUTES/VARIABLE_VALUE", "model/a/b/.ATTRIBUTES/VARIABLE_VALUE",
         "model/c/x/.ATTRIBUTES/VARIABLE_VALUE", "model/c/y/.ATTRIBUTES/VARIABLE_VALUE",
         "model/shared/.ATTRIBUTES/VARIABLE_VALUE", "model/z/0/b/.ATTRIBUTES/VARIABLE_VALUE",

@@ -82,6 +82,8 @@ class BranchGraph(Graph):
     """A sub-graph traced inside `outer` (a Graph, possibly another BranchGraph) that captures
     the enclosing graphs' symbolic tensors as placeholders, like eager tensors."""
 
+    building_function = True  # a branch is a function (TensorFlow: a FuncGraph)
+
     def __init__(self, name, outer):
         super().__init__(name)
         self.outer = outer

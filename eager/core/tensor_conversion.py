@@ -21,6 +21,7 @@ from ..base.tensor_shape import TensorShape, as_shape
 from ..devices import registry as _registry
 from ..tensor import EagerTensor, Tensor, wrap_value
 from .context import placement_device as _placement_device
+from .context import thread_state as _thread_state
 from .registry import out_of_memory_error
 from .shapes import NONE_TO_TENSOR
 
@@ -279,10 +280,19 @@ def _scan_sequence(seq):
 
 
 def _from_host(array, device) -> EagerTensor:
-    """A tensor holding host array `array` (already converted), on `device` or the current one."""
+    """A tensor holding host array `array` (already converted), on `device` or the current one.
+    A graph being built is told (`constant_made`): the traced code made this constant, so the
+    graph embeds it as TensorFlow's `Const` instead of capturing it."""
+    st = _thread_state()
     if device is None:
-        device = _placement_device()
-    return wrap_value(array if device.inline else device.from_host(array), device)
+        device = _placement_device(st)
+    t = wrap_value(array if device.inline else device.from_host(array), device)
+    interpreter = st.interpreter
+    if interpreter is not None:
+        made = getattr(interpreter, "constant_made", None)  # graphs have it; executors do not
+        if made is not None:
+            made(t)
+    return t
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):

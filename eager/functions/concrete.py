@@ -534,6 +534,7 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
     resource placeholders. Variables created while tracing go through `creator` (by default,
     creation raises ValueError; see `lifting`)."""
     graph = Graph(name)
+    graph.building_function = True
     specs = iter(specs)
     template = []
     symbolic_values = []

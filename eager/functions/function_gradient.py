@@ -62,6 +62,7 @@ from ..base import dtypes as _dt
 from ..autodiff import tape as _tape
 from ..autodiff.tape_backward import backward as _backprop
 from ..graph import Graph, SymbolicTensor, building_apart
+from ..graph.constant import CONST
 from ..graph.placeholder import PLACEHOLDER
 from ..ops.creation_ops import zeros
 from ..runtime.executable import build, function_program
@@ -424,7 +425,9 @@ def _trace(graph, captures, stand_ins, sources, arg_shapes, seeded):
     """Traces the derivation graph of `graph` with seeds on its outputs and on `seeded` (extras,
     original tensors), gradients for the inputs flagged in `sources`; splits it."""
     n_args = len(graph.inputs) - len(captures)
-    g = Graph(f"{graph.name}_derivation", auto_control_deps=False)
+    # Constants the rules make are captured, as the forward's are mapped to their values below:
+    # the split (`_split`) reads every constant from `trace.constants`.
+    g = Graph(f"{graph.name}_derivation", auto_control_deps=False, embed_constants=False)
     private = _tape.Tape()
     mapped = {}  # id(original tensor) -> derivation tensor (symbolic, or eager)
     g.holds_copies_of(graph, mapped)  # (a custom gradient's grad_fn reads the originals)
@@ -449,6 +452,9 @@ def _trace(graph, captures, stand_ins, sources, arg_shapes, seeded):
         by_name = {}
         for op in graph.get_operations():
             if op.op_def is PLACEHOLDER:
+                continue
+            if op.op_def is CONST:  # the trace's own constant: its value, as a capture's
+                mapped[id(op.outputs[0])] = op.attrs["value"].tensor
                 continue
             if op.op_def.replay is not None and any(t.dtype is _dt.resource
                                                     for t in op.inputs):

@@ -51,6 +51,21 @@ RETRACE_WARNING_THRESHOLD = 5
 #: Argument kinds a Function remembers for its fast lookup (see `Function.__call__`).
 _MAX_FAST_KEYS = 256
 
+#: Exact call keys a Function remembers beside its traces. With `reduce_retracing` every new
+#: shape is a new key for an existing trace; past this many the oldest key is forgotten (its
+#: trace stays, found again by the fit lookup), so a function called with ever-new lengths
+#: stays bounded.
+_MAX_EXACT_KEYS = 1024
+
+
+def _forget_oldest(cache) -> None:
+    """Drops the oldest entry of `cache` (a dict: insertion order); other threads may be
+    changing it (the fast lookup takes no lock), so an entry already gone is fine."""
+    try:
+        del cache[next(iter(cache))]
+    except (StopIteration, KeyError, RuntimeError):
+        pass
+
 
 class Function:
     """≈ `tf.types.experimental.PolymorphicFunction` (what `tf.function` returns); see the module
@@ -121,7 +136,8 @@ class Function:
         (closed over), each once. (tf.function has no such attribute; its ConcreteFunctions
         have `.variables`.)"""
         found, seen = [], set()
-        for concrete in [self._signature_function, *self._cache.values()]:
+        traces = [c for family in self._by_erased_key.values() for c in family]
+        for concrete in [self._signature_function, *traces]:
             if concrete is None:
                 continue
             for v in concrete.variables:
@@ -174,8 +190,8 @@ class Function:
                 concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=False)
         if fast_key is not None:
             fast = self._fast
-            if len(fast) >= _MAX_FAST_KEYS:  # shapes that keep changing: stay bounded
-                fast.clear()
+            if len(fast) >= _MAX_FAST_KEYS:  # shapes that keep changing: forget the oldest
+                _forget_oldest(fast)
             fast[fast_key] = concrete
         return concrete._call_flat(tensors)
 
@@ -290,7 +306,10 @@ class Function:
                              for p, s in zip(previous, specs)]
                 concrete = self._trace_or_specialize(values, specs, tensors, specs_allowed)
                 family.append(concrete)
-            self._cache[key] = concrete
+            cache = self._cache
+            if len(cache) >= _MAX_EXACT_KEYS:  # the traces stay in their families
+                _forget_oldest(cache)
+            cache[key] = concrete
             return concrete
 
     def _trace(self, values, specs, specs_allowed):

@@ -14,12 +14,18 @@ Inputs an op receives while tracing:
   ValueError. A graph does not capture another graph's symbolic values (TensorFlow lifts them
   into the inner function; here a nested `eager.function` takes them as arguments). Control-flow
   branches do capture their enclosing graphs' values: `eager.control_flow.ops.BranchGraph`;
-* eager tensors (constants created with `eager.constant`, closed-over values): *captured*. The
-  graph makes one placeholder per distinct eager tensor and remembers `(eager value,
-  placeholder)` in `captures`, for a runtime to feed. TensorFlow embeds small constants as
-  `Const` ops instead; capturing is equivalent for running the graph and keeps one path. The op's
-  inference still sees the eager value itself, so inference that can use known values (it is
-  allowed to, see `OpDef.infer_from_types`) types the output as precisely as eager execution.
+* eager tensors made outside the trace (closed-over values): *captured*. The graph makes one
+  placeholder per distinct eager tensor and remembers `(eager value, placeholder)` in
+  `captures`, for a runtime to feed; the placeholders are listed in `inputs` after the
+  arguments'.
+* eager tensors the traced code made from Python or numpy values while this graph was being
+  built (`x * 3`, `eager.constant(...)`: tensor conversion tells the graph, `constant_made`):
+  part of the trace, as TensorFlow's `Const` ops are. Each becomes one `Const` op holding the
+  value (`eager.graph.constant`), neither a capture nor an input.
+
+  Either way the op's inference still sees the eager value itself, so inference that can use
+  known values (it is allowed to, see `OpDef.infer_from_types`) types the output as precisely
+  as eager execution.
 
 Every op added also goes through the graph's automatic control dependencies
 (`eager.graph.control_deps`): side effects get the ordering edges program order implied, and
@@ -30,6 +36,7 @@ them.
 from __future__ import annotations
 
 import contextlib
+import weakref
 
 from ..core import context as _context
 from ..base import user_code as _user_code
@@ -39,6 +46,7 @@ from ..tensor import EagerTensor
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import as_shape
 from .control_deps import AutoControlDeps, wait_for
+from .constant import CONST, ConstantValue
 from .dot import repr_svg, to_dot, to_svg
 from .operation import Operation
 from .placeholder import PLACEHOLDER
@@ -54,7 +62,11 @@ class Graph:
     #: ops are being traced, not run.
     is_graph = True
 
-    def __init__(self, name="graph", *, auto_control_deps=True):
+    #: Whether this is a function's graph (TensorFlow's `FuncGraph`: `eager.function`, control
+    #: flow branches), whose tensors are unhashable; a hand-built graph's hash by identity.
+    building_function = False
+
+    def __init__(self, name="graph", *, auto_control_deps=True, embed_constants=True):
         self.name = name
         self._operations = []
         self._by_name = {}
@@ -69,6 +81,11 @@ class Graph:
         self._auto_deps = AutoControlDeps() if auto_control_deps else None
         self._captures = {}  # id(eager tensor) -> (eager tensor, placeholder)
         self._captured_by = {}  # id(placeholder) -> the eager tensor it stands for
+        # Constants the traced code made (`constant_made`), until used: weak, so a temporary
+        # that no op uses is not kept, and a dead one's id cannot be mistaken for a new tensor.
+        # A graph made to be taken apart (a function's gradient derivation) captures them all.
+        self._made_here = weakref.WeakValueDictionary() if embed_constants else None
+        self._constants = {}  # id(made constant) -> (the constant, its Const op's output)
         self._copy_source = None  # (graph, {id(its tensor): copy here}): see `holds_copies_of`
         self._control_stack = []  # lists of Operations from control_dependencies scopes
 
@@ -230,13 +247,23 @@ class Graph:
         self.inputs.append(t)
         return t
 
+    def constant_made(self, tensor) -> None:
+        """Tensor conversion's report that the code being traced made eager `tensor` from a
+        Python or numpy value: used by an op of this graph, it is a `Const` of the graph (see
+        the module doc). Called for every such constant while this graph is the interpreter."""
+        if self._made_here is not None:
+            self._made_here[id(tensor)] = tensor
+
     def capture(self, tensor) -> SymbolicTensor:
-        """The placeholder standing for eager `tensor` in this graph (made on first use; the same
-        tensor always gives the same placeholder)."""
+        """The symbolic tensor standing for eager `tensor` in this graph (made on first use; the
+        same tensor always gives the same one): a capture placeholder, or the output of a
+        `Const` op for a constant the traced code made."""
         key = id(tensor)
         entry = self._captures.get(key)
         if entry is not None:
             return entry[1]
+        if self._made_here is not None and self._made_here.get(key) is tensor:
+            return self._constant(tensor)
         # Captures are graph-level inputs: a control_dependencies scope orders the op that uses
         # the capture, not the capture itself (a runtime feeds captures, it never runs them).
         with self._graph_level():
@@ -245,6 +272,17 @@ class Graph:
         self._captures[key] = (tensor, placeholder)
         self._captured_by[id(placeholder)] = tensor
         return placeholder
+
+    def _constant(self, tensor) -> SymbolicTensor:
+        entry = self._constants.get(id(tensor))
+        if entry is not None:
+            return entry[1]
+        value = ConstantValue(tensor)
+        with self._graph_level():  # a value of the graph, like a capture
+            out = self.add_op(CONST, (), {"value": value}, name="Const").outputs[0]
+        # The tensor is kept with its Const, so its id is never reused while it is a key.
+        self._constants[id(tensor)] = (tensor, out)
+        return out
 
     def holds_copies_of(self, source, copies) -> None:
         """Declares that this graph copies `source`'s operations: `copies` maps id(a tensor of

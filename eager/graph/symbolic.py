@@ -12,6 +12,7 @@ Slotted: a traced graph holds one of these per op output.
 
 from __future__ import annotations
 
+from ..core import context as _context
 from ..tensor import Tensor
 from ..base.tensor_shape import TensorShape, as_shape
 from .constant_value import constant_value
@@ -97,9 +98,15 @@ class SymbolicTensor(Tensor):
         return shape[0]
 
     def __hash__(self):
-        # Graph tensors are keys of graph bookkeeping (feeds, fetches): hash by identity, as in
-        # TensorFlow's graph mode. `==` stays elementwise (an op), so use `ref()` in dicts
-        # that may also hold eager tensors.
+        # TensorFlow 2's rule: inside a function being traced (`eager.function`, a control-flow
+        # branch), its tensors are unhashable, since `==` is elementwise (an op): a dict or set
+        # keyed by one would silently key by identity. Use `t.ref()`. Elsewhere (a hand-built
+        # `Graph`, TF1's graph mode with Session feeds and fetches; the runtime's bookkeeping of
+        # a finished trace) they hash by identity.
+        if self._op._graph.building_function:
+            interpreter = _context.thread_state().interpreter
+            if interpreter is not None and getattr(interpreter, "building_function", False):
+                raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
         return id(self)
 
     def __repr__(self):

@@ -202,17 +202,18 @@ ASSIGN = register_op("AssignVariableOp", _assign_kernel, _assign_infer, resource
                      num_outputs=0, differentiable=False)
 
 
+def _debug_shape(shape):
+    """A shape as TensorFlow's `TensorShape::DebugString` writes it: `[2,3]`, `[]`, `[?,3]`."""
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
 def _check_update_shape(op_name, var_shape, delta_shape):
-    """The update ops' shape rule (tuples of ints): the value broadcasts to the variable's
-    shape, as an in-place ufunc needs. Checked by the kernel, and by inference wherever the
-    shapes are known before the kernel runs."""
-    try:
-        fits = np.broadcast_shapes(var_shape, delta_shape) == var_shape
-    except ValueError:
-        fits = False
-    if not fits:
-        raise op_error(op_name, f"Cannot update variable with shape {TensorShape(var_shape)} "
-                                f"using a value of shape {TensorShape(delta_shape)}")
+    """The update ops' shape rule, TensorFlow's: the value has exactly the variable's shape (no
+    broadcasting, not even of a scalar). Raised by the kernel, and by inference wherever the
+    shapes already disagree before the kernel runs (`None` dimensions match anything there)."""
+    raise op_error(op_name, f"Cannot update variable with shape {_debug_shape(var_shape)} "
+                            f"using a Tensor with shape {_debug_shape(delta_shape)}, shapes "
+                            f"must be equal.")
 
 
 def apply_update(storage, xp, ufunc, delta, op_name):
@@ -256,11 +257,11 @@ def _update_kernel(op_name, ufunc_name):
 def _update_infer(op_name):
     def infer(handle, delta):
         _, shape = _check_value(op_name, handle, delta, exact_shape=False)
-        # The kernel's shape rule, decided before it runs where the shapes are known: the error
-        # is then immediate where kernels run later (asynchronous dispatch, the simulated GPU)
-        # and at trace time.
-        if shape.is_fully_defined() and delta.shape.is_fully_defined():
-            _check_update_shape(op_name, tuple(shape), tuple(delta.shape))
+        # The kernel's shape rule, decided before it runs as far as the shapes are known
+        # (TensorFlow's shape function merges the two): the error is then immediate where
+        # kernels run later (asynchronous dispatch, the simulated GPU) and at trace time.
+        if not shape.is_compatible_with(delta.shape):
+            _check_update_shape(op_name, shape, delta.shape)
         return ()
     return infer
 

@@ -22,7 +22,8 @@ Tracebacks: the source is registered with `linecache` under a name like `<eager 
 traceback through a compiled graph shows the generated line, whose comment holds the user's
 original line and its file:line. A failing run also gets a note (`add_note`, Python 3.11+)
 naming the node and where user code created it, as TensorFlow's "Detected at node" does. The
-registration is dropped when the compiled program is garbage.
+registration is dropped when the compiled program is garbage, and its name is then reused
+(`eager.runtime.source_names`: Python keeps every file name it compiled under).
 
 Buffer donation: an op with a ufunc (`OpDef.ufunc`: `AddV2`, `Sub`, `Mul`, and `ReluGrad` for
 its `dy`) on float or complex values of at least `MIN_DONATED_ELEMENTS` elements, one of whose
@@ -63,10 +64,7 @@ before a signal holds the IEEE result and is kept.
 
 from __future__ import annotations
 
-import itertools
-import linecache
 import sys
-import weakref
 
 import numpy as np
 
@@ -82,10 +80,10 @@ from ..core.buffer_reuse import calibrate
 from ..core.registry import NO_ATTRS
 from ..tensor import EagerTensor
 from .interpret import device_scope_for, missing_feed_error
+from .source_names import register_source, release_filename, take_filename
 
 __all__ = ["CompiledProgram", "compile_program", "MIN_DONATED_ELEMENTS"]
 
-_counter = itertools.count(1)
 _config = _context.placement_config  # placement logging (one object, updated in place)
 
 #: Below this size an allocation is cheaper than checking whether a buffer can be reused.
@@ -282,13 +280,16 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
         _array_lines(program, array_fn_name, namespace, last_use, kept, lines, line_nodes)
     source = "\n".join(lines) + "\n"
 
-    filename = f"<eager plan {program.name}#{next(_counter)}>"
-    code = compile(source, filename, "exec")
-    exec(code, namespace)  # noqa: S102 - our own generated code, from our own graph
-    compiled = CompiledProgram(program, source, filename, namespace[feed_fn_name], line_nodes,
-                               missing, namespace.get(array_fn_name))
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    weakref.finalize(compiled, linecache.cache.pop, filename, None)
+    filename = take_filename(f"eager plan {program.name}")  # reused once `compiled` is gone
+    try:
+        code = compile(source, filename, "exec")
+        exec(code, namespace)  # noqa: S102 - our own generated code, from our own graph
+        compiled = CompiledProgram(program, source, filename, namespace[feed_fn_name],
+                                   line_nodes, missing, namespace.get(array_fn_name))
+    except BaseException:
+        release_filename(filename)
+        raise
+    register_source(filename, source, compiled)
     return compiled
 
 

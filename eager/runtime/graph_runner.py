@@ -40,6 +40,8 @@ import operator
 
 from ..core import context as _context
 from ..base import profile_events as _profile_events
+from ..base import user_code as _user_code
+from ..graph.constant import CONST
 from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch as _dispatch
 from .interpret import device_scope_for
@@ -51,17 +53,33 @@ _PROFILE = _profile_events.RECORDER
 
 class _Step:
     """One operation to run: its op record, attrs, input/output slots, the slots whose last use
-    it is, and the device it was traced under (a DeviceSpec string, "" for none)."""
+    it is, the device it was traced under (a DeviceSpec string, "" for none), and the
+    operation's name and user source (for the note on an error)."""
 
-    __slots__ = ("op_def", "attrs", "inputs", "outputs", "free", "device")
+    __slots__ = ("op_def", "attrs", "inputs", "outputs", "free", "device", "name", "source")
 
-    def __init__(self, op_def, attrs, inputs, outputs, device):
+    def __init__(self, op_def, attrs, inputs, outputs, device, name="", source=(None, 0)):
         self.op_def = op_def
         self.attrs = attrs
         self.inputs = inputs
         self.outputs = outputs
         self.free = ()
         self.device = device
+        self.name = name
+        self.source = source
+
+
+def _note_failing_step(exc, step) -> None:
+    """Adds where the failing operation came from, as compiled programs do ("Detected at
+    node ..."): for a control-flow body or branch, that is the user's line inside it, which the
+    note on the enclosing `While` / `If` (the line of the call) does not show."""
+    if step is None or not isinstance(exc, Exception):
+        return
+    file, line = _user_code.line_of(step.source)
+    where = f" defined at {file}:{line}" if line else ""
+    text = _user_code.source_line(step.source)
+    exc.add_note(f"Detected at node {step.name!r} ({step.op_def.name}){where}"
+                 + (f": {text}" if text else ""))
 
 
 class GraphPlan:
@@ -91,14 +109,19 @@ class GraphPlan:
         fed = set(self.input_slots)
         steps = []
         last_use = {}
+        constants = {}  # slot -> the eager tensor a `Const` holds: filled in, as a capture is
         for op in graph.get_operations():
+            if op.op_def is CONST:
+                constants[slot_of[id(op.outputs[0])]] = op.attrs["value"].tensor
+                continue
             if op.op_def is PLACEHOLDER:
                 if slot_of[id(op.outputs[0])] not in fed:
                     raise ValueError(f"Placeholder {op.name!r} is not among the graph's inputs; "
                                      "nothing would feed it.")
                 continue
             step = _Step(op.op_def, op.attrs, tuple(slot_of[id(t)] for t in op.inputs),
-                         tuple(slot_of[id(t)] for t in op.outputs), op.device)
+                         tuple(slot_of[id(t)] for t in op.outputs), op.device, op.name,
+                         op._source)
             for s in step.inputs:
                 last_use[s] = len(steps)
             steps.append(step)
@@ -118,6 +141,8 @@ class GraphPlan:
             for step in steps)
         # The slot list every call starts from: copying it beats building one.
         self._template = [None] * self.num_slots
+        for s, value in constants.items():
+            self._template[s] = value
 
     def run(self, arguments, captures) -> list:
         """Runs the graph with `arguments` then `captures` fed to `graph.inputs` (see
@@ -140,12 +165,27 @@ class GraphPlan:
         else:
             run_sync = _dispatch.run_kernel
             place = _dispatch.place
-            for op_def, attrs, gather, outs, free, device in self.compiled:
-                inputs = gather(values)
-                out = run_sync(op_def, inputs, attrs,
-                               place(op_def, inputs, device_scope_for(device, st)))
-                _store(values, outs, free, out)
+            outs = None
+            try:
+                for op_def, attrs, gather, outs, free, device in self.compiled:
+                    inputs = gather(values)
+                    out = run_sync(op_def, inputs, attrs,
+                                   place(op_def, inputs, device_scope_for(device, st)))
+                    _store(values, outs, free, out)
+            except Exception as exc:
+                _note_failing_step(exc, self._step_with(op_def, gather, outs))
+                raise
         return [values[s] for s in self.output_slots]
+
+    def _step_with(self, op_def, gather, outs):
+        """The step whose compiled form holds these objects (the direct loop's variables when
+        it failed; kept out of the loop so that it costs nothing per op)."""
+        if outs is None:
+            return None
+        for step, compiled in zip(self.steps, self.compiled):
+            if compiled[0] is op_def and compiled[2] is gather and compiled[3] is outs:
+                return step
+        return None
 
     def replay(self, feeds) -> list:
         """Runs the graph with `feeds` bound to `graph.inputs`, every op through dispatch
@@ -162,13 +202,18 @@ class GraphPlan:
     def _replay_steps(self, values, st):
         # Expand sub-graph ops only for a tape, and never into a graph being traced (module doc).
         expand = bool(st.tapes) and not getattr(st.interpreter, "is_graph", False)
-        for step in self.steps:
-            inputs = tuple([values[s] for s in step.inputs])
-            if expand and step.op_def.replay is not None:
-                out = _expand(step, inputs)
-            else:
-                out = _replay(step, inputs)
-            _store(values, step.outputs, step.free, out)
+        step = None
+        try:
+            for step in self.steps:
+                inputs = tuple([values[s] for s in step.inputs])
+                if expand and step.op_def.replay is not None:
+                    out = _expand(step, inputs)
+                else:
+                    out = _replay(step, inputs)
+                _store(values, step.outputs, step.free, out)
+        except Exception as exc:
+            _note_failing_step(exc, step)
+            raise
 
 
 def _store(values, outs, free, out):

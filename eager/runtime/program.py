@@ -30,6 +30,7 @@ the producer if nothing else needs it.
 
 from __future__ import annotations
 
+from ..graph.constant import CONST
 from ..graph.placeholder import PLACEHOLDER
 from ..core.specs import TensorSpec
 
@@ -131,10 +132,14 @@ class Program:
         feed_ids = tuple(vid(t) for t in feeds)
         if len(set(feed_ids)) != len(feed_ids):
             raise ValueError("A tensor is fed twice.")
+        for op in graph.get_operations():  # the trace's own constants hold their values
+            if op.op_def is CONST and value_of[id(op.outputs[0])] not in feed_ids:
+                const_values.setdefault(value_of[id(op.outputs[0])], op.attrs["value"].tensor)
         replaced = set(feed_ids) | set(const_values)
         nodes = []
         for op in graph.get_operations():
-            if op.op_def is PLACEHOLDER and value_of[id(op.outputs[0])] in replaced:
+            if ((op.op_def is PLACEHOLDER or op.op_def is CONST)
+                    and value_of[id(op.outputs[0])] in replaced):
                 continue  # fed or constant: nothing to run
             outputs = []
             for t in op.outputs:

@@ -2,10 +2,11 @@
 
 A module keeps no registry: `variables`, `trainable_variables`, `submodules` walk the object's
 attributes each time they are asked, so `self.layers = []` followed by
-`self.layers.append(Dense(...))` is seen without wrapping the list (TensorFlow wraps it in a
-`ListWrapper` on assignment to get the same effect; a walk needs no wrappers). Assigning an
-attribute only tells a pending checkpoint restore that a child may have appeared
-(`eager.state.trackable.children_added`), so values restored before the attribute existed reach it.
+`self.layers.append(Dense(...))` is seen by the walk. Assigning an attribute tells a pending
+checkpoint restore that a child may have appeared (`eager.state.trackable.children_added`), so
+values restored before the attribute existed reach it; a list or dict assigned is kept as a
+`TrackedList` / `TrackedDict` (a copy, as TensorFlow's `ListWrapper` is not the list assigned)
+that does the same when items are added to it later.
 
 The walk is TensorFlow's, so the same program lists the same variables in the same order:
 
@@ -29,7 +30,7 @@ import threading
 from collections.abc import Mapping
 
 from ..core import context as _context
-from .trackable import Trackable, children_added
+from .trackable import Trackable, children_added, tracked
 from ..variables import Variable
 
 __all__ = ["Module"]
@@ -209,7 +210,10 @@ class Module(Trackable):
 
     def __setattr__(self, name, value):
         # A child attached after a checkpoint restore gets the values waiting for it (as
-        # TensorFlow's tracking on attribute assignment does); free when nothing waits.
+        # TensorFlow's tracking on attribute assignment does); free when nothing waits. A list
+        # or dict is kept as a tracked one, which does the same for items added to it later.
+        if not name.startswith("__"):
+            value = tracked(value, self)
         object.__setattr__(self, name, value)
         if isinstance(value, (Variable, Trackable, list, tuple, Mapping)):
             children_added(self)

@@ -25,10 +25,11 @@ back if it fails part way. A failed restore leaves every variable as it was.
 from __future__ import annotations
 
 import os
+import threading
 
 from ..core import context as _context
 from ..base import dtypes as _dt
-from ..state.trackable import Trackable, is_trackable
+from ..state.trackable import Trackable, is_trackable, tracked
 from ..variables import Variable
 from . import _format
 from . import checkpoint_management as _management
@@ -56,6 +57,10 @@ class Checkpoint(Trackable):
     def __init__(self, root=None, **kwargs):
         object.__setattr__(self, "_children", {})
         object.__setattr__(self, "_save_counter", None)
+        # Creating the counter and taking a number from it are one step for every thread that
+        # saves (see `_take_save_number`); reentrant, since the counter's creation restores it.
+        object.__setattr__(self, "_numbering", threading.RLock())
+        object.__setattr__(self, "_newest_recorded", {})  # state directory -> newest number
         object.__setattr__(self, "_restoration", None)
         if root is not None and not is_trackable(root):
             raise ValueError(f"`Checkpoint` was expecting root to be a trackable object (an "
@@ -69,7 +74,7 @@ class Checkpoint(Trackable):
                 raise ValueError(f"`Checkpoint` was expecting {name} to be a trackable object "
                                  f"(a Variable, a trackable, or a list or dict of them), got "
                                  f"{value!r}.")
-            self._children[name] = value
+            self._children[name] = tracked(value, self)
 
     # -- children -----------------------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -80,7 +85,7 @@ class Checkpoint(Trackable):
         if name == "save_counter":
             raise AttributeError("save_counter is managed by the Checkpoint.")
         self.__dict__.pop(name, None)
-        self._children[name] = value
+        self._children[name] = tracked(value, self)  # tells restores about items added later
         restore_deferred(self)
 
     def __getattr__(self, name):
@@ -112,11 +117,40 @@ class Checkpoint(Trackable):
         return self._save_counter
 
     def _maybe_create_save_counter(self):
-        if self._save_counter is None:
-            with _context.device("/cpu:0"):
-                counter = Variable(0, dtype=_dt.int64, trainable=False, name="save_counter")
-            object.__setattr__(self, "_save_counter", counter)
-            restore_deferred(self)
+        if self._save_counter is not None:
+            return
+        with self._numbering:  # two threads' first saves must not make two counters
+            if self._save_counter is None:
+                with _context.device("/cpu:0"):
+                    counter = Variable(0, dtype=_dt.int64, trainable=False, name="save_counter")
+                object.__setattr__(self, "_save_counter", counter)
+                restore_deferred(self)
+
+    def _take_save_number(self) -> int:
+        """Increments `save_counter` and returns its new value, atomically: concurrent saves
+        (threads sharing this checkpoint, or a `CheckpointManager` of it) get distinct numbers,
+        so no save overwrites another's file."""
+        with self._numbering:
+            counter = self.save_counter
+            counter.assign_add(1)
+            return int(counter.numpy())
+
+    def _return_save_number(self, number) -> None:
+        """Gives back the number of a save that failed, unless a later save took one since (then
+        putting the counter back would hand out that later number again)."""
+        with self._numbering:
+            counter = self._save_counter
+            if int(counter.numpy()) == number:
+                counter.assign(number - 1)
+
+    def _is_newest(self, directory, number) -> bool:
+        """Whether `number` is the highest this checkpoint saved into `directory` so far (the one
+        the state file should name); called with `_numbering` held."""
+        newest = self._newest_recorded.get(directory)
+        if newest is not None and newest > number:
+            return False
+        self._newest_recorded[directory] = number
+        return True
 
     # -- writing -------------------------------------------------------------------------------
     def write(self, file_prefix, options=None):
@@ -130,18 +164,21 @@ class Checkpoint(Trackable):
 
     def save(self, file_prefix, options=None):
         """Increments `save_counter`, writes `{file_prefix}-{save_counter}`, records it in the
-        directory's `checkpoint` state file (for `latest_checkpoint`), and returns the path."""
+        directory's `checkpoint` state file (for `latest_checkpoint`), and returns the path.
+        Thread-safe: concurrent saves get distinct numbers, and the state file names the
+        highest."""
         _check_options(options)
         file_prefix = os.fspath(file_prefix)
-        counter = self.save_counter
-        before = counter.read_value()
-        counter.assign_add(1)
+        number = self._take_save_number()
         try:
-            path = self.write(f"{file_prefix}-{int(counter.numpy())}")
+            path = self.write(f"{file_prefix}-{number}")
         except BaseException:
-            counter.assign(before)  # a failed save does not use up a number
+            self._return_save_number(number)  # a failed save does not use up a number
             raise
-        _management.update_checkpoint_state(os.path.dirname(file_prefix) or ".", path, [path])
+        directory = os.path.dirname(file_prefix) or "."
+        with self._numbering:  # the state file names the newest save, whichever ends last
+            if self._is_newest(os.path.abspath(directory), number):
+                _management.update_checkpoint_state(directory, path, [path])
         return path
 
     # -- reading -------------------------------------------------------------------------------

@@ -15,9 +15,11 @@ one never stops a program that would start from scratch anyway.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
+import threading
 import time
 
 from ..base.errors import NotFoundError
@@ -194,17 +196,25 @@ def _resolve(ckpt_dir_or_file):
     return path
 
 
+#: The key TensorFlow lists for a checkpoint's object graph (a scalar string tensor there).
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
 def list_variables(ckpt_dir_or_file):
     """≈ `tf.train.list_variables`: sorted (key, shape) pairs of a checkpoint (a file, or a
-    directory's latest). The object graph is a separate member here, so unlike TF's listing it
-    has no `_CHECKPOINTABLE_OBJECT_GRAPH` entry."""
+    directory's latest), TensorFlow's `_CHECKPOINTABLE_OBJECT_GRAPH` entry (shape `[]`, the
+    object graph) included."""
     data = _format.read_checkpoint(_resolve(ckpt_dir_or_file))
-    return sorted((key, list(array.shape)) for key, array in data.arrays.items())
+    return sorted([(OBJECT_GRAPH_KEY, [])]
+                  + [(key, list(array.shape)) for key, array in data.arrays.items()])
 
 
 def load_variable(ckpt_dir_or_file, name):
-    """≈ `tf.train.load_variable`: one value (a numpy array) by its checkpoint key."""
+    """≈ `tf.train.load_variable`: one value (a numpy array) by its checkpoint key; the
+    object graph (`_CHECKPOINTABLE_OBJECT_GRAPH`) is bytes, as in TensorFlow, here its JSON."""
     data = _format.read_checkpoint(_resolve(ckpt_dir_or_file))
+    if name == OBJECT_GRAPH_KEY:
+        return json.dumps(data.nodes).encode()
     if name not in data.arrays and name + "/.ATTRIBUTES/VARIABLE_VALUE" in data.arrays:
         name += "/.ATTRIBUTES/VARIABLE_VALUE"
     if name not in data.arrays:
@@ -238,6 +248,7 @@ class CheckpointManager:
         self._init_fn = init_from_checkpoint_fn
         self._last_step = None
         self._checkpoints = {}  # path -> timestamp, oldest first
+        self._bookkeeping = threading.Lock()
         self._last_preserved = time.time()
         state = get_checkpoint_state(self._directory)
         if state is not None:
@@ -280,21 +291,21 @@ class CheckpointManager:
             if self._last_step is not None and step < self._last_step + self._checkpoint_interval:
                 return None
             self._last_step = step
-        counter = self._checkpoint.save_counter
-        before = counter.read_value()
-        counter.assign_add(1)
-        number = int(counter.numpy()) if checkpoint_number is None else int(checkpoint_number)
+        taken = self._checkpoint._take_save_number()  # atomic: threads get distinct numbers
+        number = taken if checkpoint_number is None else int(checkpoint_number)
         try:
             path = self._checkpoint.write(f"{self._prefix}-{number}", options=options)
         except BaseException:
-            counter.assign(before)
+            self._checkpoint._return_save_number(taken)
             raise
-        self._checkpoints.pop(path, None)  # an overwritten number moves to the end
-        self._checkpoints[path] = time.time()
-        self._sweep()
-        update_checkpoint_state(self._directory, path, list(self._checkpoints),
-                                all_model_checkpoint_timestamps=list(self._checkpoints.values()),
-                                last_preserved_timestamp=self._last_preserved)
+        with self._bookkeeping:  # one save at a time updates the list, the files, the state
+            self._checkpoints.pop(path, None)  # an overwritten number moves to the end
+            self._checkpoints[path] = time.time()
+            self._sweep()
+            update_checkpoint_state(
+                self._directory, path, list(self._checkpoints),
+                all_model_checkpoint_timestamps=list(self._checkpoints.values()),
+                last_preserved_timestamp=self._last_preserved)
         return path
 
     def _sweep(self):

@@ -47,14 +47,13 @@ only for kernels known to allocate their result.
 from __future__ import annotations
 
 import itertools
-import linecache
-import weakref
 from collections import Counter
 
 import numpy as np
 
 from ...core.registry import NO_ATTRS, OpDef
 from ..program import Node
+from ..source_names import register_source, release_filename, take_filename
 
 __all__ = ["fuse_elementwise", "MIN_CLUSTER"]
 
@@ -62,7 +61,6 @@ __all__ = ["fuse_elementwise", "MIN_CLUSTER"]
 MIN_CLUSTER = 2
 
 _NAMES_SHOWN = 8  # member names listed in a fused op's name before it is abbreviated
-_source_ids = itertools.count()
 _kernel_ids = itertools.count()
 
 
@@ -205,13 +203,16 @@ def _compile_kernel(name, steps, num_inputs):
              f"def steps(xp{params}):",
              *body]
     source = "\n".join(lines) + "\n"
-    filename = f"<eager fused kernel {next(_source_ids)}: {name}>"
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated source
+    filename = take_filename(f"eager fused kernel {name}")  # reused once `kernel` is gone
+    try:
+        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our generated source
+    except BaseException:
+        release_filename(filename)
+        raise
     kernel = namespace["fused_kernel"]
     namespace["_on_device"] = kernel.on_device = _DeviceFused(
         namespace["steps"], f"eager_fused_{next(_kernel_ids)}")
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    weakref.finalize(kernel, linecache.cache.pop, filename, None)
+    register_source(filename, source, kernel)
     return kernel
 
 
