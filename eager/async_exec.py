@@ -14,10 +14,10 @@ complete, `async_wait()`, `sync_devices()`, leaving `async_scope()` — as the k
 `eager.base.errors` class, naming the op and the Python line that issued it. `async_clear_error()`
 recovers.
 
-Hand-off is cheap: a `collections.deque` (append/popleft are atomic under the GIL) and one
-condition variable the worker sleeps on only when the queue is empty; the worker drains
-everything queued in one go. Waiting for a result uses per-executor sequence numbers, not an
-event per op.
+Hand-off is cheap: a `collections.deque` (append/popleft are atomic under the GIL), and a lock
+the worker sleeps on only when the queue is empty. Waiting for a result uses per-executor
+sequence numbers, not an event per op. The queue is bounded (`MAX_PENDING_OPS`), and nothing
+the issuing thread does can be left half done by a `KeyboardInterrupt` (`AsyncExecutor`).
 """
 
 from __future__ import annotations
@@ -26,22 +26,25 @@ import atexit
 import collections
 import contextlib
 import itertools
+import sys
 import threading
+import types
 import weakref
+from _thread import allocate_lock as _allocate_lock
 
 from .core import context as _context
 from .base import profile_events as _profile_events
 from .base import user_code as _user_code
 from .devices import registry as _devices
-from .base.errors import InvalidArgumentError, OpError
+from .base.errors import InternalError, InvalidArgumentError, OpError
 from .core import dispatch as _dispatch
 from .tensor import METAS, EagerTensor, Tensor, meta_for
 from .core.specs import TensorSpec
 from .base.tensor_shape import TensorShape
 
-__all__ = ["PendingTensor", "AsyncExecutor", "async_scope", "async_wait", "async_clear_error",
-           "set_synchronous_execution", "get_synchronous_execution", "sync_devices",
-           "after_pending_work"]
+__all__ = ["PendingTensor", "AsyncExecutor", "MAX_PENDING_OPS", "async_scope", "async_wait",
+           "async_clear_error", "set_synchronous_execution", "get_synchronous_execution",
+           "sync_devices", "after_pending_work"]
 
 _per_thread = _context.per_thread
 _config = _context.placement_config
@@ -112,13 +115,16 @@ class PendingTensor(Tensor):
 
     def _resolve(self) -> EagerTensor:
         """The computed tensor, waiting for it; raises the error that kept it from running."""
+        node = self._node  # (before `_resolved`: the worker sets that first, then drops this)
         resolved = self._resolved
         if resolved is None:
-            node = self._node
-            node.executor._wait_for(node.seq)
+            executor = node.executor
+            executor._wait_for(node.seq)
             resolved = self._resolved
             if resolved is None:
-                raise node.error
+                raise node.error or executor._error or executor._dead or InternalError(
+                    None, node.op.name, f"{node.op.name}: the asynchronous executor's worker "
+                    "ended before running this op.")
         if self._tape_id and not resolved._tape_id:
             # One tensor, two objects: code that carries on with the computed tensor in place
             # of the pending one (a kernel's own calls to ops) must stay connected on tapes.
@@ -173,6 +179,19 @@ class PendingTensor(Tensor):
 
 _registry = weakref.WeakSet()  # every live executor, for sync_devices
 
+#: The most ops one executor holds (issued, not yet finished). The issuing thread blocks at
+#: this bound until its worker has run half of them, as a CUDA host blocks once about a
+#: thousand launches are pending on a stream: memory stays bounded however fast a loop issues
+#: work, and a sync point waits for at most this many ops of each executor (the work issued
+#: before it), never for a queue that keeps growing. It bounds this queue only: a device's
+#: streams keep launch queues of their own (`eager/devices`).
+MAX_PENDING_OPS = 1024
+
+#: How long any waiter or the sleeping worker blocks before looking again: wake-ups are
+#: explicit, this only bounds the cost of a missed one.
+_POLL_S = 0.05
+_NEVER = 1 << 62  # a sequence number no executor reaches
+
 
 def _drain_at_exit():
     """At interpreter exit, let every executor finish its queue before Python tears down the
@@ -215,25 +234,68 @@ class _QueuedCall:
         self.run = run
 
 
+def _release(lock):
+    """Wakes a thread blocked on `lock` (a waiter's, or the worker's bell); a no-op when it is
+    already awake."""
+    try:
+        lock.release()
+    except RuntimeError:  # released before, and not yet taken back
+        pass
+
+
 class AsyncExecutor:
     """Runs one thread's ops in order on a background worker (the thread's interpreter while
-    async dispatch is on)."""
+    async dispatch is on).
+
+    The protocol is safe against a `KeyboardInterrupt` (or any exception) arriving at any point
+    of the issuing thread, as Ctrl-C does: nothing that thread holds is shared with the worker.
+    An op gets its sequence number only as it is queued, so an interrupt leaves either no trace
+    or a queued op; a number taken but never queued is harmless, because a wait also ends when
+    the worker is idle with an empty queue. Waiters and the worker never take a lock in common:
+    a waiter blocks on a lock of its own that the worker releases (`_waiters`), and the worker
+    sleeps on `_bell`, which the issuer releases. The worker catches every exception a kernel or
+    a callback raises, `BaseException`s included (`SystemExit` from a print stream's `write`),
+    and reports it at the next sync point; should it die anyway, it fails what is queued and
+    says so there (`_die`), and `clear_error()` starts a new one.
+    """
 
     is_graph = False
 
     def __init__(self):
         self._queue = collections.deque()
-        # An RLock: a deleter may queue work from a finalizer.
-        self._cv = threading.Condition(threading.RLock())
         self._issued = 0  # sequence number of the last queued node
         self._completed = 0  # ... of the last finished node (run, failed or skipped)
         self._error = None  # the first failure: poisons the executor until cleared
-        self._sleeping = False
+        self._busy = False  # the worker holds a node it took off the queue (see `_idle`)
+        self._sleeping = False  # the worker is about to block on `_bell`
+        self._bell = threading.Lock()  # released to wake the worker
+        self._bell.acquire()
+        self._waiters = []  # (sequence number, lock) of each blocked waiter (see `_wait_for`)
+        self._wake_at = _NEVER  # at most the least number a waiter waits for (see `_wake`)
         self._closed = False
-        self._worker = threading.Thread(target=self._run,
-                                        name=f"eager-executor-{next(_worker_ids)}", daemon=True)
-        self._worker.start()
+        self._dead = None  # the error that ended the worker, if it died
+        self._worker = None
+        self._started = False
         _registry.add(self)
+
+    def _start_worker(self):
+        """Starts the worker thread; safe to call again after an interrupt cut it short."""
+        worker = self._worker
+        if worker is None:
+            worker = self._worker = threading.Thread(
+                target=self._run, name=f"eager-executor-{next(_worker_ids)}", daemon=True)
+        try:
+            worker.start()
+        except RuntimeError:  # started already: an interrupt came before `_started` was set
+            if worker.ident is None:
+                raise
+        self._started = True
+
+    @property
+    def pending(self) -> int:
+        """How many ops this executor has been given and not finished, the running one
+        included (at most `MAX_PENDING_OPS`)."""
+        return self._issued - self._completed
 
     # -- the caller's side (hot path: must cost little more than a synchronous op) ---------------
     def execute(self, op, inputs, attrs):
@@ -266,15 +328,13 @@ class AsyncExecutor:
             specs = (_infer(op, inputs, attrs) if op.infer_from_types
                      else _infer_now(op, inputs, attrs))
             meta = None
-        self._issued = seq = self._issued + 1
         node = _new_node(_Node)  # (no __init__ call: this is every async op's hot path)
         node.op = op
         node.inputs = inputs
         node.attrs = attrs
         node.device = device
         node.where = _user_point(2)
-        node.seq = seq
-        node.error = None
+        node.error = None  # (`seq`: numbered as it is queued, by `_enqueue`)
         node.executor = self
         if specs.__class__ is TensorSpec:
             result = t = _new_pending(PendingTensor)
@@ -297,57 +357,90 @@ class AsyncExecutor:
         the function's compiled program runs. Returns one pending tensor per `specs` entry (the
         graph's output types; a dimension the graph leaves open is waited for by `.shape`), on
         `device` (the caller has checked that every output lands there)."""
-        self._issued = seq = self._issued + 1
         node = _Node(_QueuedCall(name, run), tuple(inputs), None, None, device, _user_point(1),
-                     seq, self)
+                     0, self)
         node.outputs = outputs = _pending_outputs(node, specs, device)
         self._enqueue(node)
         return list(outputs)
 
     def _enqueue(self, node):
-        """Hands `node` to the worker; on a poisoned executor it fails at once, never running."""
+        """Numbers `node` and hands it to the worker, first waiting while `MAX_PENDING_OPS` are
+        pending; on a poisoned executor it fails at once, never running (number 0: nothing to
+        wait for). The number is stored just before the append, with no call in between, so a
+        `KeyboardInterrupt` leaves the op either not issued or queued; the worker rings only
+        when it sleeps."""
         if self._error is not None:
             node.error = self._error
-            self._issued_and_done(node)
-        else:
-            self._queue.append(node)
-            if self._sleeping:
-                with self._cv:
-                    self._sleeping = False  # one notify per wake-up, not one per op until then
-                    self._cv.notify()
+            node.seq = 0
+            return
+        seq = self._issued + 1
+        if seq - self._completed > MAX_PENDING_OPS:
+            self._throttle()  # (only this thread issues: `_issued` stays as it is)
+        node.seq = seq
+        self._issued = seq
+        self._queue.append(node)
+        if self._sleeping:
+            self._sleeping = False  # one wake-up per sleep, not one per op until it wakes
+            _release(self._bell)
 
-    def _issued_and_done(self, node):
-        with self._cv:
-            self._completed = max(self._completed, node.seq)
-            self._cv.notify_all()
+    def _throttle(self):
+        """Blocks the issuing thread at `MAX_PENDING_OPS` until half of them have run."""
+        self._wait_for(self._issued - MAX_PENDING_OPS // 2)
 
     # -- the worker ------------------------------------------------------------------------
     def _run(self):
+        try:
+            self._drain()
+        except BaseException as exc:  # noqa: BLE001 - not a kernel's (those are kept): ours
+            self._die(exc)
+
+    def _drain(self):
         queue = self._queue
+        waiters = self._waiters
         while True:
             if not queue:
-                with self._cv:
-                    while not queue and not self._closed:
-                        self._sleeping = True
-                        self._cv.wait(0.05)
-                    self._sleeping = False
-                    if self._closed and not queue:
-                        return
-            done = 0
-            while queue:
-                node = queue.popleft()
-                self._run_node(node)
-                if node.seq:  # callbacks carry 0 (see after_pending_work)
-                    done = node.seq
-            with self._cv:
-                if done:
-                    self._completed = done
-                self._cv.notify_all()
+                self._busy = False
+                if waiters:
+                    self._wake(True)  # idle: every waiter looks again (see `_idle`)
+                if self._closed:
+                    return
+                self._sleeping = True
+                if not queue:  # (an op queued since the test above rang no bell)
+                    self._bell.acquire(True, _POLL_S)
+                self._sleeping = False
+                continue
+            self._busy = True  # before the pop: `_idle` reads the queue, then this
+            node = queue.popleft()
+            self._run_node(node)
+            seq = node.seq
+            if seq:  # callbacks carry 0 (see after_pending_work)
+                self._completed = seq
+                if seq >= self._wake_at:
+                    self._wake(False)
+
+    def _wake(self, idle):
+        """Releases the waiters whose op has run (all of them when `idle`), and sets `_wake_at`
+        to the least number the others wait for. It is reset first and then only lowered, here
+        and by a waiter as it registers (each lowering has no call inside, so no other thread
+        runs in between), so it never exceeds a waiter's number. Only the worker releases a
+        waiter's lock, so `locked()` cannot change under it: a waiter woken before and not yet
+        running again is skipped."""
+        self._wake_at = _NEVER
+        completed = self._completed
+        for seq, lock in tuple(self._waiters):
+            if idle or seq <= completed:
+                if lock.locked():
+                    lock.release()
+            elif seq < self._wake_at:
+                self._wake_at = seq
 
     def _run_node(self, node):
         op = node.op
         if op is None:  # a callback (see after_pending_work): runs even when poisoned
-            node.attrs()
+            try:
+                node.attrs()
+            except BaseException as exc:  # noqa: BLE001 - as an exception in a finalizer is
+                _unraisable(exc, node.attrs)
             return
         if self._error is not None:
             node.error = self._error
@@ -361,7 +454,9 @@ class AsyncExecutor:
                               for t in node.inputs])
             else:
                 out = _dispatch.run_kernel(op, node.inputs, node.attrs, node.device)  # resolves
-        except Exception as exc:  # noqa: BLE001 - kept, raised at the next sync point
+        except BaseException as exc:  # noqa: BLE001 - kept, raised at the next sync point
+            # BaseException too: a SystemExit or KeyboardInterrupt raised by a kernel (a print
+            # stream's write, a py_function) would otherwise end the worker.
             node.error = self._error = _located(exc, op, node.where)
             return
         finally:
@@ -374,13 +469,58 @@ class AsyncExecutor:
             pending._node = None  # drop the inputs: values are no longer needed
         node.inputs = None
 
+    def _die(self, exc):
+        """The worker's own code failed (never a kernel: those are caught). Fails everything
+        queued with an error that says so, runs the queued callbacks, and wakes every waiter:
+        no sync point waits for a dead worker. `clear_error()` starts a new one."""
+        dead = InternalError(None, None, "The asynchronous executor's worker thread died "
+                                         f"({type(exc).__name__}: {exc}); the ops queued on it "
+                                         "did not run. async_clear_error() starts a new worker.")
+        dead.__cause__ = exc
+        self._dead = dead
+        if self._error is None:
+            self._error = dead
+        queue = self._queue
+        while queue:
+            node = queue.popleft()
+            if node.op is None:
+                self._run_node(node)
+            elif node.error is None:
+                node.error = dead
+        self._completed = self._issued
+        self._busy = False
+        self._wake(True)
+
     # -- sync points ---------------------------------------------------------------------------
+    def _idle(self):
+        """Whether the worker has run everything queued (the queue is read first: the worker
+        marks itself busy before it takes a node off)."""
+        return not self._queue and not self._busy
+
     def _wait_for(self, seq):
+        """Blocks until the node numbered `seq` has run (or the worker is idle, or dead).
+
+        Safe to interrupt anywhere: the lock the thread blocks on is its own."""
         if self._completed >= seq:
             return
-        with self._cv:
-            while self._completed < seq:
-                self._cv.wait(0.05)
+        waiter = _allocate_lock()
+        waiter.acquire()
+        entry = (seq, waiter)
+        waiters = self._waiters
+        try:
+            waiters.append(entry)
+            if seq < self._wake_at:
+                self._wake_at = seq
+            while self._completed < seq and not self._idle() and self._dead is None:
+                worker = self._worker
+                if worker is None or not worker.is_alive():
+                    break  # not started (ops are never queued then), or ended: nothing to wait for
+                waiter.acquire(True, _POLL_S)
+        finally:
+            try:
+                waiters.remove(entry)
+            except ValueError:  # never appended
+                pass
 
     def wait(self):
         """Blocks until everything queued so far has run; raises the pending error, if any."""
@@ -389,13 +529,30 @@ class AsyncExecutor:
             raise self._error
 
     def clear_error(self):
+        """Waits for the queue, forgets the pending error and, if the worker died, starts a new
+        one (`async_clear_error`)."""
         self._wait_for(self._issued)
         self._error = None
+        if self._dead is not None:
+            self._worker = None
+            self._started = False
+            self._dead = None
+            self._start_worker()
 
     def close(self):
-        with self._cv:
-            self._closed = True
-            self._cv.notify_all()
+        """Lets the worker finish the queue and exit. Touches nothing but the executor (its
+        owner's thread state calls it from `__del__`, possibly while the interpreter shuts
+        down)."""
+        self._closed = True
+        _release(self._bell)
+
+
+def _unraisable(exc, obj):
+    """Reports an exception nobody can catch (a callback's, on the worker) as Python reports one
+    in a finalizer."""
+    sys.unraisablehook(types.SimpleNamespace(
+        exc_type=type(exc), exc_value=exc, exc_traceback=exc.__traceback__,
+        err_msg="Exception ignored in an eager executor callback", object=obj))
 
 
 _INFER_CACHE = {}  # (op, input metas and shapes, attrs) -> output specs
@@ -480,7 +637,7 @@ def after_pending_work(action) -> bool:
     that finishes last), and returns True; returns False, doing nothing, when nothing is
     pending, so the caller acts at once. A variable's deleter uses it so that its destroy comes
     after the ops that still use the variable."""
-    busy = [e for e in list(_registry) if e._completed < e._issued and not e._closed]
+    busy = [e for e in list(_registry) if not e._idle() and not e._closed and e._dead is None]
     if not busy:
         return False
     remaining = [len(busy)]
@@ -494,12 +651,13 @@ def after_pending_work(action) -> bool:
             action()
 
     for executor in busy:
-        # No sequence number (0): a new one would race with the owning thread's `_issued += 1`,
-        # and nobody waits for the callback itself.
+        # No sequence number (0): a new one would race with the owning thread's numbering, and
+        # nobody waits for the callback itself. Not bounded by MAX_PENDING_OPS: this may run
+        # on any thread, a finalizer's included, which must not block.
         executor._queue.append(_Node(None, None, countdown, (), None, None, 0))
         if executor._sleeping:
-            with executor._cv:
-                executor._cv.notify()
+            executor._sleeping = False
+            _release(executor._bell)
     return True
 
 
@@ -524,29 +682,40 @@ _executors = threading.local()
 
 
 class _ThreadAsyncState:
-    """This thread's executor and whether async dispatch holds the process-wide fast path off.
+    """This thread's executor and its hold on the process-wide slow path (taken while async
+    dispatch is installed).
 
     It lives in a `threading.local`, so Python drops it when the thread ends: `__del__` then
     gives the fast path back and lets the executor's worker finish the queue and exit. A thread
     that ends in async mode leaks neither a worker nor a slow-path reason."""
 
-    __slots__ = ("executor", "holds_slow_path")
+    __slots__ = ("slow_path", "executor")
 
     def __init__(self):
-        self.executor = AsyncExecutor()
-        self.holds_slow_path = False
+        self.slow_path = _context.SlowPathHold()
+        self.executor = AsyncExecutor()  # (its worker starts once this state is stored)
 
-    def __del__(self):
-        if self.holds_slow_path:
-            self.holds_slow_path = False
-            _context.leave_slow_path()
-        self.executor.close()
+    def __del__(self, _finalizing=sys.is_finalizing):
+        # While the interpreter shuts down (a thread's state can be dropped after the modules'
+        # globals are gone) there is nothing left to give back: do nothing, as TensorFlow's
+        # `Executor.__del__` drops what it cannot do then. An error never synced is dropped.
+        if _finalizing():
+            return
+        slow_path = getattr(self, "slow_path", None)  # (a construction an interrupt cut short)
+        if slow_path is not None:
+            slow_path.give_back()
+        executor = getattr(self, "executor", None)
+        if executor is not None:
+            executor.close()
 
 
 def _thread_async_state():
     state = getattr(_executors, "state", None)
     if state is None:
         state = _executors.state = _ThreadAsyncState()
+    executor = state.executor
+    if not executor._started:
+        executor._start_worker()
     return state
 
 
@@ -556,28 +725,41 @@ def _current_executor():
 
 
 def _install_async(st):
-    if st.interpreter is None:
-        state = _thread_async_state()
-        st.interpreter = state.executor
-        state.holds_slow_path = True
-        _context.enter_slow_path()
-        return True
-    return False
+    """Installs this thread's executor as its interpreter (False if one is installed already).
+    A `KeyboardInterrupt` anywhere leaves it either installed with the slow path held or
+    neither: the hold is taken first, and given back if taking it was interrupted."""
+    if st.interpreter is not None:
+        return False
+    state = _thread_async_state()
+    hold = state.slow_path
+    try:
+        hold.take()
+    except BaseException:
+        hold.give_back()  # a no-op unless it had been taken
+        raise
+    st.interpreter = state.executor
+    return True
 
 
 def _uninstall_async(st):
     """Back to synchronous dispatch: waits for the executor and raises its pending error, which
     it then forgets. An error is reported once, where async dispatch ends; the next async period
-    on this thread starts clean (TensorFlow switches to a fresh executor here)."""
+    on this thread starts clean (TensorFlow switches to a fresh executor here). Interrupted
+    anywhere, it still ends synchronous with the hold given back."""
     executor = st.interpreter
     st.interpreter = None
-    state = _executors.state
-    state.holds_slow_path = False
-    _context.leave_slow_path()
+    hold = _executors.state.slow_path
     try:
-        executor.wait()
+        try:
+            hold.give_back()
+        except BaseException:
+            hold.give_back()  # interrupted at its entry: once more (a no-op once given back)
+            raise
     finally:
-        executor.clear_error()
+        try:
+            executor.wait()
+        finally:
+            executor.clear_error()
 
 
 def set_synchronous_execution(enable):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import logging
+import sys
 
 import numpy as np
 
@@ -78,6 +79,29 @@ def _pack(structure, flat):
     return nest.pack_sequence_as(structure, flat)
 
 
+_getrefcount = sys.getrefcount
+
+
+def _stack_refs(stack, index):
+    """The reference count of `stack[index]` as `_drop_abandoned` sees it."""
+    return _getrefcount(stack[index])
+
+
+#: `_stack_refs` of a tape that only its stack holds: its GradientTape is gone.
+_ABANDONED_REFS = _stack_refs([_tape.Tape()], 0)
+
+
+def _drop_abandoned(stack):
+    """Pops the tapes on `stack` that nothing else refers to. A GradientTape always holds its
+    tape, so such a tape's GradientTape is gone without having stopped recording, which only a
+    `KeyboardInterrupt` at the very entry of its `__exit__` does: a call's entry is an interrupt
+    point no Python code can guard (see `push_tape`). Nobody can ever stop or use it, so it is
+    dropped at the next tape entry on its thread, instead of recording forever."""
+    for index in range(len(stack) - 1, -1, -1):
+        if index < len(stack) and _stack_refs(stack, index) == _ABANDONED_REFS:
+            _context.pop_tape(stack, stack[index])
+
+
 class GradientTape:
     """Records operations on watched tensors so their gradients can be computed.
 
@@ -100,30 +124,39 @@ class GradientTape:
     # -- recording --------------------------------------------------------------------------
     def __enter__(self):
         """Starts recording on this thread (every training step comes here, and
-        `stop_recording` resumes through here)."""
+        `stop_recording` resumes through here).
+
+        A `KeyboardInterrupt` can arrive anywhere (Ctrl-C); `push_tape` pushes and counts the
+        tape together, so after one the tape is either recording or not on the stack at all:
+        the `with` statement does not call `__exit__` when `__enter__` raises, so the push is
+        undone here."""
         if self._recording:
             raise ValueError("Tape is still recording; this can happen if you try to re-enter "
                              "an already-active tape.")
+        tape = self._tape
         stack = self._stack = per_thread.state.tapes
-        stack.append(self._tape)
-        _context.enter_tape()
+        if stack:
+            _drop_abandoned(stack)
+        try:
+            _context.push_tape(stack, tape)
+        except BaseException:
+            _context.pop_tape(stack, tape)  # a no-op unless the push had happened
+            raise
         self._recording = True
         return self
 
     def __exit__(self, exc_type=None, exc_value=None, traceback=None):
-        """Stops recording, if it is on (`stop_recording` pauses through here)."""
+        """Stops recording, if it is on (`stop_recording` pauses through here). An interrupt at
+        `pop_tape`'s entry is met by popping again (a no-op once popped)."""
         if self._recording:
+            self._recording = False
             stack = self._stack
             tape = self._tape
-            if stack and stack[-1] is tape:  # the usual case: the innermost tape
-                stack.pop()
-            else:
-                for i in range(len(stack) - 1, -1, -1):
-                    if stack[i] is tape:
-                        del stack[i]
-                        break
-            _context.leave_tape()
-            self._recording = False
+            try:
+                _context.pop_tape(stack, tape)
+            except BaseException:
+                _context.pop_tape(stack, tape)
+                raise
         return False
 
     @contextlib.contextmanager
@@ -227,7 +260,8 @@ class GradientTape:
         try:
             grads = backward(self._tape, targets, target_grads, ids)
         finally:
-            self._resume(paused)
+            if paused is not None:  # (see `_pause`)
+                paused[0].insert(paused[1], self._tape)
         if unconnected is UnconnectedGradients.ZERO:
             grads = [_zeros_for(t) if g is None else g for t, g in zip(source_tensors, grads)]
         return grads
@@ -241,12 +275,15 @@ class GradientTape:
         try:
             return backward_batched(self._tape, target, stacked_seeds, ids)
         finally:
-            self._resume(paused)
+            if paused is not None:  # (see `_pause`)
+                paused[0].insert(paused[1], self._tape)
 
     def _pause(self):
         """Takes this tape off the thread's stack for a backward pass, which is not recorded on
         it unless it is persistent (TensorFlow records it then, which is what higher order on
-        one tape needs). Returns what `_resume` needs: (stack, index), or None."""
+        one tape needs). Returns (stack, index), for the caller's `finally` to put it back with
+        `stack.insert(index, tape)` (a call to a helper there could be interrupted at its entry,
+        leaving the tape off), or None."""
         tape = self._tape
         if tape.persistent or not self._recording:  # not on the stack: nothing to take off
             return None
@@ -254,11 +291,6 @@ class GradientTape:
         index = tapes.index(tape)
         del tapes[index]
         return tapes, index
-
-    def _resume(self, paused):
-        if paused is not None:
-            tapes, index = paused
-            tapes.insert(index, self._tape)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):

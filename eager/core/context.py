@@ -17,8 +17,9 @@ that hot code can test it with one attribute read:
   `kernel_only` implies it.
 
 Every state change that could make dispatch do more goes through `slow_path_reason()` (or
-`enter_slow_path`/`leave_slow_path`), which keeps one counter; gradient tapes are counted
-apart (`enter_tape`/`leave_tape`), so entering a tape never flips `kernel_and_tapes`.
+`enter_slow_path`/`leave_slow_path`, or a `SlowPathHold`), which keeps one counter; gradient
+tapes are counted apart, as they are pushed and popped (`push_tape`/`pop_tape`), so entering a
+tape never flips `kernel_and_tapes`.
 Disabling the fast path for every thread when one thread opens a scope is deliberate: the slow
 path is always correct, and the common case never opens one.
 
@@ -40,9 +41,9 @@ from ..devices import registry
 
 __all__ = ["FAST_PATH", "per_thread", "ThreadState", "thread_state", "placement_config",
            "DeviceScopeEntry", "slow_path_reason", "enter_slow_path", "leave_slow_path",
-           "enter_tape", "leave_tape", "device", "current_device_spec", "placement_device",
-           "soft_device_placement", "set_soft_device_placement", "log_device_placement",
-           "set_log_device_placement", "executing_eagerly", "name_scope"]
+           "SlowPathHold", "push_tape", "pop_tape", "device", "current_device_spec",
+           "placement_device", "soft_device_placement", "set_soft_device_placement",
+           "log_device_placement", "set_log_device_placement", "executing_eagerly", "name_scope"]
 
 
 class FastPathSwitch:
@@ -52,10 +53,18 @@ class FastPathSwitch:
     Entering and leaving a slow-path reason (every GradientTape does) must be cheap: the device
     check is redone only when the device set changes, and listeners run only when
     `kernel_and_tapes` flips, which a gradient tape never makes it do.
+
+    Safe against a `KeyboardInterrupt` (Ctrl-C), which reaches the main thread wherever CPython
+    (3.10+) next checks for signals: after a call returns, on a loop's back edge, at a
+    function's entry. The lock is never left held: it is taken by `with`, or, on the tapes' hot
+    path, by `acquire()` in a `try` of its own whose handler releases it if this thread owns it
+    (cheaper; see `eager.ops.resource_ops.apply_update`). The counters and switches change
+    inside it with no call in between, so an interrupt sees all of a change or none of it; and
+    listeners that an interrupt cut short are run again (`notified`).
     """
 
     __slots__ = ("kernel_only", "kernel_and_tapes", "device", "reasons", "tapes", "lock",
-                 "listeners")
+                 "listeners", "notified")
 
     def __init__(self):
         self.kernel_only = False
@@ -66,6 +75,7 @@ class FastPathSwitch:
         self.lock = threading.RLock()  # re-entrant: finalizers (thread-state teardown) take it
         # Called after every change of `kernel_and_tapes` (eager.tensor caches flags on metas).
         self.listeners = []
+        self.notified = None  # the `kernel_and_tapes` the listeners last finished with
 
     def devices_changed(self):
         if registry.is_initialized():
@@ -73,19 +83,30 @@ class FastPathSwitch:
             self.device = devices[0] if len(devices) == 1 and devices[0].inline else None
         else:
             self.device = None
-        self._update(force=True)
-
-    def _update(self, force=False):
-        single = self.device is not None
-        self.kernel_only = single and self.reasons == 0
-        kernel_and_tapes = single and self.reasons == self.tapes
-        if kernel_and_tapes != self.kernel_and_tapes or force:
-            self.kernel_and_tapes = kernel_and_tapes
-            for listener in self.listeners:
-                listener()
+        self.refresh()
 
     def refresh(self):
-        self._update(force=True)
+        """Recomputes the switches and runs every listener."""
+        with self.lock:
+            single = self.device is not None
+            self.kernel_only = single and self.reasons == 0
+            self.kernel_and_tapes = single and self.reasons == self.tapes
+            self.notified = None
+            try:
+                self.notify()
+            except BaseException:
+                self.notify()  # (see `_count`)
+                raise
+
+    def notify(self):
+        """Runs the listeners if `kernel_and_tapes` changed since they last finished (the caller
+        holds the lock and has set the switches). They are idempotent: callers run this again
+        when a `KeyboardInterrupt` cuts it short, and the next change runs them anyway."""
+        while self.notified is not self.kernel_and_tapes:
+            state = self.kernel_and_tapes
+            for listener in self.listeners:
+                listener()
+            self.notified = state
 
 
 FAST_PATH = FastPathSwitch()
@@ -103,50 +124,106 @@ def slow_path_reason():
 
 
 def enter_slow_path():
-    _count(1, 0)
+    _count(1)
 
 
 def leave_slow_path():
-    _count(-1, 0)
+    _count(-1)
 
 
-def enter_tape():
-    """A gradient tape starts recording (in any thread): a slow-path reason that leaves
-    `FAST_PATH.kernel_and_tapes` as it is, so no listener runs. Inlined (no `_count`): every
-    GradientTape comes here and to `leave_tape`."""
+def _count(reasons, hold=None, held=False):
+    """Adds `reasons` to the count and sets the switches to match, then tells the listeners;
+    with `hold`, only if `hold.held` is not already `held`, which it then becomes. Nothing
+    between the lock and the listeners is a call, so an interrupt sees all of the change or
+    none of it."""
+    fast = FAST_PATH
+    with fast.lock:
+        if hold is not None:
+            if hold.held is held:
+                return
+            hold.held = held
+        fast.reasons = count = fast.reasons + reasons
+        single = fast.device is not None
+        fast.kernel_only = single and count == 0
+        fast.kernel_and_tapes = single and count == fast.tapes
+        try:
+            fast.notify()
+        except BaseException:
+            fast.notify()  # an interrupt cut the listeners short: finish them, then go on
+            raise
+
+
+class SlowPathHold:
+    """One slow-path reason that its owner holds or not (`held`), for owners that must end up
+    consistent whatever a `KeyboardInterrupt` interrupts (the async executor's installation):
+    `take` and `give_back` change the count and `held` together, under the lock, and each is a
+    no-op when already done, so an owner interrupted in one simply calls it again."""
+
+    __slots__ = ("held",)
+
+    def __init__(self):
+        self.held = False
+
+    def take(self):
+        _count(1, self, True)
+
+    def give_back(self):
+        _count(-1, self, False)
+
+
+def push_tape(stack, tape):
+    """Pushes `tape` on a thread's tape stack (`ThreadState.tapes`) and counts it as a recording
+    tape (in any thread): a slow-path reason that leaves `FAST_PATH.kernel_and_tapes` as it is,
+    so no listener runs. Hot: every GradientTape comes here and to `pop_tape` (inlined, not
+    through `_count`).
+
+    Push and count happen together: the append is the last thing done and the only call inside
+    the lock, so a `KeyboardInterrupt` finds `tape` either on `stack` and counted or neither,
+    and "`tape` is on `stack`" tells which (`GradientTape.__enter__` relies on it)."""
     fast = FAST_PATH
     lock = fast.lock
-    lock.acquire()
+    try:  # (see the class doc)
+        lock.acquire()
+    except BaseException:
+        if lock._is_owned():
+            lock.release()
+        raise
     try:
         fast.reasons += 1
         fast.tapes += 1
         fast.kernel_only = False
+        stack.append(tape)
     finally:
         lock.release()
 
 
-def leave_tape():
+def pop_tape(stack, tape) -> bool:
+    """Takes `tape` off `stack` and uncounts it, together (see `push_tape`); False, doing
+    nothing, when it is not there (already popped: safe to call again after an interrupt)."""
     fast = FAST_PATH
     lock = fast.lock
-    lock.acquire()
+    try:  # (see the class doc)
+        lock.acquire()
+    except BaseException:
+        if lock._is_owned():
+            lock.release()
+        raise
     try:
+        if stack and stack[-1] is tape:  # the usual case: the innermost tape
+            index = len(stack) - 1
+        else:
+            for index in range(len(stack) - 1, -1, -1):
+                if stack[index] is tape:
+                    break
+            else:
+                return False
         fast.reasons -= 1
         fast.tapes -= 1
         fast.kernel_only = fast.reasons == 0 and fast.device is not None
+        del stack[index]
     finally:
         lock.release()
-
-
-def _count(reasons, tapes):
-    fast = FAST_PATH
-    lock = fast.lock
-    lock.acquire()  # not `with`: every GradientTape comes here twice, and `with` costs more
-    try:
-        fast.reasons += reasons
-        fast.tapes += tapes
-        fast._update()
-    finally:
-        lock.release()
+    return True
 
 
 class ThreadState:

@@ -114,9 +114,8 @@ def _locked_update(op_name, handles, grad, update, dense=True, xp=None):
     them (`_in_blocks`)."""
     storages = _storages(op_name, handles)
     locks = [storages[i].lock for i in sorted(range(len(handles)), key=lambda i: handles[i].uid)]
-    for lock in locks:
-        lock.acquire()
-    try:
+
+    def locked():
         _check_grad(op_name, handles[0].name, storages[0].value, grad, dense)
         shape = storages[0].value.shape
         for h, s in zip(handles[1:], storages[1:]):
@@ -133,10 +132,20 @@ def _locked_update(op_name, handles, grad, update, dense=True, xp=None):
                 _in_blocks(xp, update, (*arrays, grad))
         for s in storages:
             s.version += 1
-    finally:
-        for lock in reversed(locks):
-            lock.release()
+
+    _holding(locks, locked)
     return ()
+
+
+def _holding(locks, run, first=0):
+    """`run()` with `locks[first:]` held, taken in order by nested `with` statements: safe
+    against a `KeyboardInterrupt` anywhere (see resource_ops.apply_update), as an `acquire()`
+    loop followed by `try` is not, and as a loop releasing them in a `finally` is not either
+    (its back edge is a place an interrupt lands). A fused update costs far more than `with`."""
+    if first == len(locks):
+        return run()
+    with locks[first]:
+        return _holding(locks, run, first + 1)
 
 
 #: Dense CPU updates of more than `_BLOCKED_ABOVE` elements run `_BLOCK` at a time
@@ -274,7 +283,12 @@ def _gd_kernel(xp, var, alpha, delta):
     if storage is None or storage.value is None:
         storage = var.storage_or_uninitialized(_GD)  # raises TensorFlow's error
     lock = storage.lock
-    lock.acquire()  # not `with` (see resource_ops.apply_update)
+    try:  # safe against Ctrl-C, and cheaper than `with` (see resource_ops.apply_update)
+        lock.acquire()
+    except BaseException:
+        if lock._is_owned():
+            lock.release()
+        raise
     try:
         current = storage.value  # the one local reference `unshared` is calibrated for
         if current.shape != delta.shape or current.dtype != delta.dtype:
