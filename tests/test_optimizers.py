@@ -761,8 +761,14 @@ def test_op_kernel_and_inference_errors_name_the_op():
         infer(v.handle, TensorSpec([], tf.float64), TensorSpec([3, 2], tf.float32))
     with pytest.raises(tf.errors.InvalidArgumentError, match="must be a scalar"):
         infer(v.handle, TensorSpec([2], tf.float32), TensorSpec([3, 2], tf.float32))
-    with pytest.raises(tf.errors.InvalidArgumentError, match="same shape"):
+    # Worded as the kernel's (a device that infers before it runs the kernel reports these).
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"ResourceApplyGradientDescent: var 'v' and grad do not have the "
+                             r"same shape: \[3, 2\] vs. \[3, 3\]"):
         infer(v.handle, TensorSpec([], tf.float32), TensorSpec([3, 3], tf.float32))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"grad must be float32 \(the dtype of var 'v'\), got float64"):
+        infer(v.handle, TensorSpec([], tf.float32), TensorSpec([3, 2], tf.float64))
     with pytest.raises(tf.errors.InvalidArgumentError, match="resource handle"):
         infer(lr, TensorSpec([], tf.float32), TensorSpec([3, 2], tf.float32))
     sparse = training_ops.SPARSE_APPLY_ADAM.infer
