@@ -507,3 +507,20 @@ def test_interrupts_landing_while_arrays_are_made_and_collected_all_reach_the_pr
         timer.join()
     assert delivered == 60
     np.testing.assert_array_equal((tf.constant(np.ones(4)) * 3.0).numpy(), np.full(4, 3.0))
+
+
+def test_live_resource_count_counts_a_dropped_variable_once_its_queued_destroy_has_run(
+        simulated_gpu):
+    """A dropped variable's destroy is queued on its stream behind the kernels that may still
+    use it; the count must not depend on how far the stream has got."""
+    base = tf.experimental.live_resource_count()
+    v = tf.Variable(np.ones(4))
+    gate = simulated_gpu.compute_stream.paused()
+    gate.__enter__()
+    try:
+        del v
+        gc.collect()
+        assert simulated_gpu.resources.live_count() == base + 1  # the destroy is queued
+    finally:
+        threading.Timer(0.2, gate.__exit__, args=(None, None, None)).start()
+    assert tf.experimental.live_resource_count() == base
