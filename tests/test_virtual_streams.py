@@ -255,6 +255,34 @@ def test_a_finalizer_launching_inside_a_launch_onto_a_full_stream_does_not_deadl
         stream.close()
 
 
+def test_a_launch_from_inside_a_launch_before_the_worker_is_woken_does_not_wait():
+    """The exact moment a finalizer may run inside a launch: the item is queued, the worker
+    sleeps and has not been woken yet, and the queue is full. Waiting for room there would
+    wait for a worker that nothing wakes. (Made deterministic by launching from the wake-up
+    call itself, as a finalizer run by an allocation in it would.)"""
+    stream = VirtualStream("reentrant", max_pending=1)
+    ran = []
+    try:
+        stream.synchronize()
+        deadline = time.monotonic() + DEADLINE_S
+        while not stream._sleeping and time.monotonic() < deadline:
+            time.sleep(0.001)  # the worker waits for work
+        wake = stream._cv.notify_all
+
+        def finalizer_then_wake():
+            stream._cv.notify_all = wake  # once
+            stream.launch(ran.append, "from the finalizer")
+            wake()
+
+        stream._cv.notify_all = finalizer_then_wake
+        _run_with_deadline(lambda: stream.launch(ran.append, "outer"),
+                           "a launch from inside a launch")
+        stream.synchronize()
+        assert ran == ["outer", "from the finalizer"]
+    finally:
+        stream.close()
+
+
 # -- interleavings ---------------------------------------------------------------------------
 
 _STEP = st.one_of(

@@ -161,8 +161,7 @@ class VirtualStream(Stream):
 
     # -- internals ----------------------------------------------------------------------------
     def _push(self, item, bounded=True):
-        # Hot: every kernel. Room is checked before the lock is taken, so a thread that holds
-        # it (a finalizer run by an allocation inside this very method) never waits here.
+        # Hot: every kernel; one comparison unless the queue is full.
         if bounded and self._issued - self._completed >= self.max_pending:
             self._wait_for_room()
         with self._cv:
@@ -184,9 +183,12 @@ class VirtualStream(Stream):
         return VirtualEvent(self, seq)
 
     def _wait_for_room(self):
-        """Blocks this thread while the queue is full, unless waiting could deadlock: when the
-        thread holds the stream's lock (a finalizer run inside a launch) or is a stream worker
-        or holds a paused stream (the work it would wait for may be waiting for it)."""
+        """Blocks this thread while the queue is full, unless waiting could deadlock: the
+        thread is a stream worker or holds a paused stream (the work it would wait for may be
+        waiting for it), or it holds this stream's lock: a finalizer run by an allocation
+        inside a launch, maybe after the item was queued and before the sleeping worker was
+        told, so nothing would ever make room. (Finalizers should launch with
+        `launch_from_finalizer`, which never waits.)"""
         if (self._cv._is_owned() or getattr(_this_thread, "is_stream_worker", False)
                 or _pausing_threads[threading.get_ident()]):
             return
