@@ -296,7 +296,7 @@ _STEP = st.one_of(
 )
 
 
-@settings(max_examples=60)
+@settings(max_examples=200)
 @given(steps=st.lists(_STEP, max_size=40), max_pending=st.integers(1, 4))
 def test_interleaved_launches_events_pauses_and_failures_keep_cuda_order(steps, max_pending):
     """Three streams, each with a tiny bound, and a random program of launches (some failing),
@@ -396,7 +396,7 @@ def test_interleaved_device_work_on_two_gpus_with_tiny_queues_matches_numpy(two_
     for device in (g0, g1):
         device.compute_stream.max_pending = device.copy_stream.max_pending = 2
 
-    @settings(max_examples=20)
+    @settings(max_examples=30)
     @given(programs=st.lists(st.lists(st.tuples(st.sampled_from(_DEVICE_OPS),
                                                 st.integers(0, 5)), max_size=15),
                              min_size=2, max_size=2))

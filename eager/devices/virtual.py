@@ -489,9 +489,9 @@ class VirtualDevice(Device):
     def to_host(self, array):
         if not isinstance(array, VirtualArray):
             return array  # a numpy value, a list, a handle: already on the host
-        # The read waits for the work issued before it, not for what other threads issue
-        # meanwhile: with a busy writer on the stream, waiting for "everything so far" at each
-        # step could take as long as the writer keeps going.
+        # The read waits for its own copy and for the compute work issued before it, not for
+        # what other threads issue meanwhile (a writer's copies queued behind this one, each
+        # waiting in turn for more of the writer's kernels).
         issued_before = self.compute_stream._issued
         copy = self.copy_stream
         copy.wait_event(array._ready)
