@@ -254,8 +254,8 @@ class _Deleter:
             # Through the compute stream, like the kernels that use the resource: behind those
             # already queued on a simulated GPU's stream; at once on the CPU and on CUDA, whose
             # kernels look their resources up at launch.
-            destroy = functools.partial(device.compute_stream.launch_op, "DestroyResourceOp",
-                                        device.resources.destroy, handle.uid)
+            destroy = functools.partial(device.compute_stream.launch_from_finalizer,
+                                        "DestroyResourceOp", device.resources.destroy, handle.uid)
             if not _after_pending_work(destroy):  # async ops may still use it: destroy later
                 destroy()
         except Exception:  # noqa: BLE001 - at interpreter exit modules may already be gone

@@ -5,12 +5,21 @@
   are tested by every numeric test. Tests of the operators' fast path switch it off locally.
 * Hypothesis is derandomized by default so CI is reproducible; run with
   `--hypothesis-profile=thorough` for fresh random examples and more of them.
+* The suite also runs with simulated GPUs as the default device (`EAGER_SIMULATED_GPUS=1`,
+  `.ci/run` does both). A test of behaviour that exists only where the one device is the CPU
+  says so with `@pytest.mark.cpu_only(reason=...)` (or the `cpu_only` fixture), the reason
+  being what the test observes that a GPU does differently (numpy buffers' addresses, host
+  allocations, the CPU fast path, a kernel failing on the calling thread).
+* On a device whose kernels run later (the simulated GPU), a failing kernel is reported at the
+  next synchronization. A test that leaves such a failure unreported fails itself, at its end,
+  instead of handing the error to whichever later test synchronizes first.
 """
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 import eager
+from eager.base.errors import OpError
 from eager.core.context import _reset_for_tests
 from eager.devices import registry
 from eager.core import dispatch
@@ -20,6 +29,48 @@ settings.register_profile("default", max_examples=25, deadline=None, derandomize
 settings.register_profile("thorough", max_examples=300, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("default")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "cpu_only(reason): the test runs with one CPU and no GPU, whatever the "
+                   "machine has (see the `cpu_only` fixture); `reason` says what it observes "
+                   "that exists only there")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        marker = item.get_closest_marker("cpu_only")
+        if marker is not None and not (marker.kwargs.get("reason") or marker.args):
+            raise pytest.UsageError(f"{item.nodeid}: cpu_only needs a reason (what the test "
+                                    "observes that exists only with one CPU)")
+
+
+@pytest.fixture(autouse=True)
+def _cpu_only_marker(request):
+    if request.node.get_closest_marker("cpu_only") is not None:
+        request.getfixturevalue("cpu_only")
+
+
+@pytest.fixture(autouse=True)
+def _no_kernel_failure_left_unreported():
+    """Fails a test that leaves a kernel failure queued on a device's stream (see the module
+    doc): the test issued an op that fails and never synchronized to see it."""
+    yield
+    if not registry.is_initialized():
+        return
+    unreported = []
+    for device in registry.devices():
+        if device.inline:
+            continue
+        try:
+            device.synchronize()
+        except OpError as exc:
+            unreported.append(f"{device.name}: {type(exc).__name__}: {exc}")
+    if unreported:
+        pytest.fail(f"a kernel failure was left unreported by the test (on a device whose "
+                    f"kernels run later it surfaces at the next synchronization; make the test "
+                    f"synchronize, e.g. with .numpy()): {'; '.join(unreported)}", pytrace=False)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -124,6 +124,9 @@ def test_source_is_one_statement_per_node_with_the_users_line():
     assert linecache.getline(compiled.filename, 1).startswith("def ")
 
 
+@pytest.mark.cpu_only(reason="asserts how a kernel failing during the call is attributed to "
+                              "its node; a device whose kernels run later (a simulated GPU) "
+                              "reports the failure at the next synchronization instead")
 def test_failure_names_the_node_and_the_user_line_in_the_traceback():
     def f(i):
         table = eager.constant([1.0, 2.0])

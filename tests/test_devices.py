@@ -224,8 +224,13 @@ def test_importing_eager_does_not_import_cupy():
 
 
 def test_gpu_probe_never_raises_and_agrees_with_listing():
-    count = cuda_device_count()
-    assert count == len(tf.config.list_physical_devices("GPU"))
+    _reset_for_tests()
+    try:
+        tf.config.experimental.set_simulated_gpus(0)  # the real GPUs, in a simulated run too
+        count = cuda_device_count()
+        assert count == len(tf.config.list_physical_devices("GPU"))
+    finally:
+        _reset_for_tests()
 
 
 def test_visible_devices_hide_gpus_before_initialization_only():

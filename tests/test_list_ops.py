@@ -55,7 +55,8 @@ def test_a_list_tensor_is_a_variant_scalar_whose_numpy_is_the_list():
     assert value.max_num_elements == -1
     np.testing.assert_array_equal(host(lst, value.elements()[1]), [3.0, 4.0])
     # The elements are arrays of the list's device (cupy arrays on a GPU).
-    assert all(isinstance(e, lst._device.xp.ndarray) for e in value.elements())
+    device_array = type(lst._device.from_host(np.zeros(1, np.float32)))
+    assert all(isinstance(e, device_array) for e in value.elements())
     assert "TensorList" in repr(lst) and "variant" in str(lst)
 
 
@@ -232,7 +233,8 @@ def test_reading_with_an_element_shape_the_item_does_not_have_is_an_error():
     lst = pushed([1.0, 2.0])
     with pytest.raises(InvalidArgumentError, match="TensorListGetItem.*incompatible with the "
                                                    "requested element_shape \\[3\\]"):
-        list_ops.tensor_list_get_item(lst, 0, f32, element_shape=[3])
+        # (`.numpy()`: a device whose kernels run later reports the failure there)
+        list_ops.tensor_list_get_item(lst, 0, f32, element_shape=[3]).numpy()
     np.testing.assert_array_equal(
         list_ops.tensor_list_get_item(lst, 0, f32, element_shape=[None]).numpy(), [1.0, 2.0])
 
@@ -368,6 +370,8 @@ def test_set_item_copies_and_leaves_the_input_list_alone():
     assert storage(changed) is not storage(lst)
 
 
+@pytest.mark.cpu_only(reason="asserts that pushes reuse one storage object; a simulated GPU's "
+                              "kernels get copies of a list's elements, never its storage")
 def test_a_push_loop_appends_to_one_storage():
     lst = list_ops.empty_tensor_list([2], f32)
     first = storage(lst)
@@ -377,6 +381,8 @@ def test_a_push_loop_appends_to_one_storage():
     assert storage(lst) is first and len(first) == 1000
 
 
+@pytest.mark.cpu_only(reason="asserts storage object identity; a simulated GPU's kernels get "
+                              "copies of a list's elements, never its storage")
 def test_calibration_tells_a_storage_one_list_holds_from_a_shared_one():
     if sys.implementation.name == "cpython" and sys.version_info < (3, 14):
         assert list_ops.storage_reuse()

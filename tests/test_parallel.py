@@ -315,6 +315,9 @@ def test_read_after_write_ordered_by_a_control_edge_sees_the_write():
         assert float(got) == float(k)
 
 
+@pytest.mark.cpu_only(reason="observes the executor's scheduling through kernel bodies run on "
+                              "its threads; a simulated GPU runs every kernel body later, on its "
+                              "stream's worker thread")
 def test_control_edges_order_otherwise_independent_nodes():
     """B has no data edge from A, only a control edge: it must not start before A finished,
     although a pool thread is free to take it at once."""
@@ -364,6 +367,9 @@ def test_kernel_error_surfaces_with_its_class_and_the_executor_stays_usable():
             assert_same(run_program(program, good), executor.run(good))
 
 
+@pytest.mark.cpu_only(reason="observes the executor's scheduling through kernel bodies run on "
+                              "its threads; a simulated GPU runs every kernel body later, on its "
+                              "stream's worker thread")
 def test_error_in_one_branch_waits_for_the_other_and_schedules_nothing_new():
     """Branches A and B start together (a two-party barrier). A then fails; B, already
     running, finishes before `run` raises; B's successor is never started."""
@@ -445,6 +451,9 @@ def test_malformed_programs_are_rejected_when_the_executor_is_built():
 
 # -- concurrency, threads and pools --------------------------------------------------------------
 @pytest.mark.parametrize("threads", [2, 4])
+@pytest.mark.cpu_only(reason="observes the executor's scheduling through kernel bodies run on "
+                              "its threads; a simulated GPU runs every kernel body later, on its "
+                              "stream's worker thread")
 def test_independent_nodes_run_at_the_same_time_on_distinct_threads(threads):
     idents = []
     names = []
@@ -469,6 +478,9 @@ def test_independent_nodes_run_at_the_same_time_on_distinct_threads(threads):
         assert len(inter_op_threads_seen(names)) == threads - 1
 
 
+@pytest.mark.cpu_only(reason="observes the executor's scheduling through kernel bodies run on "
+                              "its threads; a simulated GPU runs every kernel body later, on its "
+                              "stream's worker thread")
 def test_one_thread_and_chains_stay_on_the_calling_thread():
     idents = []
 
@@ -603,6 +615,8 @@ def test_nested_runs_from_inside_kernels_do_not_deadlock(cpu_only):
     assert results == [[[2.0, 3.0], [2.0, 4.0], [-2.0, -1.0]]] * 6
 
 
+@pytest.mark.cpu_only(reason="holds a weak reference to the array a kernel returns; a "
+                              "simulated GPU copies every kernel's result into a pool block")
 def test_values_are_dropped_after_their_last_consumer():
     """A value read by one node is gone by the time a node ordered after that reader runs
     (the reference runner keeps every value to the end; the executor must not)."""

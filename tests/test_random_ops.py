@@ -275,7 +275,8 @@ def test_generator_bad_inputs():
     with pytest.raises(ValueError, match="StatefulUniform.*maxval"):
         g.uniform([2], dtype=eager.int32)
     with pytest.raises(InvalidArgumentError, match="StatefulUniformInt.*minval < maxval"):
-        g.uniform([2], minval=3, maxval=3, dtype=eager.int64)
+        # (`.numpy()`: a device whose kernels run later reports the failure there)
+        g.uniform([2], minval=3, maxval=3, dtype=eager.int64).numpy()
     with pytest.raises(TypeError, match="StatefulStandardNormalV2"):
         g.normal([2], dtype=eager.int32)
     with pytest.raises(ValueError, match="StatefulUniformFullInt"):
@@ -388,7 +389,8 @@ def test_bad_dtypes_and_bounds():
     with pytest.raises(ValueError, match="RandomUniform.*maxval"):
         eager.random.uniform([2], dtype=eager.int32)
     with pytest.raises(InvalidArgumentError, match="RandomUniformInt.*minval < maxval"):
-        eager.random.uniform([2], minval=5, maxval=2, dtype=eager.int32)
+        # (`.numpy()`: a device whose kernels run later reports the failure there)
+        eager.random.uniform([2], minval=5, maxval=2, dtype=eager.int32).numpy()
     with pytest.raises(InvalidArgumentError, match="RandomUniformInt.*0-D"):
         eager.random.uniform([2], minval=[0, 1], maxval=5, dtype=eager.int32)
     with pytest.raises(TypeError, match="RandomUniformInt.*minval"):

@@ -291,10 +291,11 @@ def test_a_dropped_variable_is_destroyed_after_the_stream_work_that_uses_it(gpus
         read = v.read_value() * 1.0  # queued: reads the variable later, on the stream
         del v
         gc.collect()
-        assert tf.experimental.live_resource_count() == live + 1  # destroy is queued behind
+        # The device's own count, as it is now (live_resource_count would wait for the
+        # stream): the destroy is queued behind the read.
+        assert g0.resources.live_count() == live + 1
     np.testing.assert_array_equal(read.numpy(), np.full(8, 3.0))
-    g0.synchronize()
-    assert tf.experimental.live_resource_count() == live
+    assert tf.experimental.live_resource_count() == live  # waits for the queued destroy
 
 
 def test_a_finalizer_launching_on_a_stream_inside_a_launch_neither_deadlocks_nor_reorders():

@@ -64,8 +64,18 @@ class Stream:
         raise NotImplementedError
 
     def launch_op(self, name, fn, *args):
-        """`launch`, naming the work (for errors and the profiler's stream lanes)."""
+        """`launch`, naming the work (for errors and the profiler's stream lanes). Like a CUDA
+        launch, it may block the host while the stream's queue of unfinished work is full (the
+        simulated GPU's `MAX_PENDING_LAUNCHES`), so that a thread issuing work faster than the
+        device runs it cannot queue without bound."""
         return self.launch(fn, *args)
+
+    def launch_from_finalizer(self, name, fn, *args):
+        """`launch_op` for a finalizer (`__del__`, a weakref callback): it never waits for room
+        in the queue. The collector runs finalizers at any allocation, in a thread that may hold
+        a lock the queued work needs, so waiting there for that work could never end; what a
+        finalizer launches (a destroy) is small and rare, so exceeding the bound is harmless."""
+        return self.launch_op(name, fn, *args)
 
     def record_event(self) -> Event:
         raise NotImplementedError

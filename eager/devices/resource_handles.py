@@ -85,5 +85,12 @@ def handle_data(handle_tensor):
 
 
 def live_resource_count() -> int:
-    """How many resources (variables, ...) are alive on all devices."""
-    return sum(d.resources.live_count() for d in _registry.devices())
+    """How many resources (variables, ...) are alive on all devices, once the work queued on
+    their compute streams has run: a dropped variable's destroy is queued there behind the
+    kernels that use it, so on a device whose kernels run later the count would otherwise
+    depend on how far the stream has got. (Waits without reporting kernel failures: those
+    belong to the next synchronization.)"""
+    devices = _registry.devices()
+    for d in devices:
+        d.compute_stream.record_event().synchronize()
+    return sum(d.resources.live_count() for d in devices)

@@ -21,6 +21,11 @@ CuPy backend implements:
 - Kernel failures are reported like CUDA's asynchronous errors: at the next synchronization
   (`synchronize`, a copy to the host), naming the op. Like CuPy's, kernels give inf and nan
   without a floating-point signal, whatever the user's warning filters.
+- A stream holds at most `MAX_PENDING_LAUNCHES` unfinished launches; a host thread launching
+  onto a full stream waits for room, as CUDA blocks the host when a stream's launch queue is
+  full. So a thread that issues work faster than the stream runs it is slowed to the stream's
+  pace: the memory its queued work holds stays bounded, and a read queued behind that work
+  waits for at most a full queue.
 
 Simulated GPUs are configured before the devices are initialized, with
 `eager.config.experimental.set_simulated_gpus(n)` (or the environment variable
@@ -30,6 +35,7 @@ can be split into logical GPUs like real ones.
 
 from __future__ import annotations
 
+import _thread
 import collections
 import threading
 
@@ -39,9 +45,27 @@ from ..base import profile_events
 from ..base.errors import InvalidArgumentError, OpError
 from .base import COMPLETED, Device, Event, KeepAlive, Stream
 
-__all__ = ["VirtualArray", "VirtualDevice", "VirtualEvent", "VirtualStream"]
+__all__ = ["VirtualArray", "VirtualDevice", "VirtualEvent", "VirtualStream",
+           "MAX_PENDING_LAUNCHES"]
 
 _PROFILE = profile_events.RECORDER
+
+#: How many launches a simulated stream holds unfinished before a launching host thread waits
+#: for one to finish. CUDA blocks the host at about a thousand pending launches, but a simulated
+#: kernel runs on numpy, under the GIL, thousands of times slower than a GPU's: a queue that deep
+#: would hold seconds of work, and every read behind it would wait that long. 256 launches keep
+#: the host well ahead of the stream (launches still return before their kernels run) while a
+#: full queue is a fraction of a second of work.
+MAX_PENDING_LAUNCHES = 256
+
+# Threads that must never wait for room in a stream's queue (read only when a queue is full):
+# the stream workers (a kernel or a wait running on one may launch, and the work it would wait
+# for may be waiting for it), marked in a thread-local; and host threads holding a `paused()`
+# stream (the work they would wait for is held by their own pause), counted by thread ident
+# because a pause may be lifted from another thread.
+_this_thread = threading.local()
+_pausing_threads = collections.Counter()
+_pausing_lock = threading.Lock()
 
 
 class VirtualEvent(Event):
@@ -66,12 +90,13 @@ class VirtualEvent(Event):
 class VirtualStream(Stream):
     """An in-order queue of work run by one worker thread (see the module doc)."""
 
-    __slots__ = ("name", "_queue", "_cv", "_issued", "_completed", "_error", "_sleeping",
-                 "_closed", "_worker", "__weakref__")
+    __slots__ = ("name", "max_pending", "_queue", "_cv", "_issued", "_completed", "_error",
+                 "_error_seq", "_sleeping", "_closed", "_worker", "__weakref__")
     inline = False
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, max_pending: int = MAX_PENDING_LAUNCHES):
         self.name = name
+        self.max_pending = max_pending  # see MAX_PENDING_LAUNCHES
         self._queue = collections.deque()
         # RLock: a finalizer (a collected variable's deleter) may launch on this stream from
         # any allocation, also one made while this thread holds the lock in a launch.
@@ -79,6 +104,7 @@ class VirtualStream(Stream):
         self._issued = 0  # items launched so far
         self._completed = 0  # items the worker has finished
         self._error = None  # the first failure since the last synchronization
+        self._error_seq = 0  # the number of the item that failed with it
         self._sleeping = False
         self._closed = False  # closed: the worker has exited; work runs on the caller
         self._worker = threading.Thread(target=_serve, args=(self,), daemon=True,
@@ -95,6 +121,10 @@ class VirtualStream(Stream):
         """`launch`, naming the work (for errors and the profiler)."""
         return self._push((fn, args, name))
 
+    def launch_from_finalizer(self, name, fn, *args):
+        """`launch_op` that never waits for room in the queue (see `Stream`)."""
+        return self._push((fn, args, name), bounded=False)
+
     def record_event(self) -> Event:
         return VirtualEvent(self, self._issued)
 
@@ -106,10 +136,18 @@ class VirtualStream(Stream):
         self._push((event.synchronize, (), "wait_event"))
 
     def synchronize(self) -> None:
-        self._wait_until(self._issued)
-        error = self._error
-        if error is not None:
-            self._error = None
+        self.synchronize_through(self._issued)
+
+    def synchronize_through(self, seq) -> None:
+        """Waits for the first `seq` items launched here (not for items other threads launch
+        meanwhile) and raises the first failure among them, as `synchronize` does."""
+        self._wait_until(seq)
+        if self._error is not None:
+            with self._cv:
+                error = self._error
+                if error is None or self._error_seq > seq:
+                    return  # a later item failed: its own synchronization reports it
+                self._error = None
             raise error
 
     @property
@@ -123,7 +161,10 @@ class VirtualStream(Stream):
         return _Paused(self)
 
     # -- internals ----------------------------------------------------------------------------
-    def _push(self, item):
+    def _push(self, item, bounded=True):
+        # Hot: every kernel; one comparison unless the queue is full.
+        if bounded and self._issued - self._completed >= self.max_pending:
+            self._wait_for_room()
         with self._cv:
             # Numbered and queued with no allocation between (an allocation may run a
             # finalizer that launches here too): the queue stays in number order.
@@ -141,6 +182,20 @@ class VirtualStream(Stream):
             self._completed += 1
             self._cv.notify_all()
         return VirtualEvent(self, seq)
+
+    def _wait_for_room(self):
+        """Blocks this thread while the queue is full, unless waiting could deadlock: the
+        thread is a stream worker or holds a paused stream (the work it would wait for may be
+        waiting for it), or it holds this stream's lock: a finalizer run by an allocation
+        inside a launch, maybe after the item was queued and before the sleeping worker was
+        told, so nothing would ever make room. (Finalizers should launch with
+        `launch_from_finalizer`, which never waits.)"""
+        if (self._cv._is_owned() or getattr(_this_thread, "is_stream_worker", False)
+                or _pausing_threads[threading.get_ident()]):
+            return
+        with self._cv:
+            while self._issued - self._completed >= self.max_pending and not self._closed:
+                self._cv.wait()
 
     def close(self):
         """Lets the worker finish what is queued and exit; later work runs on the caller."""
@@ -162,18 +217,28 @@ class VirtualStream(Stream):
 class _Paused:
     """Queues a wait on an event: the worker stops there until the block exits."""
 
-    __slots__ = ("_stream", "_opened")
+    __slots__ = ("_stream", "_opened", "_thread")
 
     def __init__(self, stream):
         self._stream = stream
         self._opened = threading.Event()
+        self._thread = None
 
     def __enter__(self):
         self._stream._push((self._opened.wait, (), "paused"))
+        self._thread = threading.get_ident()
+        with _pausing_lock:
+            _pausing_threads[self._thread] += 1
         return self._stream
 
     def __exit__(self, *exc):
+        if self._opened.is_set():
+            return  # lifted already
         self._opened.set()
+        with _pausing_lock:
+            _pausing_threads[self._thread] -= 1
+            if not _pausing_threads[self._thread]:
+                del _pausing_threads[self._thread]
 
 
 def _serve(stream):
@@ -182,6 +247,7 @@ def _serve(stream):
     kernels never signal inf or nan (`eager.base.ieee`)."""
     np.seterr(all="ignore")
     queue, cv = stream._queue, stream._cv
+    _this_thread.is_stream_worker = True
     while True:
         with cv:
             while not queue:
@@ -207,6 +273,7 @@ def _run_item(stream, fn, args, name):
         fn(*args)
     except BaseException as exc:  # noqa: BLE001 - reported at the next synchronization
         if stream._error is None:
+            stream._error_seq = stream._completed + 1  # items finish in order: this one
             stream._error = _as_op_error(exc, name)
 
 
@@ -243,12 +310,32 @@ class VirtualArray:
                         "allowed; copy it with the device's to_host")
 
     def __del__(self):
-        pool = self._pool
-        if pool is not None:
-            pool.release(self._home, self._block)
+        # Runs wherever the collector does: when Ctrl-C lands, at interpreter exit, on an array
+        # whose construction an interrupt cut short (no `_pool` yet). An exception raised here
+        # is only printed, and lost: so nothing escapes, and an interrupt that lands here is
+        # delivered again once this has returned (see `_interrupt_main_again`).
+        try:
+            pool = self._pool
+            if pool is not None:
+                pool.release(self._home, self._block)
+        except KeyboardInterrupt:
+            _interrupt_main_again()
+        except Exception:  # noqa: BLE001 - half-built, or modules torn down at exit: nothing to do
+            pass
 
     def __repr__(self):
         return f"<VirtualArray {self.dtype}{list(self.shape)} ready={self._ready.query()}>"
+
+
+def _interrupt_main_again():
+    """Re-sends an interrupt that a finalizer caught. Not from the finalizer itself: the main
+    thread would raise it at its next instruction, still inside the finalizer, where it would
+    be lost again. A new thread sends it once it gets the interpreter, by when the finalizer has
+    normally returned (if not, the finalizer catches it and sends it once more)."""
+    try:
+        _thread.start_new_thread(_thread.interrupt_main, ())
+    except Exception:  # noqa: BLE001 - no new threads at interpreter exit: nothing to interrupt
+        pass
 
 
 class _Pool:
@@ -320,9 +407,9 @@ class VirtualDevice(Device):
         array.shape = tuple(shape)
         array.dtype = np.dtype(dtype)
         array._block = self.pool.allocate(self.compute_stream, array.shape, array.dtype)
-        array._pool = self.pool
         array._home = self.compute_stream
         array._ready = ready
+        array._pool = self.pool  # last: with it, `__del__` returns the block
         return array
 
     def _adopt(self, value, ready):
@@ -372,7 +459,7 @@ class VirtualDevice(Device):
             box.append(op.kernel(np, *owned, **attrs))
 
         done = compute.launch_op(op.name, run)
-        compute.synchronize()  # raises the kernel's (or an earlier kernel's) error
+        compute.synchronize_through(done._seq)  # raises the kernel's (or an earlier one's) error
         result = box[0]
         if isinstance(result, tuple):
             return tuple(self._from_kernel(v, done) for v in result)
@@ -406,12 +493,18 @@ class VirtualDevice(Device):
     def to_host(self, array):
         if not isinstance(array, VirtualArray):
             return array  # a numpy value, a list, a handle: already on the host
+        # The read waits for its own copy and for the compute work issued before it, not for
+        # what other threads issue meanwhile (a writer's copies queued behind this one, each
+        # waiting in turn for more of the writer's kernels).
+        issued_before = self.compute_stream._issued
         copy = self.copy_stream
         copy.wait_event(array._ready)
         box = []
-        copy.launch_op("DeviceToHost", lambda block: box.append(block.copy()), array._block)
-        copy.synchronize()
-        self.compute_stream.synchronize()  # surfaces a failed kernel that produced the array
+        done = copy.launch_op("DeviceToHost", lambda block: box.append(block.copy()),
+                              array._block)
+        copy.synchronize_through(done._seq)
+        # Surfaces a failed kernel issued before the read (the array's producer among them).
+        self.compute_stream.synchronize_through(issued_before)
         return box[0]
 
     def copy_from(self, array, source):

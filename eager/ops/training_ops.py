@@ -482,6 +482,12 @@ def _handle_name(h, i):
     return handle.name if handle is not None and handle.name else f"input {i}"
 
 
+def _shape_text(shape) -> str:
+    """A TensorShape as the kernel's errors write shapes ("[3, 2]"); "<unknown>" without rank."""
+    shape = TensorShape(shape)
+    return str(shape.as_list()) if shape.rank is not None else "<unknown>"
+
+
 def _handle_key(h):
     """What tells two handle tensors apart at inference: an eager handle's resource id, else
     the tensor itself (a traced handle: two different tensors may still name one variable,
@@ -523,13 +529,16 @@ def _infer(op_name, n_handles, scalars, grad_at, indices_at=None):
             if x.shape.rank is not None and x.shape.rank != 0:
                 raise op_error(op_name, f"input {i} must be a scalar, got shape {x.shape}")
         grad = inputs[grad_at]
+        # Worded as the kernel's errors (`_check_grad`): a device that infers before it runs
+        # the kernel (a simulated GPU, async dispatch) reports the same text.
+        var_name = _handle_name(inputs[0], 0)
         if grad.dtype is not dtype:
-            raise op_error(op_name, f"grad must be {dtype.name} (the variable's dtype), got "
-                                    f"{grad.dtype.name}")
+            raise op_error(op_name, f"grad must be {dtype.name} (the dtype of var "
+                                    f"{var_name!r}), got {grad.dtype.name}")
         if indices_at is None:
             if not shape.is_compatible_with(grad.shape):
-                raise op_error(op_name, f"var and grad do not have the same shape: "
-                                        f"{shape} vs. {grad.shape}")
+                raise op_error(op_name, f"var {var_name!r} and grad do not have the same shape: "
+                                        f"{_shape_text(shape)} vs. {_shape_text(grad.shape)}")
         else:
             indices = inputs[indices_at]
             if not indices.dtype.is_integer:
