@@ -86,7 +86,9 @@ def state_problems(*variables):
     if st.interpreter is not None:
         problems.append(f"interpreter left installed: {st.interpreter!r}")
     fast = context.FAST_PATH
-    if (fast.reasons, fast.tapes, fast.kernel_only, fast.kernel_and_tapes) != (0, 0, True, True):
+    single = fast.device is not None  # one host device: at rest the switches are on
+    if (fast.reasons, fast.tapes, fast.kernel_only, fast.kernel_and_tapes) != (0, 0, single,
+                                                                               single):
         problems.append(f"fast path not at rest: reasons={fast.reasons} tapes={fast.tapes} "
                         f"kernel_only={fast.kernel_only} "
                         f"kernel_and_tapes={fast.kernel_and_tapes}")

@@ -17,13 +17,23 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = Path(__file__).with_name("interrupt_scenarios.py")
 
 
+#: The stress scenario runs again with two simulated GPUs as the devices (the fast path off,
+#: ops on stream workers); the deterministic ones interrupt the host-only hot paths (a
+#: variable's lock taken on the fast path, the async executor) and run with the host alone.
+ON_SIMULATED_GPUS = "stress on 2 simulated GPUs"
+
+
 @pytest.fixture(scope="module")
 def runs():
     """Every scenario's process, started together (they mostly wait, so they overlap)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    started = {name: subprocess.Popen([sys.executable, str(SCRIPT), name], cwd=ROOT, env=env,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-               for name in SCENARIOS}
+    host = {k: v for k, v in os.environ.items() if k != "EAGER_SIMULATED_GPUS"}
+    host["PYTHONPATH"] = str(ROOT)
+    commands = {name: (name, host) for name in SCENARIOS}
+    commands[ON_SIMULATED_GPUS] = ("stress", dict(host, EAGER_SIMULATED_GPUS="2"))
+    started = {name: subprocess.Popen([sys.executable, str(SCRIPT), scenario], cwd=ROOT,
+                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True)
+               for name, (scenario, env) in commands.items()}
     yield started
     for process in started.values():
         if process.poll() is None:
@@ -32,7 +42,7 @@ def runs():
 
 
 def outcome(runs, name):
-    budget_s = SCENARIOS[name][1]
+    budget_s = SCENARIOS["stress" if name == ON_SIMULATED_GPUS else name][1]
     try:
         out, err = runs[name].communicate(timeout=budget_s + 60)  # (it stops itself at budget_s)
     except subprocess.TimeoutExpired:
@@ -67,11 +77,12 @@ def test_an_interrupt_while_an_async_op_is_issued_leaves_every_sync_returning(ru
     assert result["problems"] == [], err[-4000:]
 
 
-def test_random_interrupts_in_eager_async_and_traced_loops_leave_eager_consistent(runs):
+@pytest.mark.parametrize("name", ["stress", ON_SIMULATED_GPUS])
+def test_random_interrupts_in_eager_async_and_traced_loops_leave_eager_consistent(runs, name):
     """Interrupts every 0.1-2 ms while the main thread runs eager, asynchronous and traced
     loops (another thread contending for the same variable and the fast-path lock): afterwards
     syncs return, nothing is held or left recording, and every result is right."""
-    result, err = outcome(runs, "stress")
+    result, err = outcome(runs, name)
     assert result["problems"] == [], err[-4000:]
     details = result["details"]
     assert set(details) == {"eager", "async", "traced"}
