@@ -1,7 +1,7 @@
 """Back-pressure under asynchronous dispatch: memory and read latency while one thread loops
 on variable updates and another reads.
 
-    python bench/async_backpressure.py [--seconds 20] [--size 20000] [--simulated-gpu]
+    python bench/async_backpressure.py [--seconds 20] [--size 20000] [--simulated-gpus N]
 
 The updater issues `v.assign_add(ones)` under `async_scope()` as fast as it can; each update is
 cheap to issue and costs its worker more to run, so without a bound the queue (and the process's
@@ -10,7 +10,9 @@ memory) grows for as long as the loop runs. The reader loops on `sync_devices()`
 Prints the resident memory's growth over the run (from /proc/self/statm, after a warm-up
 second), the slowest and median read, the most ops the updater's executor held (issued, not
 finished: `eager.experimental.MAX_PENDING_OPS` bounds it), and the update rate. With
-`--simulated-gpu` the variable lives on a simulated GPU, whose streams add their own queues.
+`--simulated-gpus N` the variable lives on simulated GPU:0, whose streams add their own queues
+(bounded by `MAX_PENDING_LAUNCHES`); with two or more, each read first copies the variable to
+GPU:1, so reads also wait on a second device's copy stream.
 
 Not a test: its numbers depend on the machine. `tests/test_async_robustness.py` asserts the
 bound and prompt reads at a small scale.
@@ -39,7 +41,7 @@ def resident_mb() -> float:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def run(seconds: float, size: int) -> dict:
+def run(seconds: float, size: int, read_on: str | None = None) -> dict:
     v = eager.Variable(np.zeros(size, np.float32))
     ones = eager.constant(np.ones(size, np.float32))
     stop = threading.Event()
@@ -59,7 +61,11 @@ def run(seconds: float, size: int) -> dict:
         while not stop.is_set():
             began = time.monotonic()
             eager.experimental.sync_devices()
-            v.numpy()
+            if read_on is None:
+                v.numpy()
+            else:
+                with eager.device(read_on):
+                    eager.identity(v).numpy()
             reads.append(time.monotonic() - began)
             time.sleep(0.05)
 
@@ -90,13 +96,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--size", type=int, default=20000, help="elements of the variable")
-    parser.add_argument("--simulated-gpu", action="store_true")
+    parser.add_argument("--simulated-gpus", type=int, default=0)
     args = parser.parse_args()
-    if args.simulated_gpu:
-        eager.config.experimental.set_simulated_gpus(1)
-    r = run(args.seconds, args.size)
-    print(f"device {eager.constant(0.0).device}, {args.seconds:g} s, variable of {args.size} "
-          f"float32")
+    if args.simulated_gpus:
+        eager.config.experimental.set_simulated_gpus(args.simulated_gpus)
+    r = run(args.seconds, args.size, "GPU:1" if args.simulated_gpus >= 2 else None)
+    print(f"device {eager.constant(0.0).device}"
+          f"{', reads on GPU:1' if args.simulated_gpus >= 2 else ''}, {args.seconds:g} s, "
+          f"variable of {args.size} float32")
     print(f"resident memory growth  {r['rss_growth_mb']:8.1f} MB")
     print(f"slowest read            {r['slowest_read_s']:8.3f} s   (median "
           f"{r['median_read_s']:.3f} s over {r['reads']} reads)")
