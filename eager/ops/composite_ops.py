@@ -263,14 +263,30 @@ def squared_difference(x, y, name=None):
 
 
 def divide_no_nan(x, y, name=None):
-    """≈ `tf.math.divide_no_nan`: x / y, and 0 where y is 0 (also its gradient: the division
-    only ever sees nonzero divisors)."""
-    y = as_tensor(y)
-    x = as_tensor(x, y.dtype)
+    """≈ `tf.math.divide_no_nan`: x / y, and 0 where y is 0, whatever x is there (inf and NaN
+    too); also its gradient, as the division only ever sees nonzero divisors. Converted as
+    TensorFlow's wrapper converts: `y` with `x`'s dtype as a hint (`x` with `y`'s dtype when only
+    `y` is a tensor), equal dtypes or a TypeError, integers divided in the float dtype `truediv`
+    uses (so `divide_no_nan(int32, int32)` is float64), bools refused."""
+    if isinstance(y, Tensor) and not isinstance(x, Tensor):
+        y = as_tensor(y)
+        x = as_tensor(x, y.dtype)
+    else:
+        x = as_tensor(x)
+        y = convert_to_tensor(y, dtype_hint=x.dtype)
+    if x.dtype != y.dtype:
+        raise TypeError(f"divide_no_nan: `x` and `y` must have the same dtype, got "
+                        f"{x.dtype!r} != {y.dtype!r}.")
+    if x.dtype.is_bool or not (x.dtype.is_integer or x.dtype._inexact):
+        raise TypeError(f"Invalid dtype {x.dtype!r} in divide_no_nan: expected an integer, "
+                        "floating or complex dtype.")
+    target = m.truediv_float_dtype(x.dtype)
+    if target is not None:
+        x, y = m.cast(x, target), m.cast(y, target)
     zero = m.cast(0, y.dtype)
     nonzero = m.not_equal(y, zero)
     safe = m.where(nonzero, y, m.cast(1, y.dtype))
-    return m.where(nonzero, m.truediv(x, safe), m.multiply(x, zero))
+    return m.where(nonzero, m.truediv(x, safe), zero)
 
 
 def is_nan(x, name=None):

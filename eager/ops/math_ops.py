@@ -206,6 +206,12 @@ _TRUEDIV_FLOAT = {_dt.int8: _dt.float32, _dt.uint8: _dt.float32, _dt.int16: _dt.
 _TRUEDIV_ARGS = OpDef("RealDiv", None, None, dtypes=NUMERIC)
 
 
+def truediv_float_dtype(dtype):
+    """The floating dtype `truediv` divides integers of `dtype` in (float32 for 8/16-bit, float64
+    for 32/64-bit integers, as TensorFlow's `_TRUEDIV_TABLE`), or None for other dtypes."""
+    return _TRUEDIV_FLOAT.get(dtype)
+
+
 def truediv(x, y, name=None):
     """≈ `tf.math.truediv`: x / y; integer inputs are first cast to float32 (8/16-bit) or
     float64 (32/64-bit), as TensorFlow does. As in TensorFlow (which checks this in Python),
