@@ -244,14 +244,16 @@ def silu(features, beta=1.0, name=None):
 
 
 def relu6(features, name=None):
-    """≈ `tf.nn.relu6`: min(max(x, 0), 6), with TensorFlow's gradient: 1 strictly inside (0, 6),
-    0 at both ends and outside."""
+    """≈ `tf.nn.relu6`: min(max(x, 0), 6) in `x`'s dtype (integers too), NaN staying NaN, with
+    TensorFlow's gradient: 1 strictly inside (0, 6), 0 at both ends, outside and at NaN."""
     x = as_tensor(features)
-    if x.dtype.is_integer:
-        x = m.cast(x, _dt.float32)
     zero, six = m.cast(0, x.dtype), m.cast(6, x.dtype)
     inside = m.logical_and(m.greater(x, zero), m.less(x, six))
-    return m.where(inside, x, m.where(m.greater_equal(x, six), six, zero))
+    outside = m.where(m.greater_equal(x, six), six, zero)
+    if x.dtype.is_floating:  # NaN is neither inside nor outside: x * 0 is it, with no gradient
+        outside = m.where(m.less_equal(x, zero), zero,
+                          m.where(m.greater_equal(x, six), six, m.multiply(x, zero)))
+    return m.where(inside, x, outside)
 
 
 def squared_difference(x, y, name=None):
