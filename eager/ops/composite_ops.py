@@ -440,8 +440,9 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     if not x.dtype._inexact:
         raise TypeError(f"reduce_euclidean_norm: expected a floating-point or complex tensor, "
                         f"got {x.dtype.name}.")
-    squares = m.square(m.abs(x)) if x.dtype.is_complex else m.square(x)
-    return m.sqrt(m.reduce_sum(squares, axis, keepdims))
+    if x.dtype.is_complex:  # TensorFlow's EuclideanNorm keeps the input's (complex) dtype
+        return m.cast(m.sqrt(m.reduce_sum(m.square(m.abs(x)), axis, keepdims)), x.dtype)
+    return m.sqrt(m.reduce_sum(m.square(x), axis, keepdims))
 
 
 def count_nonzero(input, axis=None, keepdims=None, dtype=_dt.int64, name=None):  # noqa: A002
