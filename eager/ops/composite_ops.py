@@ -21,6 +21,7 @@ from . import math_ops as m
 from .array_ops import broadcast_to, concat, identity, reshape, squeeze, stop_gradient
 from .array_ops import range as _range
 from ..core.argument_conversion import as_tensor
+from ..core.registry import op_error
 from ..core.shapes import normalize_axis, static_int, static_ints
 from .slicing_ops import gather
 
@@ -335,7 +336,12 @@ def reverse(tensor, axis, name=None):
     """≈ `tf.reverse`: the order of the elements along each axis in `axis` reversed."""
     tensor = as_tensor(tensor)
     rank = tensor.shape.rank
-    axes = {normalize_axis("ReverseV2", a, rank) for a in static_ints("ReverseV2", axis, "axis")}
+    axes = set()
+    for a in static_ints("ReverseV2", axis, "axis"):
+        a = normalize_axis("ReverseV2", a, rank)
+        if a in axes:  # TensorFlow's kernel refuses it (reversing twice would be a no-op)
+            raise op_error("ReverseV2", f"axis {a} specified more than once.")
+        axes.add(a)
     return tensor[tuple(builtins.slice(None, None, -1) if i in axes else builtins.slice(None)
                         for i in builtins.range(rank))]
 
