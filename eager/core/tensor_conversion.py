@@ -183,6 +183,8 @@ def _sequence_to_numpy(value, dtype):
         raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: "
                          f"{_describe(value)}.") from e
     if big_int is not None:
+        if dtype is _dt.uint64 and big_int > 0:
+            return _uint64_sequence(value)
         if dtype is None or not (dtype.is_floating or dtype.is_complex):
             raise ValueError(f"Can't convert Python sequence with out-of-range integer "
                              f"{big_int} to Tensor: {_describe(value)}.")
@@ -209,11 +211,13 @@ def _sequence_to_numpy(value, dtype):
                 raise ValueError(f"Can't convert {_describe(value)} to a float32 tensor: a "
                                  "value is out of range (pass dtype=float64).")
     elif kind in "iu":
-        if arr.max() > _INT64_MAX:
-            raise ValueError(f"Can't convert Python sequence with out-of-range integer to "
-                             f"Tensor: {_describe(value)}.")
         inferred = _dt.int64
-        if _INT32_MIN <= arr.min() and arr.max() <= _INT32_MAX:
+        if arr.max() > _INT64_MAX:  # numpy uint64 values: only a requested dtype takes them
+            if dtype is None:
+                raise ValueError(f"Can't convert Python sequence with out-of-range integer to "
+                                 f"Tensor: {_describe(value)}.")
+            inferred = _dt.uint64  # (the range check below refuses them for signed dtypes)
+        elif _INT32_MIN <= arr.min() and arr.max() <= _INT32_MAX:
             inferred = _dt.int32
     elif kind == "c":
         inferred = _dt.complex128
@@ -241,6 +245,20 @@ def _sequence_to_numpy(value, dtype):
         except FP_SIGNALS:  # `constant([7e4], float16)`: inf, as TensorFlow converts it
             arr = quietly(arr.astype, dtype.dtype)
     return arr
+
+
+def _uint64_sequence(value):
+    """A list holding Python ints beyond int64, asked for as uint64: TensorFlow converts every
+    element in [0, 2**64) (numpy alone would go through float64 and round them)."""
+    cells = np.empty(np.shape(np.array(value, dtype=object)), dtype=object)
+    cells[...] = value
+    for item in cells.flat:
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
+            raise TypeError(f"Cannot convert {_describe(value)} to EagerTensor of dtype uint64.")
+        if not 0 <= item < 2 ** 64:
+            raise ValueError(f"Can't convert {_describe(value)} to EagerTensor of dtype uint64: "
+                             "out of range.")
+    return cells.astype(np.uint64)
 
 
 def _scan_sequence(seq):

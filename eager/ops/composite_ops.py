@@ -21,6 +21,7 @@ from . import math_ops as m
 from .array_ops import broadcast_to, concat, identity, reshape, squeeze, stop_gradient
 from .array_ops import range as _range
 from ..core.argument_conversion import as_tensor
+from ..core.registry import op_error
 from ..core.shapes import normalize_axis, static_int, static_ints
 from .slicing_ops import gather
 
@@ -244,14 +245,16 @@ def silu(features, beta=1.0, name=None):
 
 
 def relu6(features, name=None):
-    """≈ `tf.nn.relu6`: min(max(x, 0), 6), with TensorFlow's gradient: 1 strictly inside (0, 6),
-    0 at both ends and outside."""
+    """≈ `tf.nn.relu6`: min(max(x, 0), 6) in `x`'s dtype (integers too), NaN staying NaN, with
+    TensorFlow's gradient: 1 strictly inside (0, 6), 0 at both ends, outside and at NaN."""
     x = as_tensor(features)
-    if x.dtype.is_integer:
-        x = m.cast(x, _dt.float32)
     zero, six = m.cast(0, x.dtype), m.cast(6, x.dtype)
     inside = m.logical_and(m.greater(x, zero), m.less(x, six))
-    return m.where(inside, x, m.where(m.greater_equal(x, six), six, zero))
+    outside = m.where(m.greater_equal(x, six), six, zero)
+    if x.dtype.is_floating:  # NaN is neither inside nor outside: x * 0 is it, with no gradient
+        outside = m.where(m.less_equal(x, zero), zero,
+                          m.where(m.greater_equal(x, six), six, m.multiply(x, zero)))
+    return m.where(inside, x, outside)
 
 
 def squared_difference(x, y, name=None):
@@ -263,14 +266,30 @@ def squared_difference(x, y, name=None):
 
 
 def divide_no_nan(x, y, name=None):
-    """≈ `tf.math.divide_no_nan`: x / y, and 0 where y is 0 (also its gradient: the division
-    only ever sees nonzero divisors)."""
-    y = as_tensor(y)
-    x = as_tensor(x, y.dtype)
+    """≈ `tf.math.divide_no_nan`: x / y, and 0 where y is 0, whatever x is there (inf and NaN
+    too); also its gradient, as the division only ever sees nonzero divisors. Converted as
+    TensorFlow's wrapper converts: `y` with `x`'s dtype as a hint (`x` with `y`'s dtype when only
+    `y` is a tensor), equal dtypes or a TypeError, integers divided in the float dtype `truediv`
+    uses (so `divide_no_nan(int32, int32)` is float64), bools refused."""
+    if isinstance(y, Tensor) and not isinstance(x, Tensor):
+        y = as_tensor(y)
+        x = as_tensor(x, y.dtype)
+    else:
+        x = as_tensor(x)
+        y = convert_to_tensor(y, dtype_hint=x.dtype)
+    if x.dtype != y.dtype:
+        raise TypeError(f"divide_no_nan: `x` and `y` must have the same dtype, got "
+                        f"{x.dtype!r} != {y.dtype!r}.")
+    if x.dtype.is_bool or not (x.dtype.is_integer or x.dtype._inexact):
+        raise TypeError(f"Invalid dtype {x.dtype!r} in divide_no_nan: expected an integer, "
+                        "floating or complex dtype.")
+    target = m.truediv_float_dtype(x.dtype)
+    if target is not None:
+        x, y = m.cast(x, target), m.cast(y, target)
     zero = m.cast(0, y.dtype)
     nonzero = m.not_equal(y, zero)
     safe = m.where(nonzero, y, m.cast(1, y.dtype))
-    return m.where(nonzero, m.truediv(x, safe), m.multiply(x, zero))
+    return m.where(nonzero, m.truediv(x, safe), zero)
 
 
 def is_nan(x, name=None):
@@ -317,7 +336,12 @@ def reverse(tensor, axis, name=None):
     """≈ `tf.reverse`: the order of the elements along each axis in `axis` reversed."""
     tensor = as_tensor(tensor)
     rank = tensor.shape.rank
-    axes = {normalize_axis("ReverseV2", a, rank) for a in static_ints("ReverseV2", axis, "axis")}
+    axes = set()
+    for a in static_ints("ReverseV2", axis, "axis"):
+        a = normalize_axis("ReverseV2", a, rank)
+        if a in axes:  # TensorFlow's kernel refuses it (reversing twice would be a no-op)
+            raise op_error("ReverseV2", f"axis {a} specified more than once.")
+        axes.add(a)
     return tensor[tuple(builtins.slice(None, None, -1) if i in axes else builtins.slice(None)
                         for i in builtins.range(rank))]
 
@@ -422,8 +446,9 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     if not x.dtype._inexact:
         raise TypeError(f"reduce_euclidean_norm: expected a floating-point or complex tensor, "
                         f"got {x.dtype.name}.")
-    squares = m.square(m.abs(x)) if x.dtype.is_complex else m.square(x)
-    return m.sqrt(m.reduce_sum(squares, axis, keepdims))
+    if x.dtype.is_complex:  # TensorFlow's EuclideanNorm keeps the input's (complex) dtype
+        return m.cast(m.sqrt(m.reduce_sum(m.square(m.abs(x)), axis, keepdims)), x.dtype)
+    return m.sqrt(m.reduce_sum(m.square(x), axis, keepdims))
 
 
 def count_nonzero(input, axis=None, keepdims=None, dtype=_dt.int64, name=None):  # noqa: A002

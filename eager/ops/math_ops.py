@@ -206,6 +206,12 @@ _TRUEDIV_FLOAT = {_dt.int8: _dt.float32, _dt.uint8: _dt.float32, _dt.int16: _dt.
 _TRUEDIV_ARGS = OpDef("RealDiv", None, None, dtypes=NUMERIC)
 
 
+def truediv_float_dtype(dtype):
+    """The floating dtype `truediv` divides integers of `dtype` in (float32 for 8/16-bit, float64
+    for 32/64-bit integers, as TensorFlow's `_TRUEDIV_TABLE`), or None for other dtypes."""
+    return _TRUEDIV_FLOAT.get(dtype)
+
+
 def truediv(x, y, name=None):
     """≈ `tf.math.truediv`: x / y; integer inputs are first cast to float32 (8/16-bit) or
     float64 (32/64-bit), as TensorFlow does. As in TensorFlow (which checks this in Python),
@@ -644,6 +650,13 @@ def _check_axis_rank(op_name, axis, rank):
                                 f"{axis}")
 
 
+def _empty_axis_error(op_name, axis, shape):
+    """TensorFlow's error for ArgMax/ArgMin over an empty axis, the same from inference (traced,
+    asynchronous) and from the kernel: "Reduction axis 1 is empty in shape [2,0]"."""
+    dims = ",".join("?" if d is None else str(d) for d in shape)
+    return op_error(op_name, f"Reduction axis {axis} is empty in shape [{dims}]")
+
+
 def _arg_infer(op_name):
     def infer(x, axis, output_type):
         rank = x.shape.rank
@@ -651,7 +664,7 @@ def _arg_infer(op_name):
         if rank is not None:
             normalize_axis(op_name, axis, rank)
             if rank and x.shape[axis] == 0:
-                raise op_error(op_name, f"Reduction axis {axis} is empty in shape {x.shape}")
+                raise _empty_axis_error(op_name, axis, x.shape)
         shape = reduced_shape(x.shape, (axis % rank,) if rank else (), False)
         return TensorSpec(shape, output_type)
     return infer
@@ -659,7 +672,7 @@ def _arg_infer(op_name):
 
 def _argmax_kernel(xp, x, axis, output_type):
     if x.ndim and x.shape[axis] == 0:
-        raise op_error("ArgMax", f"Reduction axis {axis} is empty in shape {tuple(x.shape)}")
+        raise _empty_axis_error("ArgMax", axis, x.shape)
     if x.dtype.kind == "f":  # as TensorFlow, NaN never wins (numpy's argmax picks NaN)
         x = xp.where(xp.isnan(x), -np.inf, x)
     return xp.argmax(x, axis=axis).astype(output_type.dtype)
@@ -667,7 +680,7 @@ def _argmax_kernel(xp, x, axis, output_type):
 
 def _argmin_kernel(xp, x, axis, output_type):
     if x.ndim and x.shape[axis] == 0:
-        raise op_error("ArgMin", f"Reduction axis {axis} is empty in shape {tuple(x.shape)}")
+        raise _empty_axis_error("ArgMin", axis, x.shape)
     if x.dtype.kind == "f":
         x = xp.where(xp.isnan(x), np.inf, x)
     return xp.argmin(x, axis=axis).astype(output_type.dtype)
@@ -693,7 +706,9 @@ def _arg_reduction(api_name, op, out_types):
             _scalar_axis(op.name, axis)  # argmin's kernel InvalidArgumentError
         axis = static_int(op.name, axis, "axis")
         _check_axis_rank(op.name, axis, x.shape.rank)  # TF: a scalar input has no axis 0
-        axis = normalize_axis(op.name, axis, x.shape.rank)
+        given, axis = axis, normalize_axis(op.name, axis, x.shape.rank)
+        if x.shape.rank and x.shape[axis] == 0:  # (named as given, as TensorFlow names it)
+            raise _empty_axis_error(op.name, given, x.shape)
         return execute(op, (x,), {"axis": axis, "output_type": output_type})
 
     api.__name__ = api.__qualname__ = api_name

@@ -39,6 +39,7 @@ from . import array_ops
 from . import math_ops as _math
 from .random_sampling import (Sampler, as_int, convert_arg, draw, float_dtype, kernel_output_shape,
                               make_infer, run_op, scale_shift, shape_arg, stretch, uniform_dtype)
+from ..core import context as _context
 from ..core.argument_conversion import as_tensor
 from ..core.dispatch import execute
 from ..core.registry import op_error, register_op
@@ -75,9 +76,15 @@ _STREAMS_LOCK = threading.Lock()
 def set_seed(seed):
     """≈ `tf.random.set_seed`: sets the global seed (None unsets it), restarts the op-seed
     counter and resets the state of every seeded random stream, so that the same program gives
-    the same numbers after the same `set_seed`."""
+    the same numbers after the same `set_seed`.
+
+    The streams advance when kernels run, which under async dispatch or on a GPU stream is later
+    than the call, so the reset first waits for the work queued before it (TensorFlow's
+    `set_seed` clears its kernel cache only once its executors are idle): a draw issued before
+    `set_seed` never takes a reset stream, nor one issued after it the old state."""
     if seed is not None:
         seed = as_int("set_seed", seed)
+    _context.wait_for_pending_work()
     with _seeds.lock:
         _seeds.global_seed = seed
         _seeds.rng = _pyrandom.Random(seed)
