@@ -807,3 +807,16 @@ def test_list_ops_for_many_elements_reject_bad_inputs(call, message):
         call(lst)
     with pytest.raises(IAE, match=message):  # the same words from inference or kernel, traced
         traced(lambda: call(lst))()
+
+
+def test_tensor_arrays_on_a_simulated_gpu(simulated_gpu):
+    # The elements live in the GPU's memory; loops and gradients work as on the CPU.
+    np.testing.assert_array_equal(values(traced(_fibonacci)(tf.constant(7))),
+                                  [0, 1, 1, 2, 3, 5, 8])
+    for fn, x in [(_loop, [0.4, -0.9]), (_scatter_concat, np.linspace(-1.0, 1.5, 8))]:
+        x = np.asarray(x, np.float64)
+        expected = numeric_gradients(fn, [x], [np.ones(())])[0]
+        for how, got in _gradients(fn, x).items():
+            np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8, err_msg=how)
+    ta = tf.TensorArray(f32, size=2).write(0, [1.0, 2.0])
+    assert "GPU" in ta.stack().device
