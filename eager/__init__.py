@@ -43,6 +43,7 @@ from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
 from .function import function
 from .control_flow import cond, switch_case, while_loop
+from .ops.tensor_array import TensorArray, TensorArraySpec
 from .runtime.session import Session
 from .functions.vectorized_map import vectorized_map
 

@@ -12,6 +12,12 @@ Structure rules follow TensorFlow: branches must return the same nested structur
 (ValueError for a different number or nesting of values, TypeError for different sequence types
 or dtypes); a loop body must return its loop variables' structure, dtypes and, unless a shape
 invariant relaxes them, shapes (ValueError).
+
+A `TensorArray` among the loop variables or the branches' results is carried by its flow (a
+TensorList) while tracing, as in TensorFlow: the cond, body and the code after the op get
+TensorArrays rebuilt on the flows (`build_ta_with_new_flow`, sharing the element-shape cell),
+and a position that holds a TensorArray must hold one of the same dtype everywhere (TypeError).
+Eagerly a TensorArray is an ordinary Python value of the loop.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from ..tensor import Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import TensorShape, as_shape
+from ..ops.tensor_array import TensorArray, build_ta_with_new_flow
 from . import ops as _cf
 
 __all__ = ["cond", "switch_case", "while_loop"]
@@ -85,9 +92,36 @@ def _shape_only(s):
 
 
 def _flat_tensors(structure):
-    """Flat leaves of a branch's return value, as tensors (None leaves kept as None)."""
-    return [v if v is None or isinstance(v, Tensor) else convert_to_tensor(v)
+    """Flat leaves of a branch's return value, as tensors (None leaves kept as None, a
+    TensorArray as its flow)."""
+    return [v if v is None or isinstance(v, Tensor) else
+            v.flow if isinstance(v, TensorArray) else convert_to_tensor(v)
             for v in nest.flatten(structure)]
+
+
+def _rebuilt(templates, flat) -> list:
+    """`flat` (tensors) with the flow at each position where `templates` holds a TensorArray
+    turned back into a TensorArray like it."""
+    return [build_ta_with_new_flow(t, v) if isinstance(t, TensorArray) else v
+            for t, v in zip(templates, flat)]
+
+
+def _check_arrays(where, first, other, first_name, other_name):
+    """TypeError unless `first` and `other` (two flat value lists) hold TensorArrays of one
+    dtype at the same positions."""
+    for k, (a, b) in enumerate(zip(first, other)):
+        a_ta, b_ta = isinstance(a, TensorArray), isinstance(b, TensorArray)
+        if not a_ta and not b_ta:
+            continue
+        if a_ta != b_ta:
+            ta, plain = (first_name, other_name) if a_ta else (other_name, first_name)
+            value = b if a_ta else a
+            raise TypeError(f"{where} {k} is a TensorArray in {ta} but "
+                            f"{type(value).__name__} {value!r:.80} in {plain}; a TensorArray "
+                            f"is carried by its flow, so both must be TensorArrays.")
+        if a.dtype != b.dtype:
+            raise TypeError(f"{where} {k} is a TensorArray of {a.dtype.name} in {first_name} "
+                            f"but of {b.dtype.name} in {other_name}.")
 
 
 # -- cond / switch_case ----------------------------------------------------------------------
@@ -171,8 +205,10 @@ def _traced_case(op_name, scope, selector, fns, fn_names, message, graph):
         branches.append(g)
         results.append(result)
     flats = [_flat_tensors(r) for r in results]
-    for r, flat, fn_name in zip(results[1:], flats[1:], fn_names[1:]):
+    leaves = [nest.flatten(r) for r in results]
+    for r, flat, fn_name, leaf in zip(results[1:], flats[1:], fn_names[1:], leaves[1:]):
         _assert_same_structure(results[0], r, message)
+        _check_arrays(f"{message} Output", leaves[0], leaf, fn_names[0], fn_name)
         for a, b in zip(flats[0], flat):
             if (a is None) != (b is None):
                 raise ValueError(f"{message} {fn_names[0]} returned {a!r} where {fn_name} "
@@ -186,7 +222,9 @@ def _traced_case(op_name, scope, selector, fns, fn_names, message, graph):
     flat_out = [None] * len(flats[0])
     for i, t in zip(present, outputs):
         flat_out[i] = t
-    return nest.pack_sequence_as(results[0], flat_out)
+    # TensorArrays come back like the true branch's (TensorFlow's choice), or branch 0's.
+    template = results[-1] if op_name == "If" else results[0]
+    return nest.pack_sequence_as(template, _rebuilt(nest.flatten(template), flat_out))
 
 
 # -- while_loop ------------------------------------------------------------------------------
@@ -321,7 +359,10 @@ def _eager_while(cond, body, loop_vars, flat_vars, invariants, maximum_iteration
 
 
 def _traced_while(cond, body, loop_vars, flat_vars, invariants, maximum_iterations, graph):
-    flat_vars = [convert_to_tensor(v) for v in flat_vars]
+    arrays = list(flat_vars)  # TensorArrays are carried by their flows (module doc)
+    flat_vars = [v.flow if isinstance(v, TensorArray) else convert_to_tensor(v)
+                 for v in flat_vars]
+    invariants = [None if isinstance(a, TensorArray) else s for a, s in zip(arrays, invariants)]
     specs = []
     for k, (t, s) in enumerate(zip(flat_vars, invariants)):
         if s is not None and not _shape_allowed(t.shape, s):
@@ -335,7 +376,7 @@ def _traced_while(cond, body, loop_vars, flat_vars, invariants, maximum_iteratio
         limit = _max_iterations_tensor(maximum_iterations)
 
     def args(placeholders):
-        return nest.pack_sequence_as(loop_vars, placeholders)
+        return nest.pack_sequence_as(loop_vars, _rebuilt(arrays, placeholders))
 
     cond_graph, keep = _cf.trace_branch(cond, graph, "while_cond", args, specs)
     if not isinstance(keep, Tensor):
@@ -346,10 +387,14 @@ def _traced_while(cond, body, loop_vars, flat_vars, invariants, maximum_iteratio
     _assert_same_structure(loop_vars, result, "body must return the same structure as "
                                               "loop_vars.")
     outs = []
-    for k, (after, spec) in enumerate(zip(nest.flatten(result), specs)):
-        if not isinstance(after, Tensor):
+    flat_result = nest.flatten(result)
+    _check_arrays("Loop var", arrays, flat_result, "loop_vars", "the body's result")
+    for k, (after, spec) in enumerate(zip(flat_result, specs)):
+        if isinstance(after, TensorArray):
+            after = after.flow
+        elif not isinstance(after, Tensor):
             after = convert_to_tensor(after, dtype=spec.dtype)
         _check_loop_var(f"loop_vars[{k}]", spec, after, spec.shape, 1)
         outs.append(after)
     final = _cf.add_while_op(cond_graph, body_graph, flat_vars, limit, keep, outs)
-    return nest.pack_sequence_as(loop_vars, list(final))
+    return nest.pack_sequence_as(loop_vars, _rebuilt(arrays, final))

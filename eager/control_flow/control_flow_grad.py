@@ -48,20 +48,23 @@ every intermediate the body's gradient needs; pushing only the loop variables an
 the body trades one more body evaluation per iteration for memory of O(iterations x loop
 variables) instead of O(iterations x intermediates). Integer loop variables (counters) are
 pushed when the body reads them (the recomputation needs them) and get no gradient.
-`maximum_iterations` needs nothing: the count says how many iterations ran. A loop variable the
-body reads that a TensorList cannot hold (a TensorList or resource loop variable) makes the rule
-raise `NotRecomputableError` too. A `While` op emitted without accumulators (by code that
-copies a graph's ops under a tape, such as a function's derived gradient) is differentiated by
-running the loop again with them first, from the op's inputs (so its cond must be stateless
-too); `ops.emit_while` emits a copy with accumulators instead when a tape follows its inputs.
+`maximum_iterations` needs nothing: the count says how many iterations ran. A TensorList loop
+variable (a TensorArray's flow) is differentiated like a floating one: its values are pushed onto
+a list of lists, its gradient is a list gradient. A loop variable the body reads that a
+TensorList cannot hold (a resource) makes the rule raise `NotRecomputableError` too. A `While`
+op emitted without accumulators (by code that copies a graph's ops under a tape, such as a
+function's derived gradient) is differentiated by running the loop again with them first, from
+the op's inputs (so its cond must be stateless too); `ops.emit_while` emits a copy with
+accumulators instead when a tape follows its inputs.
 
 Higher order. The gradient ops are differentiable: an If gradient's branches are ordinary graphs
 of recomputed forward ops and backward ops, so an outer tape differentiates the gradient If with
 the same rule (second and higher order through `cond`/`switch_case`). The gradient While is made
 accumulating when an outer tape follows its inputs, and its rule handles gradients arriving at
 an accumulating op's lists (they add to the read loop variables' gradients), so second order
-through `while_loop` works too; third order through a loop is refused (the second-order loop
-carries a TensorList gradient, which cannot be accumulated).
+through `while_loop` works too, and higher orders: the second-order loop carries TensorList
+gradients, accumulated as lists of lists, and an unset slot of a gradient of such a list reads
+as a list gradient as long as the list it stands for (`TENSOR_LIST_GRADIENT_ITEM`).
 """
 
 from __future__ import annotations
@@ -78,15 +81,18 @@ from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch
 from ..ops.creation_ops import zeros, zeros_like
 from ..ops.grad_utils import needs_gradient, output_unused
-from ..ops.list_ops import TensorList, tensor_list_get_item
+from ..ops.list_ops import (TENSOR_LIST_LENGTH, TENSOR_LIST_RESERVE, TENSOR_LIST_SET_ITEM,
+                            TensorList, as_list, tensor_list_get_item)
 from ..core.registry import register_op
+from ..base.errors import InvalidArgumentError
 from ..devices.resource_handles import handle_data
 from ..tensor import IndexedSlices
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from . import ops as _cf
 
-__all__ = ["recompute_issue", "NotRecomputableError", "TENSOR_LIST_ZEROS_LIKE"]
+__all__ = ["recompute_issue", "NotRecomputableError", "TENSOR_LIST_ZEROS_LIKE",
+           "TENSOR_LIST_GRADIENT_ITEM"]
 
 
 # -- small helpers -----------------------------------------------------------------------------
@@ -130,6 +136,47 @@ def _read(lst, index, spec):
     While kernel makes them): only the element moves to the device of the ops reading it."""
     with _context.device(_cf.ACCUMULATOR_DEVICE):
         return tensor_list_get_item(lst, index, spec.dtype, spec.shape)
+
+
+def _gradient_item_kernel(xp, grads, index, like):
+    grads = as_list(grads)
+    i = int(index)
+    if not 0 <= i < len(grads):
+        raise InvalidArgumentError(None, "TensorListGradientItem", f"Trying to access element "
+                                   f"{i} in a list with {len(grads)} elements.")
+    item = grads.elements()[i]
+    if item is None:
+        like = as_list(like)
+        n = len(like)
+        return TensorList([None] * n, n, like.element_dtype, like.element_shape)
+    return as_list(item)
+
+
+#: Slot `index` of a list of list gradients, or, where that slot is unset (zero), a list of as
+#: many unset slots as `like`, the list it is the gradient of: reading a zero list gradient
+#: needs its length, which the unset slot does not know. CPU only, like TensorListZerosLike.
+TENSOR_LIST_GRADIENT_ITEM = register_op(
+    "TensorListGradientItem", _gradient_item_kernel,
+    lambda grads, index, like: TensorSpec((), variant), device_types=frozenset({"CPU"}))
+
+
+@TENSOR_LIST_GRADIENT_ITEM.def_gradient(keep_inputs=(0, 1))
+def _gradient_item_grad(forward, ditem):
+    # As TensorListGetItem's: a list of lists unset but for slot `index`.
+    grads, index = forward.inputs[:2]
+    length = dispatch.execute(TENSOR_LIST_LENGTH, (grads,))
+    reserved = dispatch.execute(TENSOR_LIST_RESERVE, (length,),
+                                {"element_dtype": variant, "element_shape": ()})
+    return dispatch.execute(TENSOR_LIST_SET_ITEM, (reserved, index, ditem)), None, None
+
+
+def _read_gradient(lst, index, spec, like):
+    """Element `index` of `lst`, a gradient of accumulator lists: for a TensorList loop
+    variable a list gradient as long as `like` (the value it is the gradient of) where unset."""
+    if spec.dtype is not variant:
+        return _read(lst, index, spec)
+    with _context.device(_cf.ACCUMULATOR_DEVICE):
+        return dispatch.execute(TENSOR_LIST_GRADIENT_ITEM, (lst, index, like))
 
 
 def _zero_gradient(t, like=None):
@@ -334,7 +381,8 @@ def _while_grad(forward, *output_grads):
     captures = inputs[base:]
     specs = loop.specs
     none = [None] * len(inputs)
-    floats = [i for i in range(n) if specs[i].dtype._inexact]
+    # Floating loop variables and TensorLists (a TensorArray's flow) get gradients.
+    floats = [i for i in range(n) if specs[i].dtype._inexact or specs[i].dtype is variant]
     want_vars = [i for i in floats if needs_gradient(forward, i)]
     body_positions = loop.positions[1]
     want_caps = [j for j in dict.fromkeys(body_positions)
@@ -357,14 +405,16 @@ def _while_grad(forward, *output_grads):
         count, lists = outs[n], outs[n + 1:]
         list_grads = (None,) * len(lists)
     else:
-        count, lists = forward.outputs[n], forward.outputs[n + 1:]
+        outs = forward.outputs
+        count, lists = outs[n], outs[n + 1:]
         list_grads = tuple(None if g is None or output_unused(forward, n + 1 + k) else g
                            for k, g in enumerate(output_grads[n + 1:]))
     dvs = []
     for i in floats:
         g = output_grads[i]
-        if g is None:
-            g = zeros(list(forward.output_shapes[i]), specs[i].dtype)
+        if g is None or (specs[i].dtype is variant and output_unused(forward, i)):
+            g = _zero_gradient(outs[i]) if specs[i].dtype is variant else \
+                zeros(list(forward.output_shapes[i]), specs[i].dtype)
         dvs.append(_dense(g))
     cap_placeholder = {j: p for (_, p), j in zip(loop.body.captures, body_positions)}
     cap_zeros = [_zero_gradient(captures[j], _read_spec(loop.body, cap_placeholder[j]))
@@ -395,10 +445,11 @@ def _while_grad(forward, *output_grads):
         new_dv = []
         for i, g in zip(floats, dv):
             d = gs.get(i)
-            d = zeros_like(values[i] if values[i] is not None else g) if d is None else _dense(d)
+            d = _zero_gradient(values[i] if values[i] is not None else g) if d is None \
+                else _dense(d)
             k = slot.get(i)
             if k is not None and list_grads[k] is not None:  # gradients reaching the lists
-                d = d + _read(list_grads[k], r, specs[i])
+                d = aggregate([d, _read_gradient(list_grads[k], r, specs[i], values[i])])
             new_dv.append(d)
         new_sums = []
         for j, s in zip(want_caps, sums):

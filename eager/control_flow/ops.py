@@ -320,8 +320,9 @@ class WhileBody:
         self.positions = positions
         self.specs = specs
         self.accumulate = accumulate
-        # Loop variables the body reads that no TensorList can hold (lists, resources): the
-        # gradient cannot recompute the body without them (it says so).
+        # Loop variables the body reads that no TensorList can hold (resources): the gradient
+        # cannot recompute the body without them (it says so). A TensorList loop variable (a
+        # TensorArray's flow) is pushed like an array: a list of lists.
         self.unaccumulated = ()
         self.output_specs = specs if accumulate is None else \
             specs + (_COUNT_SPEC,) + (_LIST_SPEC,) * len(accumulate)
@@ -334,7 +335,8 @@ class WhileBody:
         if self._accumulating is None:
             read, returned = _used_inputs(self.body, self.num_vars)
             pushable = tuple(j for j in sorted(read | returned)
-                             if self.specs[j].dtype.is_numpy_compatible)
+                             if self.specs[j].dtype.is_numpy_compatible
+                             or self.specs[j].dtype is _variant)
             made = WhileBody(self.cond, self.body, self.num_vars, self.has_max, self.positions,
                              self.specs, pushable)
             # A list or handle the body only returns as it is needs no value to recompute.
@@ -377,7 +379,8 @@ def _while_kernel(xp, *arrays, body):
         if not bool(_host(keep, cpu)):
             break
         for store, j in zip(stores, acc or ()):
-            store.append(_host(values[j], cpu))  # arrays are immutable: shared, not copied
+            value = _host(values[j], cpu)  # arrays are immutable: shared, not copied
+            store.append(_list_ops.as_list(value) if body.specs[j].dtype is _variant else value)
         values = _run(body.body, values + body_extra)
         _check_invariants(values, body.specs, i)
         i += 1
@@ -469,7 +472,10 @@ def emit_while(body, inputs, accumulate=None) -> tuple:
     if accumulate or body.accumulate is not None:
         body = body.accumulating()
         n = body.num_vars
-        keep = tuple(range(n, n + 1 + len(body.accumulate)))
+        # The count and lists, and the final lists of TensorList loop variables (the zero
+        # gradient of one nobody differentiated is as long as it).
+        keep = tuple(i for i in range(n) if body.specs[i].dtype is _variant) + \
+            tuple(range(n, n + 1 + len(body.accumulate)))
     else:
         keep = ()
     op = _make_op("While", _while_kernel, _while_infer, _while_replay, inputs, keep)

@@ -36,6 +36,7 @@ from ..autodiff import tape as _tape
 from ..autodiff.tape_backward import backward as _backward
 from ..graph import Graph, SymbolicTensor, building
 from ..ops.array_ops import identity
+from ..ops.tensor_array import TensorArray
 from ..tensor import EagerTensor, Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
@@ -569,6 +570,8 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
         for leaf in nest.flatten(result):
             if isinstance(leaf, Variable):
                 leaf = convert_to_tensor(leaf)  # its value, read in the graph
+            elif isinstance(leaf, TensorArray):
+                leaf = leaf.flow  # its TensorList, as TensorFlow returns it
             if isinstance(leaf, Tensor):
                 output_map.append(len(outputs))
                 outputs.append(_as_output(graph, leaf))

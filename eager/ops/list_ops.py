@@ -27,7 +27,9 @@ variable does, while it is being rebound), as TensorFlow eager does.
 Deviations from TensorFlow (2.21): an index or num_elements must be a scalar (TF accepts any
 one-element tensor); `get_item`/`pop_back` with an `element_shape` that the stored item does not
 match are an InvalidArgumentError (TF returns the item regardless, which would make shape
-inference lie); `resize_if_index_out_of_bounds=True` is not supported.
+inference lie). `set_item` with `resize_if_index_out_of_bounds=True` is two ops, a
+`TensorListResize` to the larger of the length and index + 1 and the set, so that only the
+(rare) resize keeps its input list alive for a gradient.
 
 Devices. A list's elements are arrays of the list's device (cupy arrays on a GPU). An op that
 runs on another device gets a copy of the list there, as any input is copied: dispatch moves
@@ -53,10 +55,13 @@ from ..core.dispatch import execute
 from ..core.buffer_reuse import calibrate
 from ..core.registry import op_error, register_op
 from ..core.shapes import static_array
+from .math_ops import add, maximum
 
-__all__ = ["TensorList", "empty_tensor_list", "tensor_list_reserve", "tensor_list_from_tensor",
+__all__ = ["TensorList", "as_list", "empty_tensor_list", "tensor_list_reserve",
+           "tensor_list_from_tensor",
            "tensor_list_push_back", "tensor_list_pop_back", "tensor_list_get_item",
-           "tensor_list_set_item", "tensor_list_stack", "tensor_list_length", "storage_reuse"]
+           "tensor_list_set_item", "tensor_list_stack", "tensor_list_length",
+           "tensor_list_resize", "storage_reuse"]
 
 _variant = _dt.variant
 _int32 = _dt.int32
@@ -168,9 +173,10 @@ def _merge(op_name, a, b) -> TensorShape:
                                 f"{_fmt(a)} vs. {_fmt(b)}") from None
 
 
-def _as_list(value) -> TensorList:
-    """The kernel's list input (a TensorList; one wrapped in a 0-d object array, as numpy
-    wraps a Python object it is asked to copy, is unwrapped: the elements are immutable)."""
+def as_list(value) -> TensorList:
+    """A kernel's list input or a list tensor's value as the TensorList (one wrapped in a 0-d
+    object array, as numpy wraps a Python object it is asked to copy, is unwrapped: the
+    elements are immutable)."""
     if value.__class__ is TensorList:
         return value
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype == object:
@@ -178,6 +184,9 @@ def _as_list(value) -> TensorList:
         if inner.__class__ is TensorList:
             return inner
     raise TypeError(f"expected a TensorList, got {type(value).__name__}")
+
+
+_as_list = as_list
 
 
 def _check_dtype(op_name, want, have):
@@ -299,7 +308,9 @@ def _from_tensor_kernel(xp, tensor, element_shape):
 def _push_back_kernel(xp, handle, tensor):
     view = _as_list(handle)
     spec = view._spec
-    if tensor.dtype != spec.dtype.dtype:
+    if spec.dtype is _variant:  # a list of lists (a While's accumulator of a list)
+        tensor = _as_list(tensor)
+    elif tensor.dtype != spec.dtype.dtype:
         _check_dtype("TensorListPushBack", _dt.as_dtype(tensor.dtype), spec.dtype)
     full = spec.full
     if not (tensor.shape == full if full is not None else
@@ -358,7 +369,9 @@ def _set_item_kernel(xp, handle, index, item):
     n = view._n
     i = _index("TensorListSetItem", index, n, "modify")
     dtype = view.element_dtype
-    if item.dtype != dtype.dtype:
+    if dtype is _variant:  # a list of lists (the gradient of a While's accumulator)
+        item = _as_list(item)
+    elif item.dtype != dtype.dtype:
         _check_dtype("TensorListSetItem", _dt.as_dtype(item.dtype), dtype)
     full = view._spec.full
     if not (item.shape == full if full is not None else
@@ -399,6 +412,22 @@ def _stack_kernel(xp, handle, element_dtype, num_elements, element_shape):
     return xp.stack(items)
 
 
+def _resize_kernel(xp, handle, size):
+    view = _as_list(handle)
+    if size.ndim != 0 or size.dtype != np.int32:
+        raise TypeError("size must be an int32 scalar")  # explained by inference
+    m = int(size)
+    if m < 0:
+        raise op_error("TensorListResize", f"TensorListSlice expects size to be non-negative. "
+                                           f"Got: {m}")
+    n = view._n
+    if m == n:
+        return view  # views are immutable: the same one serves
+    if m < n:
+        return view._view(view._items, m)
+    return view._view(view._items[:n] + [None] * (m - n), m)
+
+
 def _length_kernel(xp, handle):
     return xp.asarray(_as_list(handle)._n, dtype=np.int32)
 
@@ -427,8 +456,9 @@ def _check_scalar_int32(op_name, t, what, position):
 
 
 def _check_element(op_name, t, position):
-    if not t.dtype.is_numpy_compatible:
-        raise op_error(op_name, f"input #{position}(zero-based) must be a numeric or bool tensor, "
+    if not t.dtype.is_numpy_compatible and t.dtype is not _variant:
+        raise op_error(op_name, f"input #{position}(zero-based) must be a numeric or bool tensor "
+                                f"or a list, "
                                 f"got {t.dtype.name}")
 
 
@@ -484,6 +514,12 @@ def _stack_infer(handle, element_dtype, num_elements, element_shape):
     return TensorSpec(lead.concatenate(as_shape(element_shape)), element_dtype)
 
 
+def _resize_infer(handle, size):
+    _check_handle("TensorListResize", handle)
+    _check_scalar_int32("TensorListResize", size, "size", 1)
+    return _LIST_SPEC
+
+
 def _length_infer(handle):
     _check_handle("TensorListLength", handle)
     return TensorSpec((), _int32)
@@ -503,6 +539,7 @@ TENSOR_LIST_SET_ITEM = register_op("TensorListSetItem", _set_item_kernel, _set_i
 TENSOR_LIST_STACK = register_op("TensorListStack", _stack_kernel, _stack_infer)
 TENSOR_LIST_LENGTH = register_op("TensorListLength", _length_kernel, _length_infer,
                                  differentiable=False)
+TENSOR_LIST_RESIZE = register_op("TensorListResize", _resize_kernel, _resize_infer)
 
 
 # -- public functions (tensorflow.python.ops.list_ops' names and signatures) --------------------
@@ -538,7 +575,7 @@ def _element_shape_attr(op_name, shape):
 
 def _element_dtype(op_name, dtype):
     dtype = _dt.as_dtype(dtype)
-    if not dtype.is_numpy_compatible:
+    if not dtype.is_numpy_compatible and dtype is not _variant:
         raise TypeError(f"{op_name}: a TensorList cannot hold {dtype.name} elements.")
     return dtype
 
@@ -592,12 +629,20 @@ def tensor_list_get_item(input_handle, index, element_dtype, element_shape=None,
 
 def tensor_list_set_item(input_handle, index, item, resize_if_index_out_of_bounds=False,
                          name=None):
-    """The list with element `index` (0 <= index < length) replaced by `item`."""
+    """The list with element `index` (0 <= index < length) replaced by `item`; with
+    `resize_if_index_out_of_bounds`, a list shorter than index + 1 grows to that length first
+    (unset slots in between)."""
+    handle, index = as_tensor(input_handle), _int32_input(index)
     if resize_if_index_out_of_bounds:
-        raise NotImplementedError("tensor_list_set_item: resize_if_index_out_of_bounds=True is "
-                                  "not supported.")
-    return execute(TENSOR_LIST_SET_ITEM, (as_tensor(input_handle), _int32_input(index),
-                                               as_tensor(item)))
+        length = execute(TENSOR_LIST_LENGTH, (handle,))
+        size = maximum(length, add(index, convert_to_tensor(1, _int32)))
+        handle = execute(TENSOR_LIST_RESIZE, (handle, size))
+    return execute(TENSOR_LIST_SET_ITEM, (handle, index, as_tensor(item)))
+
+
+def tensor_list_resize(input_handle, size, name=None):
+    """The list cut to `size` elements, or extended with unset slots."""
+    return execute(TENSOR_LIST_RESIZE, (as_tensor(input_handle), _int32_input(size)))
 
 
 def tensor_list_stack(input_handle, element_dtype, num_elements=-1, element_shape=None,
