@@ -536,10 +536,12 @@ class EagerTensor(Tensor):
         return format(str(self), format_spec)
 
     def __repr__(self):
-        text = np.array2string(np.asarray(self._numpy_host()), separator=" ")
-        sep = "\n" if "\n" in text else ""
-        return (f"<eager.Tensor shape={self.shape} dtype={self._meta.dtype.name} "
-                f"device={self._meta.device.name} numpy={sep}{text}>")
+        # TensorFlow's shape, so output printed from TF's guides reads the same; the device is
+        # named only when it is not the host, as PyTorch does.
+        device = self._meta.device.name
+        where = "" if device == "CPU:0" else f", device={device}"
+        return (f"<eager.Tensor: shape={self.shape}, dtype={self._meta.dtype.name}{where}, "
+                f"numpy={numpy_repr_text(self._numpy_host())}>")
 
     def __str__(self):
         text = np.array2string(np.asarray(self._numpy_host()), separator=" ")
@@ -759,3 +761,14 @@ class IndexedSlices:
     def __repr__(self):
         return (f"IndexedSlices(indices={self._indices!r}, values={self._values!r}, "
                 f"dense_shape={self._dense_shape!r})")
+
+
+def numpy_repr_text(value) -> str:
+    """A value as a tensor's `repr` shows it, as TensorFlow's: a scalar as its Python item
+    (`1.0`, `7`, `True`), an array as numpy's `repr` (`array([1., 2.], dtype=float32)`), on its
+    own line when it spans several."""
+    value = np.asarray(value)
+    if value.ndim == 0 and value.dtype.kind != "S":
+        return repr(value.item())
+    text = repr(value)
+    return "\n" + text if "\n" in text else text

@@ -31,7 +31,7 @@ from .core.context import FAST_PATH
 from .ops import resource_ops as _res
 from .core.dispatch import execute, resolve_input, run_kernel
 from .ops.resource_ops import apply_update as _apply_update
-from .tensor import EagerTensor, IndexedSlices, Reference, meta_for, wrap_value
+from .tensor import EagerTensor, IndexedSlices, Reference, meta_for, numpy_repr_text, wrap_value
 from .core.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from .base.tensor_shape import TensorShape, as_shape
 
@@ -529,12 +529,13 @@ class ResourceVariable(Variable):
     # -- display -----------------------------------------------------------------------------
     def __repr__(self):
         try:
-            text = np.array2string(np.asarray(self.numpy()), separator=" ")
+            text = numpy_repr_text(self.numpy())
         except Exception:  # noqa: BLE001 - e.g. destroyed or uninitialized
             text = "<unavailable>"
-        sep = "\n" if "\n" in text else ""
-        return (f"<eager.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name} "
-                f"device={self.device} numpy={sep}{text}>")
+        device = self.device
+        where = "" if device == "CPU:0" else f", device={device}"
+        return (f"<eager.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}"
+                f"{where}, numpy={text}>")
 
     def __reduce__(self):
         raise TypeError("Variables cannot be pickled; save them with eager.train.Checkpoint.")

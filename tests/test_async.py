@@ -46,8 +46,9 @@ def test_set_synchronous_execution_switches_this_thread():
         assert not tf.config.experimental.get_synchronous_execution()
         y = tf.constant([1.0, 2.0]) * 3.0
         assert isinstance(y, PendingTensor)
-        assert repr(y) == (f"<eager.Tensor shape=(2,) dtype=float32 device={y.device} "
-                           "numpy=[3. 6.]>")
+        where = "" if y.device == "CPU:0" else f", device={y.device}"
+        assert repr(y) == (f"<eager.Tensor: shape=(2,), dtype=float32{where}, "
+                           "numpy=array([3., 6.], dtype=float32)>")
         assert float(tf.reduce_sum(y)) == 9.0 and bool(y[0] > 1.0)
     finally:
         tf.config.experimental.set_synchronous_execution(True)

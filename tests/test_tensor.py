@@ -658,17 +658,35 @@ def test_index_only_for_integer_scalars():
 
 
 def test_repr_and_str():
+    # TensorFlow's repr (goldens from TF 2.21: `<tf.Tensor: shape=(2,), dtype=float32,
+    # numpy=array([1., 2.], dtype=float32)>`), with eager's name and, off the host, the device.
     device = registry.default_device().name  # where unscoped tensors live: GPU:0 if any
-    assert repr(T([1.0, 2.0])) == \
-        f"<eager.Tensor shape=(2,) dtype=float32 device={device} numpy=[1. 2.]>"
-    assert repr(T(3)) == f"<eager.Tensor shape=() dtype=int32 device={device} numpy=3>"
-    assert repr(T([[1, 2], [3, 4]])) == \
-        f"<eager.Tensor shape=(2, 2) dtype=int32 device={device} numpy=\n[[1 2]\n [3 4]]>"
+    where = "" if device == "CPU:0" else f", device={device}"
+    assert repr(T([1.0, 2.0])) == (f"<eager.Tensor: shape=(2,), dtype=float32{where}, "
+                                   "numpy=array([1., 2.], dtype=float32)>")
+    assert repr(T(3)) == f"<eager.Tensor: shape=(), dtype=int32{where}, numpy=3>"
+    assert repr(T(1.5)) == f"<eager.Tensor: shape=(), dtype=float32{where}, numpy=1.5>"
+    assert repr(T([[1, 2], [3, 4]])) == (
+        f"<eager.Tensor: shape=(2, 2), dtype=int32{where}, numpy=\n"
+        "array([[1, 2],\n       [3, 4]], dtype=int32)>")
     with eager.device("CPU:0"):
-        assert repr(T(3)) == "<eager.Tensor shape=() dtype=int32 device=CPU:0 numpy=3>"
+        assert repr(T(True)) == "<eager.Tensor: shape=(), dtype=bool, numpy=True>"
     assert str(T([1.0, 2.0])) == "eager.Tensor([1. 2.], shape=(2,), dtype=float32)"
     assert str(T(True)) == "eager.Tensor(True, shape=(), dtype=bool)"
     assert f"{T(2.5):.2f}" == "2.50"
+
+
+def test_symbolic_str_and_repr_are_tensorflows():
+    seen = []
+
+    @eager.function(input_signature=[eager.TensorSpec([None], eager.int32)])
+    def f(x):
+        seen.append((str(x), repr(x)))
+        return x
+
+    f(T([1, 2]))
+    assert seen == [('Tensor("x:0", shape=(None,), dtype=int32)',
+                     "<eager.Tensor 'x:0' shape=(None,) dtype=int32>")]
 
 
 def test_tensor_attributes():

@@ -132,8 +132,10 @@ def test_variables_are_unhashable_but_have_refs():
 
 def test_repr_names_the_variable():
     device = registry.default_device().name  # where unscoped variables live: GPU:0 if any
-    assert repr(tf.Variable([1.0, 2.0], name="q")) == (
-        f"<eager.Variable 'q:0' shape=(2,) dtype=float32 device={device} numpy=[1. 2.]>")
+    where = "" if device == "CPU:0" else f", device={device}"
+    assert repr(tf.Variable([1.0, 2.0], name="q")) == (  # TensorFlow's, with eager's name
+        f"<eager.Variable 'q:0' shape=(2,) dtype=float32{where}, "
+        "numpy=array([1., 2.], dtype=float32)>")
 
 
 # -- updates and chained unread variables --------------------------------------------------------

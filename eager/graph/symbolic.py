@@ -113,7 +113,10 @@ class SymbolicTensor(Tensor):
         return (f"<eager.Tensor '{self.name}' shape={_shape_text(self._shape)} "
                 f"dtype={self._dtype.name}>")
 
-    __str__ = __repr__
+    def __str__(self):
+        # TensorFlow's `print` of a traced tensor, which its guides show.
+        shape = "" if self._shape.rank is None else f", shape={_shape_text(self._shape)}"
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
 
 
 def _shape_text(shape) -> str:
