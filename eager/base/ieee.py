@@ -23,8 +23,10 @@ dealt with where it surfaces, on the failure path (no cost when nothing signals)
   steps runs under `quiet()`, so that it is never left half applied.
 
 CuPy kernels never signal (CUDA arithmetic raises no floating-point exceptions, and
-`cupyx.errstate` governs only linalg checks), so a GPU needs none of this; the simulated GPU's
-stream threads compute with numpy's error state set to ignore for the same reason.
+`cupyx.errstate` governs only linalg checks), so a GPU needs none of this; the threads that
+compute only eager's kernels, the asynchronous executor's worker and the simulated GPU's stream
+threads, set their own numpy error state to ignore for the same reason, so that nothing they
+compute signals, whatever the filters.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["FP_SIGNALS", "quietly", "quiet"]
+__all__ = ["FP_SIGNALS", "quietly", "quiet", "quiet_thread"]
 
 #: What a numpy floating-point signal arrives as: a warning turned into an exception by a
 #: warnings filter, or numpy's own exception under `np.seterr(all="raise")`.
@@ -66,3 +68,11 @@ def quietly(fn, *args, **kwargs):
         with _FILTERS_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             return fn(*args, **kwargs)
+
+
+def quiet_thread() -> None:
+    """For a thread eager starts that computes nothing but eager's kernels (the asynchronous
+    executor's worker, a simulated GPU's stream): numpy's error state set to ignore for the rest
+    of the thread, so that no kernel it runs signals, whatever the warning filters. numpy's
+    error state is per thread: the user's threads keep theirs."""
+    np.seterr(all="ignore")
