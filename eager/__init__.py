@@ -4,7 +4,7 @@ The top-level names are TensorFlow 2's top-level names for the same things; ops 
 keeps only in a namespace (`tf.math.log`) are only in that namespace here (`eager.math.log`).
 """
 
-import warnings as _warnings
+from .base import ieee as _ieee
 
 from . import dtypes, errors, nest
 from .dtypes import (DType, as_dtype, bool, complex64, complex128, double,  # noqa: A004
@@ -54,6 +54,6 @@ newaxis = None
 # numpy's signal an exception, eager answers it with the IEEE result (eager.base.ieee); where it
 # is only a warning, this filter keeps it from being printed. It applies only to warnings raised
 # from eager's own modules, never to the user's numpy code.
-_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eager(\..*)?$")
+_ieee.ignore_kernel_warnings()
 
 __version__ = "0.1.0"

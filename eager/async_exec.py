@@ -35,6 +35,7 @@ from _thread import allocate_lock as _allocate_lock
 from .core import context as _context
 from .base import profile_events as _profile_events
 from .base import user_code as _user_code
+from .base.ieee import quiet_thread
 from .devices import registry as _devices
 from .base.errors import InternalError, InvalidArgumentError, OpError
 from .core import dispatch as _dispatch
@@ -389,6 +390,7 @@ class AsyncExecutor:
 
     # -- the worker ------------------------------------------------------------------------
     def _run(self):
+        quiet_thread()  # only kernels run here: none signals inf or nan (eager.base.ieee)
         try:
             self._drain()
         except BaseException as exc:  # noqa: BLE001 - not a kernel's (those are kept): ours

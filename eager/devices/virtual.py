@@ -43,6 +43,7 @@ import numpy as np
 
 from ..base import profile_events
 from ..base.errors import InvalidArgumentError, OpError
+from ..base.ieee import quiet_thread
 from .base import COMPLETED, Device, Event, KeepAlive, Stream
 
 __all__ = ["VirtualArray", "VirtualDevice", "VirtualEvent", "VirtualStream",
@@ -245,7 +246,7 @@ def _serve(stream):
     """The worker: runs items in order; records the first failure; never dies. Its kernels
     compute with numpy's floating-point error state set to ignore (this thread's own), as CuPy's
     kernels never signal inf or nan (`eager.base.ieee`)."""
-    np.seterr(all="ignore")
+    quiet_thread()
     queue, cv = stream._queue, stream._cv
     _this_thread.is_stream_worker = True
     while True:

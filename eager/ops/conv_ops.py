@@ -20,6 +20,7 @@ import numpy as np
 
 from ..base import dtypes as _dt
 from ..base.errors import UnimplementedError
+from ..base.ieee import add_reduce
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import UNKNOWN_SHAPE
 from ..core.argument_conversion import as_tensor, check_dtype, same_type
@@ -368,8 +369,8 @@ def _avg_pool_kernel(xp, x, ksize=(1, 1), strides=(1, 1), padding="VALID", expli
     counts, (rows, cols) = window_counts(xp, x.shape[1:3], ksize, strides, padding, x.dtype)
     view = _windows(xp, x, (rows[0], cols[0]), ksize, strides, (1, 1),
                     ((rows[1], rows[2]), (cols[1], cols[2])), 0)
-    return _from_nhwc(xp, (view.sum(axis=(3, 4)) / counts).astype(x.dtype, copy=False),
-                      data_format)
+    total = add_reduce(xp, view, (3, 4))  # (its overflow: eager.base.ieee)
+    return _from_nhwc(xp, (total / counts).astype(x.dtype, copy=False), data_format)
 
 
 #: TensorFlow's AvgPool: each window's mean over the input elements it covers (SAME padding is

@@ -1,13 +1,15 @@
 """Cumulative scans along one axis (`eager.math.cumsum`, `eager.math.cumprod`).
 
 Both ops share one kernel shape: an optional flip (`reverse`), numpy's running sum or product
-in the input's dtype (integers wrap, as in TensorFlow), and for `exclusive` a shift by one that
+in the input's dtype (integers wrap, as in TensorFlow; the ufunc's `accumulate`, so that an
+overflow is raised at eager's frame: `eager.base.ieee`), and for `exclusive` a shift by one that
 starts from the identity (0 or 1). Their gradients live in `math_grad`.
 """
 
 from __future__ import annotations
 
 from ..base import dtypes as _dt
+from ..base.ieee import add_accumulate, multiply_accumulate
 from ..core.specs import TensorSpec
 from ..core.argument_conversion import as_tensor, check_dtype
 from ..core.dispatch import execute
@@ -21,7 +23,7 @@ __all__ = ["cumsum", "cumprod"]
 def _scan(xp, x, axis, exclusive, reverse, running, fill):
     if reverse:
         x = xp.flip(x, axis)
-    out = running(x, axis=axis, dtype=x.dtype)
+    out = running(xp, x, axis, x.dtype)
     if exclusive and out.shape[axis]:
         first = xp.full_like(xp.take(out, [0], axis=axis), fill)
         out = xp.concatenate([first, xp.take(out, range(out.shape[axis] - 1), axis=axis)],
@@ -32,11 +34,11 @@ def _scan(xp, x, axis, exclusive, reverse, running, fill):
 
 
 def _cumsum_kernel(xp, x, axis, exclusive, reverse):
-    return _scan(xp, x, axis, exclusive, reverse, xp.cumsum, 0)
+    return _scan(xp, x, axis, exclusive, reverse, add_accumulate, 0)
 
 
 def _cumprod_kernel(xp, x, axis, exclusive, reverse):
-    return _scan(xp, x, axis, exclusive, reverse, xp.cumprod, 1)
+    return _scan(xp, x, axis, exclusive, reverse, multiply_accumulate, 1)
 
 
 def _infer(op_name):

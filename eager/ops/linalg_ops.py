@@ -19,6 +19,7 @@ import operator
 import numpy as np
 
 from ..base import dtypes as _dt
+from ..base.ieee import quiet
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as _m
@@ -55,7 +56,8 @@ def _spectral_kernel(xp, x, axes=(0, 1), keepdims=False):
     if 0 in m.shape[-2:]:
         out = xp.zeros(m.shape[:-2], dtype=real)
     else:
-        out = xp.linalg.svd(m, compute_uv=False).max(axis=-1)
+        with quiet():  # np.linalg's Python code signals out of eager's reach (base.ieee)
+            out = xp.linalg.svd(m, compute_uv=False).max(axis=-1)
     if keepdims:
         for a in sorted(axes):
             out = xp.expand_dims(out, a)
@@ -157,12 +159,15 @@ def _square(op_name, shape):
 
 def _factored(op_name, xp, routine, *args):
     """`routine(*args)` with a singular matrix reported as TensorFlow's "Input is not
-    invertible." numpy raises LinAlgError itself; CuPy checks the factorization's status only
-    under `cupyx.errstate(linalg="raise")` (a device-to-host read of the status, as TF's GPU
-    kernels check theirs) and otherwise returns infs and NaNs."""
+    invertible." numpy raises LinAlgError itself (and computes under `quiet()`: np.linalg's
+    Python code casts its result where eager's filter cannot see the signal, `eager.base.ieee`);
+    CuPy checks the factorization's status only under `cupyx.errstate(linalg="raise")` (a
+    device-to-host read of the status, as TF's GPU kernels check theirs) and otherwise returns
+    infs and NaNs."""
     try:
         if xp is np:
-            return routine(*args)
+            with quiet():
+                return routine(*args)
         import cupyx  # noqa: PLC0415 - GPU only
 
         with cupyx.errstate(linalg="raise"):
@@ -208,7 +213,8 @@ def _det_infer(x):
 
 def _det_kernel(xp, x):
     _square("MatrixDeterminant", TensorShape(x.shape))
-    return xp.asarray(xp.linalg.det(x), dtype=x.dtype)
+    with quiet():  # np.linalg's Python code signals out of eager's reach (base.ieee)
+        return xp.asarray(xp.linalg.det(x), dtype=x.dtype)
 
 
 MATRIX_DETERMINANT = register_op("MatrixDeterminant", _det_kernel, _det_infer, dtypes=_DTYPES,

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..base import dtypes as _dt
 from ..base.errors import InvalidArgumentError, NotFoundError
+from ..base.ieee import add_reduce, multiply_reduce
 from ..tensor import EagerTensor
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import TensorShape
@@ -515,7 +516,7 @@ _add_reduce = np.add.reduce
 
 
 def _prod_kernel(xp, x, axes=None, keepdims=False):
-    return xp.prod(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+    return multiply_reduce(xp, x, axes, x.dtype, keepdims)  # (its overflow: eager.base.ieee)
 
 
 def _mean_kernel(xp, x, axes=None, keepdims=False):
@@ -532,8 +533,9 @@ def _mean_kernel(xp, x, axes=None, keepdims=False):
         if x.dtype.kind == "i":
             q = q + ((q * n != total) & (total < 0))
         return q.astype(x.dtype)
-    # sum / count as numpy's mean, but an empty mean is a silent 0 / 0 = nan (as in TF).
-    total = x.sum(axis=axes, keepdims=keepdims, dtype=x.dtype)
+    # sum / count as numpy's mean, but an empty mean is a silent 0 / 0 = nan (as in TF), and
+    # the sum's overflow is raised here, where eager's filter sees it (eager.base.ieee).
+    total = add_reduce(xp, x, axes, x.dtype, keepdims)
     return (total / n).astype(x.dtype, copy=False)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import dtypes as _dt
+from ..base.ieee import add_reduce
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import TensorShape
 from .conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401 - re-exported as eager.nn.*
@@ -312,7 +313,9 @@ def _softmax_xent_kernel(xp, logits, labels, axis=-1):
     """TensorFlow's XentFunctor, operation for operation: shifted = x - max(x),
     s = sum(exp(shifted)), loss = sum(labels * (log(s) - shifted)),
     backprop = exp(shifted) / s - labels. Reductions are the arrays' own methods (numpy's
-    module-level `sum`/`max` add a Python wrapper that costs more than a small reduction)."""
+    module-level `sum`/`max` add a Python wrapper that costs more than a small reduction), but
+    the loss's sum, which can overflow, is `add.reduce` itself: its signal is then raised here,
+    where eager's filter sees it (`eager.base.ieee`)."""
     x = _upcast(xp, logits)
     z = labels if labels.dtype == x.dtype else labels.astype(x.dtype)
     if z.shape != x.shape:
@@ -325,7 +328,7 @@ def _softmax_xent_kernel(xp, logits, labels, axis=-1):
     shifted = x - x.max(axis=axis, keepdims=True)
     e = xp.exp(shifted)
     total = e.sum(axis=axis, keepdims=True)
-    loss = (z * (xp.log(total) - shifted)).sum(axis=axis)
+    loss = add_reduce(xp, z * (xp.log(total) - shifted), axis)
     backprop = e / total - z
     return loss.astype(logits.dtype, copy=False), backprop.astype(logits.dtype, copy=False)
 

@@ -12,6 +12,7 @@ import re
 import numpy as np
 
 from ..base import dtypes as _dt
+from ..base.ieee import quiet
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from .array_ops import expand_dims, squeeze
@@ -153,7 +154,8 @@ def _tensordot_kernel(xp, a, b, a_axes=(), b_axes=()):
         # where numpy accepts ([], []).
         out = xp.multiply(a, b)
     else:
-        out = xp.tensordot(a, b, axes=(list(a_axes), list(b_axes)))
+        with quiet():  # np.tensordot's Python code signals out of eager's reach (base.ieee)
+            out = xp.tensordot(a, b, axes=(list(a_axes), list(b_axes)))
     return xp.asarray(out).astype(a.dtype, copy=False)
 
 
@@ -316,7 +318,8 @@ def _einsum_infer(*inputs, equation):
 def _einsum_kernel(xp, *arrays, equation):
     # numpy would broadcast a size-1 labelled axis; TensorFlow refuses, so check first.
     _einsum_shape(equation, [TensorShape(a.shape) for a in arrays])
-    out = xp.einsum(parse_equation(equation)[2], *arrays, optimize=len(arrays) > 1)
+    with quiet():  # np.einsum's Python code signals out of eager's reach (base.ieee)
+        out = xp.einsum(parse_equation(equation)[2], *arrays, optimize=len(arrays) > 1)
     return xp.asarray(out).astype(arrays[0].dtype, copy=False)
 
 
