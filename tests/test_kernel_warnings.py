@@ -30,7 +30,7 @@ import eager
 from eager.core import dispatch
 from eager.core.registry import get_op, registered_ops
 from eager.errors import OpError
-from eager.ops import list_ops
+from eager.ops import list_bulk_ops, list_ops
 
 # -- hostile inputs ------------------------------------------------------------------------------
 
@@ -151,6 +151,22 @@ def _pool_grads(x):
         gm = tape.gradient(m, img, output_gradients=m)
         ga = tape.gradient(a, img, output_gradients=a)
     return [m, a, gm, ga, outer.gradient(gm, img, output_gradients=img)]
+
+
+def _bulk_lists(x):
+    """The bulk list ops TensorArray is built on, and the list-of-list-gradients read."""
+    lst = list_ops.tensor_list_from_tensor(x, [3])
+    n = int(x.shape[0])
+    gathered = list_bulk_ops.tensor_list_gather(lst, list(range(n))[::-1], x.dtype, [3])
+    scattered = list_bulk_ops.tensor_list_scatter(x, list(range(n)), [3])
+    added = list_bulk_ops.tensor_list_scatter_add(scattered, x, list(range(n)))
+    split = list_bulk_ops.tensor_list_split(eager.reshape(x, [-1]), [-1], [3] * n)
+    concat, _ = list_bulk_ops.tensor_list_concat(added, x.dtype, [3])
+    resized = list_ops.tensor_list_resize(lst, n + 1)
+    of_lists = list_ops.tensor_list_reserve((), 1, eager.variant)
+    unset = _op("TensorListGradientItem", of_lists, eager.constant(0), lst)
+    return [gathered, concat, list_ops.tensor_list_stack(split, x.dtype),
+            list_ops.tensor_list_length(resized), list_ops.tensor_list_length(unset)]
 
 
 def _lists(x):
@@ -375,6 +391,10 @@ RECIPES = {
     "TensorListLength": _lists, "TensorListPopBack": _lists, "TensorListPushBack": _lists,
     "TensorListReserve": _lists, "TensorListSetItem": _lists, "TensorListStack": _lists,
     "TensorListAddN": _lists, "TensorListZerosLike": _lists,
+    "TensorListGather": _bulk_lists, "TensorListScatterIntoExistingList": _bulk_lists,
+    "TensorListScatterAdd": _bulk_lists, "TensorListSplit": _bulk_lists,
+    "TensorListConcatV2": _bulk_lists, "TensorListResize": _bulk_lists,
+    "TensorListGradientItem": _bulk_lists,
     "IndexAxis": _indexing, "SliceAxis": _indexing, "SliceAxisGrad": _indexing,
     "PrintV2": lambda x: eager.print(x, [x, 1.5], output_stream=sys.stdout, summarize=-1),
     "CheckNumericsV2": _check_numerics,
