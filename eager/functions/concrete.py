@@ -3,8 +3,10 @@
 Tracing (`trace_concrete`) builds a `Graph`: one placeholder per tensor leaf of the arguments
 (named after the parameter), the Python function called once with those placeholders in place
 of the tensors (Python values are passed as they are), and the returned structure split into
-tensors (the graph's outputs; an eager tensor returned or used is captured) and Python values
-(returned as they are on every call). Python side effects therefore happen once, at trace time.
+tensors (the graph's outputs; an eager tensor returned or used is captured, a Python number or
+numpy value becomes a constant one, as TensorFlow's results are always tensors) and the leaves
+returned as they are on every call (None, and strings, since there is no string dtype). Python
+side effects therefore happen once, at trace time.
 
 While tracing:
 
@@ -569,6 +571,8 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
         for leaf in nest.flatten(result):
             if isinstance(leaf, Variable):
                 leaf = convert_to_tensor(leaf)  # its value, read in the graph
+            elif not (leaf is None or isinstance(leaf, (Tensor, str))):
+                leaf = _returned_tensor(leaf, python_function)
             if isinstance(leaf, Tensor):
                 output_map.append(len(outputs))
                 outputs.append(_as_output(graph, leaf))
@@ -577,9 +581,27 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
     # Returned values wait for every op that must run (assigns, prints): automatic control
     # dependencies' single control output (eager.graph.control_deps).
     graph.outputs = graph.finalize(outputs)
-    graph.structured_outputs = result
-    return ConcreteFunction(graph, python_function, binder, tuple(template), result, output_map,
-                            argument_captures)
+    graph.structured_outputs = nest.pack_sequence_as(
+        result, [graph.outputs[m] if m.__class__ is int else m.value for m in output_map])
+    return ConcreteFunction(graph, python_function, binder, tuple(template),
+                            graph.structured_outputs, output_map, argument_captures)
+
+
+def _returned_tensor(value, python_function):
+    """A returned leaf that is neither a tensor nor None as the tensor TensorFlow makes of it:
+    a Python number or bool, a numpy scalar or array becomes a constant output (`return 1`
+    gives a scalar int32 tensor on every call). Strings stay Python values, since eager has no
+    string dtype. Anything else is TensorFlow's TypeError."""
+    try:
+        return convert_to_tensor(value)
+    except (TypeError, ValueError):
+        raise TypeError(
+            "To be compatible with tf.function, Python functions must return zero or more "
+            f"Tensors or ExtensionTypes or None values; in compilation of {python_function!r}, "
+            f"found return value of type {type(value).__name__}, which is not a Tensor or "
+            "ExtensionType.") from None
+
+
 
 
 def _is_tensor_leaf(leaf, specs_allowed) -> bool:
