@@ -5,6 +5,7 @@ ops are pruned while stateful ones run; `.numpy()` on a symbolic tensor is an At
 a tape target that is a source itself has the gradient ones."""
 
 import collections
+import re
 
 import numpy as np
 import pytest
@@ -88,5 +89,207 @@ def test_an_unconvertible_result_is_tensorflows_type_error(returned, type_name):
         "To be compatible with tf.function, Python functions must return zero or more Tensors "
         f"or ExtensionTypes or None values; in compilation of {returns!r}, found return value "
         f"of type {type_name}, which is not a Tensor or ExtensionType.")
+
+
+# -- concrete functions: binding, flat signature, text ---------------------------------------------
+def _p(a, b, c=3):
+    return a * b + c
+
+
+def test_get_concrete_function_binds_python_arguments_and_takes_the_tensors_alone():
+    f = eager.function(_p)
+    concrete = f.get_concrete_function(a=TensorSpec([None], eager.float32), b=2)
+    x = eager.constant([1.0, 2.0])
+    # TF 2.21: the tensor alone, positionally or by name (its flat signature) -> [5, 7]
+    assert _value(concrete(x)) == [5.0, 7.0]
+    assert _value(concrete(a=x)) == [5.0, 7.0]
+    # every argument, the Python ones equal to the traced values (eager applies defaults too)
+    assert _value(concrete(x, 2)) == [5.0, 7.0]
+    assert _value(concrete(a=x, b=2, c=3)) == [5.0, 7.0]
+    for _ in range(3):  # the fast call of a flat call
+        assert _value(concrete(x)) == [5.0, 7.0]
+    assert f.experimental_get_tracing_count() == 1
+    # positional mixes: a spec, a Python value, another spec
+    mixed = f.get_concrete_function(TensorSpec([2]), TensorSpec([], eager.float32))
+    assert _value(mixed(x, eager.constant(3.0))) == [6.0, 9.0]
+    assert _value(mixed(x, b=eager.constant(3.0))) == [6.0, 9.0]
+    assert _value(mixed(x, eager.constant(3.0), 3)) == [6.0, 9.0]
+    by_value = f.get_concrete_function(TensorSpec([2]), 5, c=TensorSpec([], eager.float32))
+    assert _value(by_value(x, eager.constant(1.0))) == [6.0, 11.0]
+
+
+def _binding_error(concrete, *args, **kwargs):
+    with pytest.raises(TypeError) as info:
+        concrete(*args, **kwargs)
+    text = str(info.value)
+    assert text.startswith("Binding inputs to tf.function failed due to `"), text
+    head, _, flat = text.partition("\nFallback to flat signature also failed due to: ")
+    assert flat, text
+    return head, flat
+
+
+def test_a_call_that_fits_neither_signature_is_tensorflows_type_error():
+    concrete = eager.function(_p).get_concrete_function(a=TensorSpec([None]), b=2)
+    x = eager.constant([1.0, 2.0])
+    signature = _golden("(a: TensorSpec(shape=(None,), dtype=tf.float32, name=None), "
+                        "b: Literal[2], c: Literal[3]) -> TensorSpec(shape=(None,), "
+                        "dtype=tf.float32, name=None)")
+    head, flat = _binding_error(concrete, x, 3)
+    assert f"for signature: {signature}." in head
+    assert "Received args: (" in head and "and kwargs: {}" in head
+    # TF 2.21's flat-signature messages (TF's function was named `p`)
+    assert flat == "_p(a) takes 1 positional arguments, got 2."
+    _, flat = _binding_error(concrete, x, c=3)
+    assert flat.endswith("(a) got unexpected keyword arguments: c.")
+    _, flat = _binding_error(concrete, [1.0, 2.0])
+    assert flat.endswith("(a): expected argument #0(zero-based) to be a Tensor; got list "
+                         "([1.0, 2.0]).")
+    two = eager.function(_p).get_concrete_function(TensorSpec([2]), TensorSpec([]))
+    head, flat = _binding_error(two, x)
+    assert "missing a required argument: 'b'" in head
+    assert flat.endswith("(a, b) missing required arguments: b.")
+    # a tensor of the wrong dtype or shape: refused with both reasons
+    _, flat = _binding_error(concrete, eager.constant([1, 2]))
+    assert "wrong dtype" in flat
+    _, flat = _binding_error(concrete, eager.constant([[1.0, 2.0]]))
+    assert "wrong shape" in flat
+
+
+V = eager.Variable(2.0)
+W = eager.Variable([1, 2])
+
+
+def _q(xs, d, *rest, k=1, flag=True, **kw):
+    return {"s": xs[0] * V + xs[1], "n": d["m"], "none": None, "w": W}, k
+
+
+def _nested_concrete():
+    return eager.function(_q).get_concrete_function(
+        [TensorSpec([3]), TensorSpec([3], name="second")], {"m": TensorSpec([], eager.int64)},
+        TensorSpec([1]), 7, k=5, extra="hi")
+
+
+def test_the_signature_prints_as_tensorflows():
+    concrete = eager.function(_p).get_concrete_function(a=TensorSpec([None]), b=2)
+    # TF 2.21: print(concrete_fn)
+    assert str(concrete) == _golden(
+        "ConcreteFunction Input Parameters:\n"
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(None,), dtype=tf.float32, name=None)\n"
+        "  b (POSITIONAL_OR_KEYWORD): Literal[2]\n"
+        "  c (POSITIONAL_OR_KEYWORD): Literal[3]\n"
+        "Output Type:\n"
+        "  TensorSpec(shape=(None,), dtype=tf.float32, name=None)\n"
+        "Captures:\n"
+        "  None")
+    assert repr(concrete) == _golden(
+        "<ConcreteFunction (a: TensorSpec(shape=(None,), dtype=tf.float32, name=None), "
+        "b: Literal[2], c: Literal[3]) -> TensorSpec(shape=(None,), dtype=tf.float32, "
+        f"name=None) at 0x{id(concrete):X}>")
+    nested = _nested_concrete()
+    text = nested.pretty_printed_signature()
+    head, _, captures = text.partition("Captures:\n")
+    assert head == _golden(
+        "Input Parameters:\n"
+        "  xs (POSITIONAL_ONLY): List[TensorSpec(shape=(3,), dtype=tf.float32, name=None), "
+        "TensorSpec(shape=(3,), dtype=tf.float32, name='second')]\n"
+        "  d (POSITIONAL_ONLY): Dict[['m', TensorSpec(shape=(), dtype=tf.int64, name=None)]]\n"
+        "  rest_0 (POSITIONAL_ONLY): TensorSpec(shape=(1,), dtype=tf.float32, name=None)\n"
+        "  rest_1 (POSITIONAL_ONLY): Literal[7]\n"
+        "  k (KEYWORD_ONLY): Literal[5]\n"
+        "  flag (KEYWORD_ONLY): Literal[True]\n"
+        "  extra (KEYWORD_ONLY): Literal['hi']\n"
+        "Output Type:\n"
+        "  Tuple[Dict[['s', TensorSpec(shape=(3,), dtype=tf.float32, name=None)], "
+        "['n', TensorSpec(shape=(), dtype=tf.int64, name=None)], ['none', Literal[None]], "
+        "['w', TensorSpec(shape=(2,), dtype=tf.int32, name=None)]], "
+        "TensorSpec(shape=(), dtype=tf.int32, name=None)]\n")
+    lines = captures.split("\n")
+    assert len(lines) == 2 and all(
+        re.fullmatch(r"  \d+: TensorSpec\(shape=\(\), dtype=eager\.resource, name=None\)", line)
+        for line in lines), captures
+    assert nested.pretty_printed_signature(verbose=False) == _golden(
+        "(xs: List[TensorSpec(shape=(3,), dtype=tf.float32, name=None), TensorSpec(shape=(3,), "
+        "dtype=tf.float32, name='second')], d: Dict[['m', TensorSpec(shape=(), dtype=tf.int64, "
+        "name=None)]], rest_0: TensorSpec(shape=(1,), dtype=tf.float32, name=None), "
+        "rest_1: Literal[7], /, *, k: Literal[5], flag: Literal[True], extra: Literal['hi']) -> "
+        "Tuple[Dict[['s', TensorSpec(shape=(3,), dtype=tf.float32, name=None)], ['n', "
+        "TensorSpec(shape=(), dtype=tf.int64, name=None)], ['none', Literal[None]], ['w', "
+        "TensorSpec(shape=(2,), dtype=tf.int32, name=None)]], TensorSpec(shape=(), "
+        "dtype=tf.int32, name=None)]")
+
+
+def test_variables_namedtuples_and_literals_print_as_tensorflows():
+    v = eager.Variable(1.0)
+
+    @eager.function
+    def f(p, var, t=(1, 2), n=None, fl=1.5):
+        return p.a, var
+
+    text = str(f.get_concrete_function(P(TensorSpec([2]), 3), v))
+    assert text == _golden(
+        "ConcreteFunction Input Parameters:\n"
+        "  p (POSITIONAL_OR_KEYWORD): P[['a', TensorSpec(shape=(2,), dtype=tf.float32, "
+        "name=None)], ['b', Literal[3]]]\n"
+        "  var (POSITIONAL_OR_KEYWORD): VariableSpec(shape=(), dtype=tf.float32, "
+        "trainable=True, alias_id=0)\n"
+        "  t (POSITIONAL_OR_KEYWORD): Tuple[Literal[1], Literal[2]]\n"
+        "  n (POSITIONAL_OR_KEYWORD): Literal[None]\n"
+        "  fl (POSITIONAL_OR_KEYWORD): Literal[1.5]\n"
+        "Output Type:\n"
+        "  Tuple[TensorSpec(shape=(2,), dtype=tf.float32, name=None), TensorSpec(shape=(), "
+        "dtype=tf.float32, name=None)]\n"
+        "Captures:\n"
+        "  None")
+    nothing = eager.function(lambda x: None).get_concrete_function(eager.constant(1))
+    assert str(nothing).endswith("Output Type:\n  Literal[None]\nCaptures:\n  None")
+
+
+def test_structured_input_signature_outputs_shapes_and_dtypes_are_tensorflows():
+    nested = _nested_concrete()
+    # TF 2.21: leaves named by their path, a name the user gave kept
+    assert nested.structured_input_signature == (
+        ([TensorSpec([3], eager.float32, "xs_0"), TensorSpec([3], eager.float32, "second")],
+         {"m": TensorSpec([], eager.int64, "d_m")}, TensorSpec([1], eager.float32, "rest_0"), 7),
+        {"k": 5, "flag": True, "extra": "hi"})
+    assert nested.output_shapes == (
+        {"s": eager.TensorShape([3]), "n": eager.TensorShape([]),
+         "none": eager.TensorShape(None), "w": eager.TensorShape([2])}, eager.TensorShape([]))
+    assert nested.output_dtypes == (
+        {"s": eager.float32, "n": eager.int64, "none": None, "w": eager.int32}, eager.int32)
+    # TF 2.21: the flat call feeds the tensor leaves in order
+    ones = eager.ones([3])
+    out, k = nested(ones, ones, eager.constant(1, eager.int64), eager.ones([1]))
+    assert _value(out["s"]) == [3.0, 3.0, 3.0] and _value(k) == 5 and out["none"] is None
+    assert _value(out["w"]) == [1, 2]
+
+
+def test_pretty_printed_concrete_signatures_lists_every_trace():
+    f = eager.function(_p)
+    assert f.pretty_printed_concrete_signatures() == ""
+    f.get_concrete_function(a=TensorSpec([None]), b=2)
+    f.get_concrete_function(TensorSpec([2]), TensorSpec([]))
+    # TF 2.21's text (verbose: blocks apart; not verbose: one line each)
+    assert f.pretty_printed_concrete_signatures(verbose=False) == _golden(
+        "(a: TensorSpec(shape=(None,), dtype=tf.float32, name=None), b: Literal[2], "
+        "c: Literal[3]) -> TensorSpec(shape=(None,), dtype=tf.float32, name=None)\n"
+        "(a: TensorSpec(shape=(2,), dtype=tf.float32, name=None), b: TensorSpec(shape=(), "
+        "dtype=tf.float32, name=None), c: Literal[3]) -> TensorSpec(shape=(2,), "
+        "dtype=tf.float32, name=None)")
+    blocks = f.pretty_printed_concrete_signatures().split("\n\n")
+    assert len(blocks) == 2 and blocks[1].startswith(_golden(
+        "Input Parameters:\n"
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(2,), dtype=tf.float32, name=None)\n"))
+    signed = eager.function(lambda x: (x, eager.shape(x)),
+                            input_signature=[TensorSpec([None, 2], name="inp")])
+    signed.get_concrete_function()
+    assert signed.pretty_printed_concrete_signatures() == _golden(
+        "Input Parameters:\n"
+        "  x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(None, 2), dtype=tf.float32, "
+        "name='inp')\n"
+        "Output Type:\n"
+        "  Tuple[TensorSpec(shape=(None, 2), dtype=tf.float32, name=None), "
+        "TensorSpec(shape=(2,), dtype=tf.int32, name=None)]\n"
+        "Captures:\n"
+        "  None")
 
 

@@ -2,6 +2,7 @@
 
 * `polymorphic`: `function` / `Function`, the decorator and the cache of traces it keeps;
 * `concrete`: `ConcreteFunction`, one trace, inspectable and callable;
+* `signatures`: a trace's argument template, its flat signature and TensorFlow's printed form;
 * `arguments`: cache keys and argument binding;
 * `lifting`: variables created on the first call, and variables as arguments;
 * `function_gradient`: gradients of a call: the forward program that also returns the

@@ -113,6 +113,7 @@ class Function:
         # Held strongly: the variables this Function created live as long as it does (an owner
         # such as `self.v` usually holds them too; TensorFlow instead raises if they are gone).
         self._created_variables = []
+        self._traces = []  # every trace kept, in the order made
         functools.update_wrapper(self, python_function, updated=())
 
     # -- public attributes -----------------------------------------------------------------------
@@ -219,6 +220,13 @@ class Function:
         if concrete is None:
             concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=True)
         return concrete
+
+    def pretty_printed_concrete_signatures(self, verbose=True) -> str:
+        """≈ TensorFlow's: the signature of every trace made so far, in the order made, each as
+        `ConcreteFunction.pretty_printed_signature(verbose)`, separated by a blank line ("" when
+        there is none)."""
+        separator = "\n\n" if verbose else "\n"
+        return separator.join(c.pretty_printed_signature(verbose) for c in self._traces)
 
     # -- tracing ---------------------------------------------------------------------------------
     def _concrete_for_signature(self):
@@ -338,7 +346,9 @@ class Function:
         return concrete
 
     def _configure(self, concrete):
-        """Applies this Function's runtime options to a new trace."""
+        """Applies this Function's runtime options to a new trace, and lists it (in trace
+        order, for `pretty_printed_concrete_signatures`)."""
+        self._traces.append(concrete)
         concrete.inter_op_threads = self._inter_op_threads
         if self._jit_compile:
             concrete._uncompiled_calls = 1  # compile on the first call, not the second
