@@ -42,6 +42,7 @@ from .autodiff import GradientTape, UnconnectedGradients, custom_gradient
 from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
 from .function import function
+from .functions.lifting import init_scope
 from .control_flow import cond, switch_case, while_loop
 from .runtime.session import Session
 from .functions.vectorized_map import vectorized_map

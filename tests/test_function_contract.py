@@ -12,6 +12,7 @@ import pytest
 
 import eager
 from eager import TensorSpec
+from eager.functions import lifting
 
 
 def _value(t):
@@ -21,6 +22,16 @@ def _value(t):
 def _golden(text):
     """A TensorFlow 2.21 golden with TF's dtype prefix written as eager's."""
     return text.replace("tf.", "eager.")
+
+
+@pytest.fixture
+def run_eagerly():
+    """Turns `run_functions_eagerly` on for the test, and off after it whatever happens."""
+    eager.config.run_functions_eagerly(True)
+    try:
+        yield
+    finally:
+        eager.config.run_functions_eagerly(False)
 
 
 # -- results are tensors ---------------------------------------------------------------------------
@@ -291,5 +302,67 @@ def test_pretty_printed_concrete_signatures_lists_every_trace():
         "TensorSpec(shape=(2,), dtype=tf.int32, name=None)]\n"
         "Captures:\n"
         "  None")
+
+
+# -- run_functions_eagerly, init_scope -------------------------------------------------------------
+def test_run_functions_eagerly_runs_the_python_function_each_call(run_eagerly):
+    calls = []
+
+    @eager.function
+    def f(x):
+        calls.append(eager.executing_eagerly())
+        return x + 1
+
+    assert eager.config.functions_run_eagerly() is True
+    assert _value(f(eager.constant(1))) == 2 and _value(f(eager.constant(2))) == 3
+    # TF 2.21: the body ran eagerly each time, and nothing was traced
+    assert calls == [True, True] and f.experimental_get_tracing_count() == 0
+    concrete = f.get_concrete_function(eager.constant(3))  # still traces
+    assert f.experimental_get_tracing_count() == 1 and calls[-1] is False
+    assert _value(concrete(eager.constant(5))) == 6
+    assert eager.function(lambda: 1)() == 1  # the Python result as it is
+    signed = eager.function(lambda x: x * 2, input_signature=[TensorSpec([2])])
+    assert _value(signed(eager.constant([1.0, 2.0, 3.0]))) == [2.0, 4.0, 6.0]  # not checked
+    assert signed([1, 2]) == [1, 2, 1, 2]
+
+    @eager.function
+    def outer(x):
+        calls.append(("outer", eager.executing_eagerly()))
+        return f(x)
+
+    assert _value(outer(eager.constant(1))) == 2 and calls[-2:] == [("outer", True), True]
+    eager.config.run_functions_eagerly(False)
+    assert eager.config.functions_run_eagerly() is False
+    before = len(calls)
+    assert _value(f(eager.constant(1))) == 2  # the trace get_concrete_function made
+    assert len(calls) == before and f.experimental_get_tracing_count() == 1
+
+
+def test_run_functions_eagerly_takes_any_truth_value():
+    try:
+        eager.config.run_functions_eagerly(1)
+        assert eager.config.functions_run_eagerly() is True
+    finally:
+        eager.config.run_functions_eagerly(False)
+
+
+def test_init_scope_is_public_and_runs_eagerly_inside_a_trace():
+    assert eager.init_scope is lifting.init_scope
+    seen = []
+
+    @eager.function
+    def f(x):
+        with eager.init_scope():
+            c = eager.constant(2.0) * 3
+            seen.append((eager.executing_eagerly(), type(c).__name__))
+        return x * c
+
+    assert _value(f(eager.constant(1.0))) == 6.0 and seen == [(True, "EagerTensor")]
+    x = eager.constant(1.0)
+    with eager.GradientTape() as tape:
+        tape.watch(x)
+        with eager.init_scope():
+            y = x * 2
+    assert tape.gradient(y, x) is None  # TF 2.21: the tape is set aside too
 
 
