@@ -366,3 +366,28 @@ def test_init_scope_is_public_and_runs_eagerly_inside_a_trace():
     assert tape.gradient(y, x) is None  # TF 2.21: the tape is set aside too
 
 
+# -- leaked symbolic tensors -----------------------------------------------------------------------
+def test_numpy_of_a_symbolic_tensor_is_an_attribute_error_as_in_tensorflow():
+    leaked, inside = [], []
+
+    @eager.function
+    def f(x):
+        y = x * 2
+        leaked.append(y)
+        try:
+            y.numpy()
+        except AttributeError as exc:
+            inside.append(str(exc))
+        return y
+
+    f(eager.constant(1.0))
+    # TF 2.21: "'SymbolicTensor' object has no attribute 'numpy'", inside the trace and after
+    assert inside[0].startswith("'SymbolicTensor' object has no attribute 'numpy'")
+    with pytest.raises(AttributeError, match="^'SymbolicTensor' object has no attribute 'numpy'"):
+        leaked[0].numpy()
+    with pytest.raises(TypeError, match="used outside that function. Return it"):
+        leaked[0] + 1
+    with pytest.raises(TypeError, match="symbolic"):
+        np.array(leaked[0])
+
+
