@@ -391,3 +391,86 @@ def test_numpy_of_a_symbolic_tensor_is_an_attribute_error_as_in_tensorflow():
         np.array(leaked[0])
 
 
+# -- a tape target that is a source ----------------------------------------------------------------
+def _tape_cases():
+    v = eager.Variable([1.0, 2.0])
+    w = eager.Variable(3.0)
+    fixed = eager.Variable(3.0, trainable=False)
+
+    def itself():
+        with eager.GradientTape() as t:
+            r = v
+        return t.gradient(r, v)
+
+    def unwatched():
+        with eager.GradientTape(watch_accessed_variables=False) as t:
+            r = v
+        return t.gradient(r, v)
+
+    def non_trainable():
+        with eager.GradientTape() as t:
+            r = fixed
+        return t.gradient(r, fixed)
+
+    def with_a_computed_target():
+        with eager.GradientTape() as t:
+            y = w * 2
+        return t.gradient([w, y], w)
+
+    def among_sources():
+        with eager.GradientTape() as t:
+            r = v
+        return t.gradient(r, [v, w])
+
+    def tensor_watched():
+        x = eager.constant([1.0, 2.0])
+        with eager.GradientTape() as t:
+            t.watch(x)
+        return t.gradient(x, x)
+
+    def tensor_unwatched():
+        x = eager.constant([1.0, 2.0])
+        with eager.GradientTape() as t:
+            pass
+        return t.gradient(x, x)
+
+    def with_a_seed():
+        with eager.GradientTape() as t:
+            r = v
+        return t.gradient(r, v, output_gradients=eager.constant([3.0, 4.0]))
+
+    def zero_unconnected():
+        with eager.GradientTape() as t:
+            r = v
+        return t.gradient(r, v, unconnected_gradients="zero")
+
+    @eager.function
+    def traced_variable():
+        with eager.GradientTape() as t:
+            r = v
+        return t.gradient(r, v)
+
+    @eager.function
+    def traced_tensor(x):
+        with eager.GradientTape() as t:
+            t.watch(x)
+        return t.gradient(x, x)
+
+    # TF 2.21's results
+    return [
+        (itself, [1.0, 1.0]), (unwatched, [1.0, 1.0]), (non_trainable, 1.0),
+        (with_a_computed_target, 3.0), (among_sources, [[1.0, 1.0], None]),
+        (tensor_watched, [1.0, 1.0]), (tensor_unwatched, [1.0, 1.0]), (with_a_seed, [3.0, 4.0]),
+        (zero_unconnected, [1.0, 1.0]), (traced_variable, [1.0, 1.0]),
+        (lambda: traced_tensor(eager.constant(3.0)), 1.0),
+    ]
+
+
+def test_the_gradient_of_a_target_that_is_the_source_is_ones():
+    for case, expected in _tape_cases():
+        got = case()
+        if isinstance(got, list):
+            got = [None if g is None else _value(g) for g in got]
+        else:
+            got = _value(got)
+        assert got == expected, case.__name__
