@@ -43,6 +43,7 @@ from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
 from .function import function
 from .functions.lifting import init_scope
+from .functions.py_function import numpy_function, py_function
 from .control_flow import cond, switch_case, while_loop
 from .runtime.session import Session
 from .functions.vectorized_map import vectorized_map
