@@ -5,6 +5,7 @@ ops are pruned while stateful ones run; `.numpy()` on a symbolic tensor is an At
 a tape target that is a source itself has the gradient ones."""
 
 import collections
+import io
 import re
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 
 import eager
 from eager import TensorSpec
+from eager.experimental import async_scope
 from eager.functions import lifting
 
 
@@ -364,6 +366,68 @@ def test_init_scope_is_public_and_runs_eagerly_inside_a_trace():
         with eager.init_scope():
             y = x * 2
     assert tape.gradient(y, x) is None  # TF 2.21: the tape is set aside too
+
+
+# -- pruning ---------------------------------------------------------------------------------------
+def _unused_gather(x):
+    eager.gather(x, 10)
+    return x * 2
+
+
+def _unused_gather_in_cond(x, p):
+    def yes():
+        eager.gather(x, 10)
+        return x + 1
+    return eager.cond(p, yes, lambda: x - 1)
+
+
+def _unused_gather_in_loop(x):
+    def body(i, x):
+        eager.gather(x, 10)
+        return i + 1, x * 2
+    return eager.while_loop(lambda i, x: i < 2, body, [eager.constant(0), x])[1]
+
+
+X = [1.0, 2.0]
+
+
+@pytest.mark.parametrize("fn,args,expected", [
+    (_unused_gather, (), [2.0, 4.0]),
+    (_unused_gather_in_cond, (True,), [2.0, 3.0]),
+    (_unused_gather_in_loop, (), [4.0, 8.0]),
+])
+@pytest.mark.parametrize("jit", [False, True])
+def test_an_unused_stateless_op_is_pruned(fn, args, expected, jit):
+    f = eager.function(fn, jit_compile=jit)
+    x = eager.constant(X)
+    args = tuple(eager.constant(a) for a in args)
+    for _ in range(3):  # op by op, then compiled
+        assert _value(f(x, *args)) == expected
+    with eager.GradientTape() as tape:  # TF 2.21: [2, 2] for the first
+        tape.watch(x)
+        y = f(x, *args)
+    assert tape.gradient(y, x) is not None
+    with async_scope():
+        assert _value(f(x, *args)) == expected
+
+
+def test_stateful_ops_run_although_nothing_uses_them():
+    v = eager.Variable(0.0)
+    ran = []
+    stream = io.StringIO()
+
+    @eager.function
+    def f(x):
+        eager.gather(x, 10)
+        v.assign_add(1.0)
+        eager.print("printed", x, output_stream=stream)
+        eager.py_function(lambda: ran.append(1) or 0.0, [], eager.float32)
+        return None
+
+    for _ in range(2):
+        assert f(eager.constant(X)) is None
+    assert v.numpy() == 2.0 and len(ran) == 2
+    assert stream.getvalue() == "printed [1 2]\nprinted [1 2]\n"
 
 
 # -- leaked symbolic tensors -----------------------------------------------------------------------
