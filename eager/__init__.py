@@ -42,6 +42,8 @@ from .autodiff import GradientTape, UnconnectedGradients, custom_gradient
 from .variables import (Variable, VariableAggregation, VariableSynchronization,
                         variable_creator_scope)
 from .function import function
+from .functions.lifting import init_scope
+from .functions.py_function import numpy_function, py_function
 from .control_flow import cond, switch_case, while_loop
 from .ops.tensor_array import TensorArray, TensorArraySpec
 from .runtime.session import Session

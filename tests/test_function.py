@@ -36,6 +36,9 @@ def _assert_same(traced, eager_result):
             assert isinstance(a, eager.EagerTensor)
             assert a.dtype == b.dtype and a.shape == b.shape
             np.testing.assert_allclose(_np(a), _np(b), rtol=1e-6)
+        elif isinstance(b, (bool, int, float)):  # a returned Python number: a scalar tensor
+            assert isinstance(a, eager.EagerTensor) and a.shape == ()
+            assert a.numpy() == b
         else:
             assert a == b and type(a) is type(b)
 

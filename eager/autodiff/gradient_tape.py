@@ -14,12 +14,13 @@ from ..core.context import per_thread
 from ..base import nest
 from ..ops.array_ops import concat, reshape, stack, transpose
 from ..base import dtypes as _dt
-from ..ops.creation_ops import zeros, zeros_like
+from ..ops.creation_ops import ones, zeros, zeros_like
 from ..devices.resource_handles import handle_data
 from ..tensor import EagerTensor, IndexedSlices, Tensor
 from ..core.tensor_conversion import convert_to_tensor
 from . import tape as _tape
-from .tape_backward import backward, backward_batched, backward_single_source
+from .tape_backward import (aggregate, backward, backward_batched, backward_single_source,
+                            ones_seed)
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 
@@ -232,6 +233,8 @@ class GradientTape:
             if not (target._meta.dtype._inexact and sources._meta.dtype._inexact):
                 _warn_integer(target, sources)
             result = backward_single_source(tape, target, sources._tape_id)
+            if result is None and target is sources:  # d x / d x, x not followed: ones
+                result = ones_seed(target)
             self._finish()
             return result
         if self._used or tape.persistent:
@@ -262,6 +265,8 @@ class GradientTape:
         finally:
             if paused is not None:  # (see `_pause`)
                 paused[0].insert(paused[1], self._tape)
+        if None in grads:
+            _seed_targets_that_are_sources(grads, targets, target_grads, source_tensors)
         if unconnected is UnconnectedGradients.ZERO:
             grads = [_zeros_for(t) if g is None else g for t, g in zip(source_tensors, grads)]
         return grads
@@ -441,8 +446,11 @@ def _source_tensors(sources, warn=True) -> list:
 
 def _targets_and_seeds(target, output_gradients):
     """The flat targets of `gradient` and their seeds (None: ones), checked and warned about as
-    TensorFlow does."""
-    flat_targets = [_as_target(t) for t in _flatten(target)]
+    TensorFlow does. A variable target is its handle, as a variable source is, seeded with ones
+    shaped like the variable: the gradient of `r = v` with respect to `v` is then ones, as in
+    TensorFlow, whether or not the tape saw `v` read."""
+    given = _flatten(target)
+    flat_targets = [_as_gradient_target(t) for t in given]
     if output_gradients is None:
         flat_out = [None] * len(flat_targets)
     else:
@@ -451,10 +459,39 @@ def _targets_and_seeds(target, output_gradients):
         if len(flat_out) != len(flat_targets):
             raise ValueError(f"output_gradients has {len(flat_out)} entries for "
                              f"{len(flat_targets)} targets.")
-    for t in flat_targets:
-        if not t.dtype._inexact:
-            _warn_integer_target(t.dtype)
+    for k, (t, g) in enumerate(zip(flat_targets, given)):
+        dtype = t.dtype
+        if t is not g:  # a variable's handle
+            dtype = g.dtype
+            if flat_out[k] is None:
+                flat_out[k] = ones(list(g.shape), dtype)
+        if not dtype._inexact:
+            _warn_integer_target(dtype)
     return flat_targets, flat_out
+
+
+def _as_gradient_target(t):
+    """A target of `gradient`: a tensor as it is, a variable's handle for a variable (see
+    `_targets_and_seeds`), anything else converted."""
+    if isinstance(t, Tensor):
+        return t
+    handle = getattr(t, "_tape_source", None)
+    if handle is not None:
+        return handle()
+    return convert_to_tensor(t)
+
+
+def _seed_targets_that_are_sources(grads, targets, target_grads, sources):
+    """Fills in, for each source with no gradient (`grads[k]` None), the seeds of the targets
+    that are that very tensor: d x / d x is the seed (ones by default) even where the tape never
+    followed `x` (TensorFlow's answer; a followed one already has it from the walk)."""
+    for k, source in enumerate(sources):
+        if grads[k] is not None:
+            continue
+        seeds = [ones_seed(t) if g is None else g
+                 for t, g in zip(targets, target_grads) if t is source]
+        if seeds:
+            grads[k] = aggregate(seeds)
 
 
 def _warn_integer(target, source):

@@ -19,9 +19,10 @@ import numpy as np
 
 from ..base.dtypes import int64, variant
 from ..base.errors import UnimplementedError
+from ..base.tensor_shape import TensorShape
 from ..ops.math_ops import cast
 from ..ops.array_ops import concat
-from ..ops.creation_ops import ones_like, zeros
+from ..ops.creation_ops import ones_like, zeros, zeros_like
 from ..ops.list_grad import add_list_gradients
 from ..tensor import EagerTensor, IndexedSlices
 from ..core.tensor_conversion import convert_to_tensor
@@ -279,6 +280,12 @@ def _fill_unused(entry, out_grads):
                 # need a placeholder, and its shape may be unknown while tracing.
                 out_grads[k] = zeros((), dtype)
             else:
-                out_grads[k] = zeros(entry.output_shapes[k], dtype)
+                shape = entry.output_shapes[k]
+                kept = entry.outputs[k] if entry.outputs else None
+                if (kept is not None and isinstance(shape, TensorShape)
+                        and not shape.is_fully_defined()):
+                    out_grads[k] = zeros_like(kept)  # a traced output of unknown shape
+                else:
+                    out_grads[k] = zeros(shape, dtype)
             filled[k] = True
     entry.output_filled = tuple(filled)

@@ -3,8 +3,10 @@
 Tracing (`trace_concrete`) builds a `Graph`: one placeholder per tensor leaf of the arguments
 (named after the parameter), the Python function called once with those placeholders in place
 of the tensors (Python values are passed as they are), and the returned structure split into
-tensors (the graph's outputs; an eager tensor returned or used is captured) and Python values
-(returned as they are on every call). Python side effects therefore happen once, at trace time.
+tensors (the graph's outputs; an eager tensor returned or used is captured, a Python number or
+numpy value becomes a constant one, as TensorFlow's results are always tensors) and the leaves
+returned as they are on every call (None, and strings, since there is no string dtype). Python
+side effects therefore happen once, at trace time.
 
 While tracing:
 
@@ -44,33 +46,13 @@ from ..variables import Variable, prioritized_creator_scope, variable_for_handle
 from . import function_gradient as _derived
 from .arguments import Binder
 from .lifting import CREATOR_PRIORITY, VariableArgument, handle_stand_in, refusing_creator
+from . import signatures as _signatures
+from .signatures import TensorSlot, VariableSlot
 from ..runtime.graph_runner import GraphPlan
 from ..runtime.executable import function_executable, function_program
 from ..runtime.parallel import ParallelExecutor
 
 __all__ = ["ConcreteFunction", "trace_concrete"]
-
-
-class _TensorSlot:
-    """Marks a tensor argument's place in a trace's argument template, with its spec (a class of
-    its own, so a TensorSpec passed as a plain Python value is never mistaken for one)."""
-
-    __slots__ = ("spec",)
-
-    def __init__(self, spec):
-        self.spec = spec
-
-
-class _VariableSlot(_TensorSlot):
-    """Marks a Variable argument: fed its handle (spec: a scalar resource), keyed and checked by
-    the variable's `dtype` and `shape`."""
-
-    __slots__ = ("dtype", "shape")
-
-    def __init__(self, spec, dtype, shape):
-        super().__init__(spec)
-        self.dtype = dtype
-        self.shape = shape
 
 
 class _PythonOutput:
@@ -91,19 +73,22 @@ class ConcreteFunction:
 
     `graph`, `inputs` (placeholders: arguments then captures), `outputs`, `structured_outputs`
     (the traced return value, symbolic), `structured_input_signature` (`(args, kwargs)` with
-    TensorSpecs for the tensor arguments), `variables` (the variables whose handles the graph
-    captures, alive ones), `trainable_variables`, `captured_inputs`.
+    TensorSpecs for the tensor arguments, named after their place), `output_shapes`,
+    `output_dtypes`, `variables` (the variables whose handles the graph captures, alive ones),
+    `trainable_variables`, `captured_inputs`; `pretty_printed_signature()` and `str()` give
+    TensorFlow's text of the signature (see `signatures`).
 
     Calling checks the arguments against the signature (TypeError for another structure, a
     Python value other than the traced one, or a tensor of another dtype or an incompatible
-    shape) and runs the graph. Under a GradientTape the call is recorded as one op, as in
-    TensorFlow (see `_record_call`).
+    shape) and runs the graph. A call that does not bind as a whole is tried as the tensor
+    arguments alone (TensorFlow's flat signature). Under a GradientTape the call is recorded as
+    one op, as in TensorFlow (see `_record_call`).
     """
 
     __slots__ = ("_graph", "_python_function", "_binder", "_template", "_output_structure",
                  "_output_map", "_plan", "_executable", "_uncompiled_calls", "_parallel",
                  "inter_op_threads", "_capture_values", "_variable_refs", "_single_output",
-                 "_call_op", "_gradients", "_plain_arity", "_accepted", "_returns_resource",
+                 "_call_op", "_gradients", "_accepted", "_returns_resource",
                  "__weakref__")
 
     def __init__(self, graph, python_function, binder, template, output_structure, output_map,
@@ -111,10 +96,9 @@ class ConcreteFunction:
         self._graph = graph
         self._python_function = python_function
         self._binder = binder
-        self._template = template  # bound parameter values, tensor leaves as _TensorSlot
+        self._template = template  # bound parameter values, tensor leaves as TensorSlot
         # The fast call (see `__call__`): positional EagerTensors whose (meta, array shape)
         # were accepted before, by binding and checking, as exactly the flat tensor arguments.
-        self._plain_arity = binder.plain_arity()
         self._accepted = set()
         self._output_structure = output_structure
         self._output_map = output_map  # per returned leaf: output index, or a _PythonOutput
@@ -201,18 +185,41 @@ class ConcreteFunction:
     def structured_input_signature(self):
         """`(args, kwargs)`: positional parameters in `args`, keyword-only ones (and `**kwargs`)
         in `kwargs`; TensorSpecs stand for tensors, Python values are the traced values."""
-        specs = [nest.map_structure(lambda v: v.spec if isinstance(v, _TensorSlot) else v, value)
+        specs = [nest.map_structure(lambda v: v.spec if isinstance(v, TensorSlot) else v, value)
                  for value in self._template]
         args, kwargs = self._binder.split(specs)
         return tuple(args), kwargs
 
+    @property
+    def output_shapes(self):
+        """The returned structure with each tensor's static shape (`TensorShape(None)` for a
+        None)."""
+        return _signatures.output_types(self.structured_outputs, _signatures.shape_of)
+
+    @property
+    def output_dtypes(self):
+        """The returned structure with each tensor's dtype (None for a None)."""
+        return _signatures.output_types(self.structured_outputs, _signatures.dtype_of)
+
+    def pretty_printed_signature(self, verbose=True) -> str:
+        """≈ TensorFlow's: the parameters with their types (TensorSpecs for tensors, `Literal`
+        for the traced Python values), the output type and the captures; one line `(params) ->
+        output` when not `verbose` (see `signatures`)."""
+        params = _signatures.parameters(self._binder.names, self._binder.kinds, self._template)
+        return _signatures.signature_text(params, self.structured_outputs, self._capture_values,
+                                          verbose)
+
+    def __str__(self):
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
+
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         key = None
-        if not kwargs and len(args) == self._plain_arity:
+        if not kwargs:
             # Hot path: the same kinds of tensors as an earlier call that bound them as given
             # and checked them against the trace skip binding and checking (dtype and shape
-            # are in the key; a parameter that is not a tensor never gets here: see below).
+            # are in the key, and so is their count; a parameter that is not a tensor never
+            # gets here: see below).
             key = []
             for a in args:
                 if a.__class__ is not EagerTensor:
@@ -224,7 +231,10 @@ class ConcreteFunction:
                 key = tuple(key)
                 if key in self._accepted:
                     return self._call_flat(args)
-        tensors = self.check_arguments(self._binder.bind(args, kwargs))
+        try:
+            tensors = self.check_arguments(self._binder.bind(args, kwargs))
+        except TypeError as exc:
+            tensors = self._flat_arguments(args, kwargs, exc)
         if key is not None and len(tensors) == len(args) and \
                 all(t is a for t, a in zip(tensors, args)):
             accepted = self._accepted
@@ -232,6 +242,25 @@ class ConcreteFunction:
                 accepted.clear()
             accepted.add(key)
         return self._call_flat(tensors)
+
+    def _flat_arguments(self, args, kwargs, structured_error) -> list:
+        """The tensor arguments of a call that gives the tensors alone (TensorFlow's flat
+        signature: positionally, or by the names of `structured_input_signature`'s specs),
+        checked; when that fails too, TensorFlow's TypeError naming both failures."""
+        slots = [s for s in nest.flatten(self._template) if isinstance(s, TensorSlot)]
+        name = getattr(self._python_function, "__name__", self.name)
+        tensors = []
+        try:
+            given = _signatures.bind_flat(name, slots, args, kwargs)
+            for slot, value in zip(slots, given):
+                _check(slot, value, slot.spec.name, tensors)
+        except TypeError as flat_error:
+            raise TypeError(
+                f"Binding inputs to tf.function failed due to `{structured_error}`. Received "
+                f"args: {args} and kwargs: {kwargs} for signature: "
+                f"{self.pretty_printed_signature(verbose=False)}.\nFallback to flat signature "
+                f"also failed due to: {flat_error}") from None
+        return tensors
 
     def check_arguments(self, values) -> list:
         """The tensor arguments in `values` (bound parameter values), checked against the traced
@@ -244,7 +273,7 @@ class ConcreteFunction:
     def accepts(self, tensors) -> bool:
         """Whether tensors (or specs) of these shapes and dtypes fit this trace's tensor
         arguments (the rest of the cache key is known to match)."""
-        slots = [s for s in nest.flatten(self._template) if isinstance(s, _TensorSlot)]
+        slots = [s for s in nest.flatten(self._template) if isinstance(s, TensorSlot)]
         return len(slots) == len(tensors) and all(
             _fits(t, s.spec) for s, t in zip(slots, tensors))
 
@@ -252,12 +281,12 @@ class ConcreteFunction:
         """How many argument dimensions are known: more means a more specific trace."""
         n = 0
         for s in nest.flatten(self._template):
-            if isinstance(s, _TensorSlot) and s.spec.shape.rank is not None:
+            if isinstance(s, TensorSlot) and s.spec.shape.rank is not None:
                 n += 1 + sum(d is not None for d in s.spec.shape.as_list())
         return n
 
     def tensor_specs(self) -> list:
-        return [s.spec for s in nest.flatten(self._template) if isinstance(s, _TensorSlot)]
+        return [s.spec for s in nest.flatten(self._template) if isinstance(s, TensorSlot)]
 
     def _call_flat(self, tensors):
         """Runs the graph on `tensors` (the flat tensor arguments, already checked, or known to
@@ -348,7 +377,8 @@ class ConcreteFunction:
                     _tape.variable_accessed(variable)
 
     def __repr__(self):
-        return f"<ConcreteFunction {self.name} at 0x{id(self):X}>"
+        return (f"<ConcreteFunction {self.pretty_printed_signature(verbose=False)} at "
+                f"0x{id(self):X}>")
 
 
 # -- recording a call on tapes ---------------------------------------------------------------------
@@ -473,7 +503,7 @@ def _fits(t, spec) -> bool:
 
 
 def _check(expected, given, name, tensors):
-    if expected.__class__ is _VariableSlot:
+    if expected.__class__ is VariableSlot:
         if not isinstance(given, Variable) or given.dtype != expected.dtype or \
                 given.shape != expected.shape:
             raise TypeError(f"Argument {name!r}: the function was traced with a Variable of "
@@ -481,7 +511,7 @@ def _check(expected, given, name, tensors):
                             f"{given!r:.80}.")
         tensors.append(given.handle)
         return
-    if isinstance(expected, _TensorSlot):
+    if isinstance(expected, TensorSlot):
         spec = expected.spec
         if not isinstance(given, Tensor):
             try:
@@ -544,22 +574,24 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
     argument_captures = set()  # ids of Variable arguments' handle stand-ins (fed by calls)
     with building(graph), _tapes_hidden(), \
             prioritized_creator_scope(creator, priority=CREATOR_PRIORITY):
-        for pname, value in zip(binder.names, values):
+        for pname, kind, value in zip(binder.names, binder.kinds, values):
             flat = nest.flatten(value)
             slots, symbolic = [], []
-            for leaf in flat:
+            for leaf, path in zip(flat, _signatures.leaf_names(value, pname, kind)):
                 if isinstance(leaf, Variable):
                     spec = next(specs)  # the handle's: a scalar resource
                     stand_in = handle_stand_in(leaf)
                     graph.capture(stand_in)  # now: its input comes among the arguments'
                     argument_captures.add(id(stand_in))
                     symbolic.append(VariableArgument.standing_for(leaf, stand_in))
-                    slots.append(_VariableSlot(TensorSpec(spec.shape, spec.dtype, pname),
-                                               leaf.dtype, leaf.shape))
+                    slots.append(VariableSlot(TensorSpec(spec.shape, spec.dtype, path),
+                                              leaf.dtype, leaf.shape, leaf.trainable))
                 elif _is_tensor_leaf(leaf, specs_allowed):
                     spec = next(specs)
+                    given = leaf.name if isinstance(leaf, TensorSpec) else None
                     symbolic.append(graph.placeholder(spec.dtype, spec.shape, name=pname))
-                    slots.append(_TensorSlot(TensorSpec(spec.shape, spec.dtype, pname)))
+                    slots.append(TensorSlot(TensorSpec(spec.shape, spec.dtype, given or path),
+                                            given))
                 else:
                     symbolic.append(leaf)
                     slots.append(leaf)
@@ -572,6 +604,8 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
                 leaf = convert_to_tensor(leaf)  # its value, read in the graph
             elif isinstance(leaf, TensorArray):
                 leaf = leaf.flow  # its TensorList, as TensorFlow returns it
+            elif not (leaf is None or isinstance(leaf, (Tensor, str))):
+                leaf = _returned_tensor(leaf, python_function)
             if isinstance(leaf, Tensor):
                 output_map.append(len(outputs))
                 outputs.append(_as_output(graph, leaf))
@@ -580,9 +614,25 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
     # Returned values wait for every op that must run (assigns, prints): automatic control
     # dependencies' single control output (eager.graph.control_deps).
     graph.outputs = graph.finalize(outputs)
-    graph.structured_outputs = result
-    return ConcreteFunction(graph, python_function, binder, tuple(template), result, output_map,
-                            argument_captures)
+    graph.structured_outputs = nest.pack_sequence_as(
+        result, [graph.outputs[m] if m.__class__ is int else m.value for m in output_map])
+    return ConcreteFunction(graph, python_function, binder, tuple(template),
+                            graph.structured_outputs, output_map, argument_captures)
+
+
+def _returned_tensor(value, python_function):
+    """A returned leaf that is neither a tensor nor None as the tensor TensorFlow makes of it:
+    a Python number or bool, a numpy scalar or array becomes a constant output (`return 1`
+    gives a scalar int32 tensor on every call). Strings stay Python values, since eager has no
+    string dtype. Anything else is TensorFlow's TypeError."""
+    try:
+        return convert_to_tensor(value)
+    except (TypeError, ValueError):
+        raise TypeError(
+            "To be compatible with tf.function, Python functions must return zero or more "
+            f"Tensors or ExtensionTypes or None values; in compilation of {python_function!r}, "
+            f"found return value of type {type(value).__name__}, which is not a Tensor or "
+            "ExtensionType.") from None
 
 
 def _is_tensor_leaf(leaf, specs_allowed) -> bool:

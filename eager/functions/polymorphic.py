@@ -20,6 +20,10 @@ refuses creation, so an unguarded `Variable(...)` raises ValueError on that firs
 guarded singleton pattern passes, and the second trace is kept. Every later trace refuses.
 Variable arguments are keyed by shape and dtype (see `arguments`).
 
+`run_functions_eagerly(True)` (re-exported as `eager.config.run_functions_eagerly`) makes every
+call run the Python function itself, as TensorFlow's switch does; `get_concrete_function` still
+traces.
+
 There is no AutoGraph conversion: `autograph=True` is accepted and changes nothing, and a
 Python `if` or `while` on a symbolic tensor raises a TypeError that names `eager.cond` and
 `eager.while_loop`.
@@ -43,7 +47,7 @@ from .arguments import Binder, describe
 from .concrete import ConcreteFunction, _fits, trace_concrete
 from .lifting import LiftingCreator
 
-__all__ = ["Function", "function"]
+__all__ = ["Function", "function", "run_functions_eagerly", "functions_run_eagerly"]
 
 #: Traces of one Function after which it warns about retracing (TensorFlow warns after 5).
 RETRACE_WARNING_THRESHOLD = 5
@@ -56,6 +60,24 @@ _MAX_FAST_KEYS = 256
 #: trace stays, found again by the fit lookup), so a function called with ever-new lengths
 #: stays bounded.
 _MAX_EXACT_KEYS = 1024
+
+
+#: `run_functions_eagerly`'s switch: process-wide, as TensorFlow's (read on every call).
+_RUN_FUNCTIONS_EAGERLY = False
+
+
+def run_functions_eagerly(run_eagerly) -> None:
+    """≈ `tf.config.run_functions_eagerly`: with True, every `Function` call runs the Python
+    function itself, eagerly, each time (for debugging: prints and breakpoints see values), and
+    traces nothing (`experimental_get_tracing_count` does not move); with False, calls trace
+    and run graphs again. `get_concrete_function` still traces."""
+    global _RUN_FUNCTIONS_EAGERLY
+    _RUN_FUNCTIONS_EAGERLY = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    """≈ `tf.config.functions_run_eagerly`: whether `run_functions_eagerly(True)` is in force."""
+    return _RUN_FUNCTIONS_EAGERLY
 
 
 def _forget_oldest(cache) -> None:
@@ -113,6 +135,7 @@ class Function:
         # Held strongly: the variables this Function created live as long as it does (an owner
         # such as `self.v` usually holds them too; TensorFlow instead raises if they are gone).
         self._created_variables = []
+        self._traces = []  # every trace kept, in the order made
         functools.update_wrapper(self, python_function, updated=())
 
     # -- public attributes -----------------------------------------------------------------------
@@ -156,6 +179,8 @@ class Function:
 
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if _RUN_FUNCTIONS_EAGERLY:  # (`run_functions_eagerly`): the Python function, as is
+            return self._call_target(*args, **kwargs)
         self._call_count += 1
         fast_key = None
         if not kwargs and len(args) == self._fast_arity and not _thread_state().device_stack:
@@ -219,6 +244,13 @@ class Function:
         if concrete is None:
             concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=True)
         return concrete
+
+    def pretty_printed_concrete_signatures(self, verbose=True) -> str:
+        """≈ TensorFlow's: the signature of every trace made so far, in the order made, each as
+        `ConcreteFunction.pretty_printed_signature(verbose)`, separated by a blank line ("" when
+        there is none)."""
+        separator = "\n\n" if verbose else "\n"
+        return separator.join(c.pretty_printed_signature(verbose) for c in self._traces)
 
     # -- tracing ---------------------------------------------------------------------------------
     def _concrete_for_signature(self):
@@ -338,7 +370,9 @@ class Function:
         return concrete
 
     def _configure(self, concrete):
-        """Applies this Function's runtime options to a new trace."""
+        """Applies this Function's runtime options to a new trace, and lists it (in trace
+        order, for `pretty_printed_concrete_signatures`)."""
+        self._traces.append(concrete)
         concrete.inter_op_threads = self._inter_op_threads
         if self._jit_compile:
             concrete._uncompiled_calls = 1  # compile on the first call, not the second

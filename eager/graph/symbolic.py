@@ -2,10 +2,10 @@
 
 It has a static type (dtype and a possibly partial shape, from the op's shape inference) and no
 value: the value exists only when the graph runs. Everything that would need the value
-(`numpy()`, `bool()`, `len()` on an unknown first dimension, iteration) raises, with TensorFlow's
-kind of message, so that a traced function fails at trace time instead of silently capturing a
-stale value. Operators (`a + b`) come from `Tensor` and go through dispatch like every op, which
-hands them to the graph installed on the thread.
+(`bool()`, `len()` on an unknown first dimension, iteration) raises, with TensorFlow's kind of
+message, and `numpy()` raises TensorFlow's AttributeError, so that a traced function fails at
+trace time instead of silently capturing a stale value. Operators (`a + b`) come from `Tensor`
+and go through dispatch like every op, which hands them to the graph installed on the thread.
 
 Slotted: a traced graph holds one of these per op output.
 """
@@ -83,11 +83,15 @@ class SymbolicTensor(Tensor):
 
     # -- what needs a value --------------------------------------------------------------------
     def numpy(self):
-        # TensorFlow's message for graph tensors; the value only exists when the graph runs.
-        raise NotImplementedError(
-            f"numpy() is only available when eager execution is enabled: {self.name} is a "
-            "symbolic tensor of a function being traced. Tensor.numpy is not available on "
-            "symbolic tensors; return it from the function instead.")
+        """TensorFlow's graph tensors have no `numpy`: the value only exists when the graph
+        runs. Calling it raises their AttributeError (TensorFlow's words first), which the
+        guides' `except AttributeError` catches, inside a trace or on a tensor leaked out of
+        one. (The method itself exists, so `hasattr(t, "numpy")` still tells a tensor from a
+        list, as eager's argument checks ask.)"""
+        raise AttributeError(
+            "'SymbolicTensor' object has no attribute 'numpy': "
+            f"{self.name} is a symbolic tensor of a traced function, with no value outside a "
+            "run of it; return it from the function instead.", name="numpy", obj=self)
 
     def __len__(self):
         shape = self._shape

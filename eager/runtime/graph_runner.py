@@ -1,12 +1,15 @@
 """Running a traced graph: each operation, in recorded order, with the op's own kernel.
 
 `run_graph(graph, feeds)` binds the graph's placeholders (`graph.inputs`: the arguments, then the
-captures) to the fed tensors and runs every other operation in the order it was traced. That
-order is program order, hence a topological order that also honours control inputs, and since
-*every* operation runs (this runner does not prune; the compiled runtime runs a `Program` cut to
-what its fetches and targets need), stateful operations nobody consumes (prints, assigns,
-`graph.control_outputs`) run too, in program order. Each intermediate value is dropped right after
-its last consumer, so peak memory is that of the live values, as in eager execution.
+captures) to the fed tensors and runs the operations a run needs in the order they were traced.
+That order is program order, hence a topological order that also honours control inputs. A run
+needs what the outputs need and every stateful operation (prints, assigns, random draws:
+`graph.control_outputs`), with what they need, through data and control inputs; an unused
+stateless operation is pruned, as TensorFlow prunes a function's body and as the compiled
+runtime's `prune` pass cuts its `Program`, so the first call of a function (which runs here) and
+the later ones (compiled) run the same operations: an unused `gather` with an index out of range
+fails neither. Each intermediate value is dropped right after its last consumer, so peak memory is
+that of the live values, as in eager execution.
 
 Two ways to run an operation:
 
@@ -110,7 +113,10 @@ class GraphPlan:
         steps = []
         last_use = {}
         constants = {}  # slot -> the eager tensor a `Const` holds: filled in, as a capture is
+        needed = _needed(graph)
         for op in graph.get_operations():
+            if id(op) not in needed:
+                continue
             if op.op_def is CONST:
                 constants[slot_of[id(op.outputs[0])]] = op.attrs["value"].tensor
                 continue
@@ -214,6 +220,26 @@ class GraphPlan:
         except Exception as exc:
             _note_failing_step(exc, step)
             raise
+
+
+def _needed(graph) -> set:
+    """The ids of the operations a run of `graph` executes (see the module doc): those its
+    outputs need and the stateful ones (every one of them is in `control_outputs` when the graph
+    tracks automatic control dependencies; a graph built without them keeps its stateful
+    operations too), with everything they need through data and control inputs."""
+    operations = graph.get_operations()
+    pending = [t.op for t in graph.outputs]
+    pending += graph.control_outputs
+    pending += [op for op in operations if op.op_def.stateful]
+    needed = set()
+    while pending:
+        op = pending.pop()
+        if id(op) in needed:
+            continue
+        needed.add(id(op))
+        pending.extend(t.op for t in op.inputs)
+        pending.extend(op.control_inputs)
+    return needed
 
 
 def _store(values, outs, free, out):
