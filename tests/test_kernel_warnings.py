@@ -169,6 +169,15 @@ def _bulk_lists(x):
             list_ops.tensor_list_length(resized), list_ops.tensor_list_length(unset)]
 
 
+def _py_functions(x):
+    """The Python-calling ops, their bodies eager ops (which must stay silent) and numpy's
+    identity (a user's own numpy warns as numpy does; these bodies have nothing to warn of)."""
+    doubled = eager.py_function(lambda t: t * 2, [x], x.dtype)
+    same = eager.numpy_function(lambda a: a, [x], x.dtype)
+    also = eager.numpy_function(lambda a: a, [x], x.dtype, stateful=False)
+    return [doubled, same, also]
+
+
 def _lists(x):
     element = x[0] if x.shape[0] else eager.zeros([3], x.dtype)
     lst = list_ops.tensor_list_from_tensor(x, [3])
@@ -395,6 +404,7 @@ RECIPES = {
     "TensorListScatterAdd": _bulk_lists, "TensorListSplit": _bulk_lists,
     "TensorListConcatV2": _bulk_lists, "TensorListResize": _bulk_lists,
     "TensorListGradientItem": _bulk_lists,
+    "EagerPyFunc": _py_functions, "PyFunc": _py_functions, "PyFuncStateless": _py_functions,
     "IndexAxis": _indexing, "SliceAxis": _indexing, "SliceAxisGrad": _indexing,
     "PrintV2": lambda x: eager.print(x, [x, 1.5], output_stream=sys.stdout, summarize=-1),
     "CheckNumericsV2": _check_numerics,
