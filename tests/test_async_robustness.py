@@ -130,7 +130,10 @@ def test_a_loop_issuing_faster_than_its_worker_stays_bounded_and_reads_stay_prom
         assert not t.is_alive()
     assert max(pending) <= MAX_PENDING_OPS
     assert issued[0] > MAX_PENDING_OPS  # the bound was reached: not vacuous
-    assert reads and max(reads) < 1.0, reads  # generous: a few tens of ms is usual
+    # A few tens of ms is usual; a loaded machine has stretched one read past a second. An
+    # unbounded queue makes the first read wait for every update the loop issued, far longer
+    # (1.5 s of issuing queues tens of seconds of updates), so the bound stays meaningful.
+    assert reads and max(reads) < 5.0, reads
     assert v.numpy()[[0, -1]].tolist() == [issued[0], issued[0]]
 
 
