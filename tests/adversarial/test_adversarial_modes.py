@@ -45,20 +45,15 @@ def _check_now(kind, golden, run):
     assert_golden_error(caught.value, cls, words)
 
 
-@SETTINGS
-@given(case=st.sampled_from(GOLDENS))
-def test_goldens_on_the_operators_fast_path(cpu_only, no_inference_check, case):
+def _on_the_fast_path(kind, golden):
     assert FAST_PATH.kernel_only
-    _check(*case, run_code)
+    _check(kind, golden, run_code)
 
 
-@SETTINGS
-@given(case=st.sampled_from(GOLDENS))
-def test_goldens_in_traced_functions_on_every_call(case):
+def _in_a_traced_function(kind, golden):
     """Constants made inside the function are graph constants, so each call runs the ops: op by
     op, then the compiled program (tensor form, then array form, with the inference check off).
     A dtype the op refuses is a TypeError while tracing, as in TensorFlow's graphs."""
-    kind, golden = case
     traced = tf.function(lambda: run_code(golden[0]))
     if kind == "error" and golden[2] is None:
         for _ in range(3):
@@ -75,11 +70,7 @@ def test_goldens_in_traced_functions_on_every_call(case):
             dispatch.check_inference(True)
 
 
-@SETTINGS
-@given(case=st.sampled_from(GOLDENS))
-def test_goldens_under_async_dispatch(case):
-    kind, golden = case
-
+def _under_async_dispatch(kind, golden):
     def run(code):
         try:
             with tf.experimental.async_scope():
@@ -93,15 +84,47 @@ def test_goldens_under_async_dispatch(case):
     _check(kind, golden, run)
 
 
-@SETTINGS
-@given(case=st.sampled_from(GOLDENS))
-def test_goldens_on_a_simulated_gpu(simulated_gpu, case):
+def _on_a_simulated_gpu(kind, golden):
     def run(code):
         out = run_code(code)
         assert out.device.endswith("GPU:0"), out.device
         return out
 
-    _check(*case, run)
+    _check(kind, golden, run)
+
+
+@SETTINGS
+@given(case=st.sampled_from(GOLDENS))
+def test_goldens_on_the_operators_fast_path(cpu_only, no_inference_check, case):
+    _on_the_fast_path(*case)
+
+
+@SETTINGS
+@given(case=st.sampled_from(GOLDENS))
+def test_goldens_in_traced_functions_on_every_call(case):
+    _in_a_traced_function(*case)
+
+
+@SETTINGS
+@given(case=st.sampled_from(GOLDENS))
+def test_goldens_under_async_dispatch(case):
+    _under_async_dispatch(*case)
+
+
+@SETTINGS
+@given(case=st.sampled_from(GOLDENS))
+def test_goldens_on_a_simulated_gpu(simulated_gpu, case):
+    _on_a_simulated_gpu(*case)
+
+
+REFUSED_DTYPES = [golden for golden in ERRORS if golden[2] is None]
+
+
+@pytest.mark.parametrize("golden", REFUSED_DTYPES, ids=[g[0] for g in REFUSED_DTYPES])
+def test_a_dtype_an_op_refuses_is_a_type_error_in_every_call_of_a_traced_function(golden):
+    """Also when the refused tensor is a constant the traced code made (still an eager tensor
+    in eager's trace, a graph constant in TensorFlow's)."""
+    _in_a_traced_function("error", golden)
 
 
 # -- seeded streams and set_seed, however late the kernels run ---------------------------------
