@@ -53,7 +53,7 @@ def assert_golden(got, dtype, shape, values):
     assert got.dtype.name == dtype, (got.dtype.name, dtype)
     assert tuple(got.shape) == shape, (tuple(got.shape), shape)
     array = got.numpy()
-    expected = expected_array(dtype, values)
+    expected = expected_array(dtype, values).reshape(shape)  # ([] for a (0, 2) result)
     if dtype in RTOL:
         np.testing.assert_allclose(array.astype(np.complex128), expected.astype(np.complex128),
                                    rtol=RTOL[dtype], atol=1e-37, equal_nan=True)
