@@ -18,11 +18,12 @@ from ..base import dtypes as _dt
 from ..tensor import IndexedSlices, Tensor
 from ..core.tensor_conversion import convert_to_tensor
 from . import math_ops as m
-from .array_ops import broadcast_to, concat, identity, reshape, squeeze, stop_gradient
+from .array_ops import (broadcast_to, concat, expand_dims, identity, reshape, squeeze,
+                        stop_gradient)
 from .array_ops import range as _range
 from ..core.argument_conversion import as_tensor
 from ..core.registry import op_error
-from ..core.shapes import normalize_axis, static_int, static_ints
+from ..core.shapes import broadcast_shapes, normalize_axis, static_int, static_ints
 from .slicing_ops import gather
 
 __all__ = ["add_n", "bias_add", "leaky_relu", "elu", "l2_loss", "moments", "reduce_variance",
@@ -372,22 +373,33 @@ def roll(input, shift, axis, name=None):  # noqa: A002 - TensorFlow's argument n
 
 
 def linspace(start, stop, num, name=None, axis=0):
-    """≈ `tf.linspace` for scalar bounds: `num` evenly spaced values from `start` to `stop`, the
-    last exactly `stop` (as TensorFlow's kernel); Python numbers give float32."""
+    """≈ `tf.linspace`: `num` evenly spaced values from `start` to `stop` (which broadcast
+    together) along a new dimension `axis`, computed operation for operation as TensorFlow's
+    `linspace_nd`: `delta = (stop - start) / (num - 1)` in the dtype integer division gives
+    (int32 bounds make float64, int8 float32), the values in between `start + delta * k` for
+    k = 1 .. num - 2, and the ends exactly `start` and `stop`. So `linspace(0., inf, 3)` is
+    [0, inf, inf] and `linspace(0., nan, 3)` [0, nan, nan] (the first value is `start` itself,
+    never `start + delta * 0`); `num` 0 gives an empty result, a negative `num` Range's error."""
     start = as_tensor(start)
-    if not start.dtype.is_floating:
-        start = m.cast(start, _dt.float32)
-    stop = as_tensor(stop, start.dtype) if not isinstance(stop, Tensor) else stop
-    if start.shape.rank != 0 or stop.shape.rank != 0:
-        raise NotImplementedError("linspace: only scalar start and stop are supported.")
+    stop = as_tensor(stop, start.dtype)
     num = static_int("LinSpace", num, "num")
-    if num < 1:
-        raise ValueError(f"linspace: num must be positive, got {num}")
-    if num == 1:
-        return reshape(start, [1])
-    step = m.divide(m.subtract(stop, start), m.cast(num - 1, start.dtype))
-    body = m.add(start, m.multiply(m.cast(_range(num - 1), start.dtype), step))
-    return concat([body, reshape(stop, [1])], 0)
+    shape = broadcast_shapes("BroadcastArgs", start.shape, stop.shape)
+    if start.shape != shape:
+        start = broadcast_to(start, list(shape))
+    if stop.shape != shape:
+        stop = broadcast_to(stop, list(shape))
+    start, stop = expand_dims(start, axis), expand_dims(stop, axis)
+    rank = start.shape.rank
+    axis = normalize_axis("LinSpace", axis, rank)
+    n_steps = builtins.max(num - 1, 1)
+    delta = m.truediv(m.subtract(stop, start), m.cast(n_steps, stop.dtype))
+    start, stop = m.cast(start, delta.dtype), m.cast(stop, delta.dtype)
+    steps = _range(1, n_steps if num >= 0 else -1, dtype=_dt.int64)  # num < 0: Range's error
+    steps = reshape(m.cast(steps, delta.dtype), [-1 if i == axis else 1 for i in range(rank)])
+    values = concat([start, m.add(start, m.multiply(delta, steps)), stop], axis)
+    if num >= 2:
+        return values
+    return values[(builtins.slice(None),) * axis + (builtins.slice(0, num),)]
 
 
 def meshgrid(*args, **kwargs):

@@ -3,8 +3,8 @@
 call's code with `tf` bound to `tensorflow`: integer division by zero, integer overflow (which
 wraps), reductions and cumulative ops over empty axes, inf/NaN through softmax, log_softmax,
 sigmoid, softplus, relu6, pow, floordiv/floormod, matmul and the losses, float16 ranges, complex
-norms, uint64 values beyond int64; and shape lists holding bools. The tests evaluate the same
-code with `tf` bound to `eager`.
+norms, uint64 values beyond int64; and shape lists holding bools, `linspace`. The tests
+evaluate the same code with `tf` bound to `eager`.
 
 `VALUES`: (code, dtype name, shape, values as `tolist()` gives them; a complex result as
 [real parts, imaginary parts]). `ERRORS`: (code, error class, TensorFlow's words, which eager's
@@ -717,7 +717,53 @@ CAST_VALUES = [
     ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -2.0**31 - 1], tf.float64), tf.uint64)', 'uint64', (7,), [300, 18446744073709551615, 4300000000, 2147483648, 18000000000000000000, 9300000000000000000, 18446744071562067967]),
 ]
 
-DEVIATION_VALUES = SHAPE_LIST_VALUES
-DEVIATION_ERRORS = SHAPE_LIST_ERRORS
+#: `linspace` as TensorFlow's `linspace_nd`: integer bounds in truediv's float dtype, the ends
+#: exactly `start` and `stop` (so 0 stays 0 beside an infinite or NaN `stop`), N-d bounds.
+LINSPACE_VALUES = [
+    ('tf.linspace(0, 1, 3)', 'float64', (3,), [0.0, 0.5, 1.0]),
+    ('tf.linspace(0, 10, 5)', 'float64', (5,), [0.0, 2.5, 5.0, 7.5, 10.0]),
+    ('tf.linspace(-3, 7, 6)', 'float64', (6,), [-3.0, -1.0, 1.0, 3.0, 5.0, 7.0]),
+    ('tf.linspace(0, 5, 1)', 'float64', (1,), [0.0]),
+    ('tf.linspace(np.int32(0), np.int32(4), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0), tf.constant(4), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0, tf.int64), tf.constant(4, tf.int64), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0, tf.int8), tf.constant(4, tf.int8), 3)', 'float32', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(-100, tf.int8), tf.constant(100, tf.int8), 3)', 'float32', (3,), [-100.0, -128.0, 100.0]),
+    ('tf.linspace(tf.constant(0, tf.uint8), tf.constant(4, tf.uint8), 3)', 'float32', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0, tf.uint32), tf.constant(4, tf.uint32), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(0., np.nan, 3)', 'float32', (3,), [0.0, nan, nan]),
+    ('tf.linspace(0., np.nan, 2)', 'float32', (2,), [0.0, nan]),
+    ('tf.linspace(0., np.nan, 1)', 'float32', (1,), [0.0]),
+    ('tf.linspace(np.nan, 1., 3)', 'float32', (3,), [nan, nan, 1.0]),
+    ('tf.linspace(0., np.inf, 3)', 'float32', (3,), [0.0, inf, inf]),
+    ('tf.linspace(np.inf, 0., 3)', 'float32', (3,), [inf, nan, 0.0]),
+    ('tf.linspace(-np.inf, np.inf, 3)', 'float32', (3,), [-inf, nan, inf]),
+    ('tf.linspace(0., np.inf, 1)', 'float32', (1,), [0.0]),
+    ('tf.linspace(0., 1., 0)', 'float32', (0,), []),
+    ('tf.linspace(0., 1., 2)', 'float32', (2,), [0.0, 1.0]),
+    ('tf.linspace(2., 1., 4)', 'float32', (4,), [2.0, 1.6666666269302368, 1.3333332538604736, 1.0]),
+    ('tf.linspace(0., 1., 7)', 'float32', (7,), [0.0, 0.1666666716337204, 0.3333333432674408, 0.5, 0.6666666865348816, 0.8333333730697632, 1.0]),
+    ('tf.linspace(tf.constant(0., tf.float16), tf.constant(1., tf.float16), 5)', 'float16', (5,), [0.0, 0.25, 0.5, 0.75, 1.0]),
+    ('tf.linspace(tf.constant(0., tf.float64), tf.constant(1., tf.float64), 4)', 'float64', (4,), [0.0, 0.3333333333333333, 0.6666666666666666, 1.0]),
+    ('tf.linspace(0., 1., tf.constant(3))', 'float32', (3,), [0.0, 0.5, 1.0]),
+    ('tf.linspace(tf.constant(0j, tf.complex64), tf.constant(1+1j, tf.complex64), 3)', 'complex64', (3,), [[0.0, 0.5, 1.0], [0.0, 0.5, 1.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 3)', 'float32', (3, 2), [[0.0, 1.0], [0.5, 2.0], [1.0, 3.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 3, axis=1)', 'float32', (2, 3), [[0.0, 0.5, 1.0], [1.0, 2.0, 3.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 3, axis=-1)', 'float32', (2, 3), [[0.0, 0.5, 1.0], [1.0, 2.0, 3.0]]),
+    ('tf.linspace([[0.], [1.]], [1., 3.], 3, axis=-1)', 'float32', (2, 2, 3), [[[0.0, 0.5, 1.0], [0.0, 1.5, 3.0]], [[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]]]),
+    ('tf.linspace([0., 1.], 5., 2)', 'float32', (2, 2), [[0.0, 1.0], [5.0, 5.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 0)', 'float32', (0, 2), []),
+    ('tf.linspace([0., 1.], [1., 3.], 1, axis=1)', 'float32', (2, 1), [[0.0], [1.0]]),
+]
+
+LINSPACE_ERRORS = [
+    ('tf.linspace(0., 1., -1)', InvalidArgumentError, 'Requires start <= limit when delta > 0: 1/-1'),
+    ('tf.linspace(True, False, 3)', InvalidArgumentError, None),
+    ('tf.linspace(0., 1., 3, axis=1)', InvalidArgumentError, 'Tried to expand dim index 1 for tensor with 0 dimensions.'),
+    ('tf.linspace([0., 1.], [1., 3., 4.], 3)', InvalidArgumentError, 'Incompatible shapes: [2] vs. [3]'),
+]
+
+DEVIATION_VALUES = SHAPE_LIST_VALUES + LINSPACE_VALUES
+DEVIATION_ERRORS = SHAPE_LIST_ERRORS + LINSPACE_ERRORS
 VALUES += DEVIATION_VALUES
 ERRORS += DEVIATION_ERRORS
