@@ -3,8 +3,8 @@
 call's code with `tf` bound to `tensorflow`: integer division by zero, integer overflow (which
 wraps), reductions and cumulative ops over empty axes, inf/NaN through softmax, log_softmax,
 sigmoid, softplus, relu6, pow, floordiv/floormod, matmul and the losses, float16 ranges, complex
-norms, uint64 values beyond int64; and shape lists holding bools, `linspace`. The tests
-evaluate the same code with `tf` bound to `eager`.
+norms, uint64 values beyond int64; and shape lists holding bools, `linspace`, Python ranges.
+The tests evaluate the same code with `tf` bound to `eager`.
 
 `VALUES`: (code, dtype name, shape, values as `tolist()` gives them; a complex result as
 [real parts, imaginary parts]). `ERRORS`: (code, error class, TensorFlow's words, which eager's
@@ -763,7 +763,32 @@ LINSPACE_ERRORS = [
     ('tf.linspace([0., 1.], [1., 3., 4.], 3)', InvalidArgumentError, 'Incompatible shapes: [2] vs. [3]'),
 ]
 
-DEVIATION_VALUES = SHAPE_LIST_VALUES + LINSPACE_VALUES
-DEVIATION_ERRORS = SHAPE_LIST_ERRORS + LINSPACE_ERRORS
+#: A Python range: `convert_to_tensor` runs `tf.range` on it (the bounds give the dtype, also
+#: when empty, and bounds the wrong way are Range's error); `constant` reads it as a list.
+RANGE_VALUES = [
+    ('tf.convert_to_tensor(range(0))', 'int32', (0,), []),
+    ('tf.convert_to_tensor(range(2, 2))', 'int32', (0,), []),
+    ('tf.convert_to_tensor(range(-3, -3, -1))', 'int32', (0,), []),
+    ('tf.convert_to_tensor(range(2**40, 2**40))', 'int64', (0,), []),
+    ('tf.convert_to_tensor(range(5, 0, -2))', 'int32', (3,), [5, 3, 1]),
+    ('tf.convert_to_tensor(range(2**31 - 1, 2**31 + 1))', 'int64', (2,), [2147483647, 2147483648]),
+    ('tf.convert_to_tensor(range(0), tf.float64)', 'float64', (0,), []),
+    ('tf.convert_to_tensor(range(0), dtype_hint=tf.float32)', 'float32', (0,), []),
+    ('tf.constant(range(0))', 'float32', (0,), []),
+    ('tf.constant(range(0), tf.int64)', 'int64', (0,), []),
+    ('tf.constant(range(3))', 'int32', (3,), [0, 1, 2]),
+    ('tf.add(range(0), 1)', 'int32', (0,), []),
+    ('tf.reduce_sum(range(0))', 'int32', (), 0),
+    ('tf.constant(1) + range(0)', 'int32', (0,), []),
+]
+
+RANGE_ERRORS = [
+    ('tf.convert_to_tensor(range(5, 0))', InvalidArgumentError, 'Requires start <= limit when delta > 0: 5/0'),
+    ('tf.convert_to_tensor(range(0, 5, -1))', InvalidArgumentError, 'Requires start >= limit when delta < 0: 0/5'),
+    ('tf.convert_to_tensor(range(2**40, 0))', InvalidArgumentError, 'Requires start <= limit when delta > 0: 1099511627776/0'),
+]
+
+DEVIATION_VALUES = SHAPE_LIST_VALUES + LINSPACE_VALUES + RANGE_VALUES
+DEVIATION_ERRORS = SHAPE_LIST_ERRORS + LINSPACE_ERRORS + RANGE_ERRORS
 VALUES += DEVIATION_VALUES
 ERRORS += DEVIATION_ERRORS
