@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from ..base import dtypes as _dt
 from ..tensor import IndexedSlices, Tensor
 from ..core.tensor_conversion import convert_to_tensor
@@ -145,10 +147,16 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """≈ `tf.clip_by_norm`: `t * clip_norm / max(l2norm(t), clip_norm)`, the norm over `axes`
-    (all by default); a zero norm leaves `t` as it is, with a finite gradient."""
+    (all by default); a zero norm leaves `t` as it is, with a finite gradient. A negative
+    `clip_norm` counts as 0, as TensorFlow documents (so `t` clips to zeros, and a zero `t` to
+    0 / 0 = NaN); a NaN one stays NaN."""
     if isinstance(t, IndexedSlices):
         return IndexedSlices(clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
     t = _floating(t, "clip_by_norm")
+    if np.isscalar(clip_norm):  # as TensorFlow: a Python or numpy scalar is clamped in Python
+        clip_norm = 0 if clip_norm < 0 else clip_norm
+    else:
+        clip_norm = m.maximum(clip_norm, 0)
     clip_norm = m.cast(clip_norm, t.dtype)
     l2sum = m.reduce_sum(m.square(t), axes, keepdims=True)
     positive = m.greater(l2sum, 0)

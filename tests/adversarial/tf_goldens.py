@@ -3,8 +3,8 @@
 call's code with `tf` bound to `tensorflow`: integer division by zero, integer overflow (which
 wraps), reductions and cumulative ops over empty axes, inf/NaN through softmax, log_softmax,
 sigmoid, softplus, relu6, pow, floordiv/floormod, matmul and the losses, float16 ranges, complex
-norms, uint64 values beyond int64; and shape lists holding bools, `linspace`, Python ranges.
-The tests evaluate the same code with `tf` bound to `eager`.
+norms, uint64 values beyond int64; and shape lists holding bools, `linspace`, Python ranges,
+`clip_by_norm`. The tests evaluate the same code with `tf` bound to `eager`.
 
 `VALUES`: (code, dtype name, shape, values as `tolist()` gives them; a complex result as
 [real parts, imaginary parts]). `ERRORS`: (code, error class, TensorFlow's words, which eager's
@@ -788,7 +788,32 @@ RANGE_ERRORS = [
     ('tf.convert_to_tensor(range(2**40, 0))', InvalidArgumentError, 'Requires start <= limit when delta > 0: 1099511627776/0'),
 ]
 
-DEVIATION_VALUES = SHAPE_LIST_VALUES + LINSPACE_VALUES + RANGE_VALUES
+#: `clip_by_norm` with a negative (taken as 0), zero or NaN `clip_norm`, and zero or infinite
+#: norms.
+CLIP_BY_NORM_VALUES = [
+    ('tf.clip_by_norm(tf.constant([3., 4.]), -1.)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), -10)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.], tf.float64), -1)', 'float64', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), np.float32(-2))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), np.array(-2.))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), tf.constant(-1.))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), tf.constant(-1))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([[3., 4.]]), [-1.])', 'float32', (1, 2), [[0.0, 0.0]]),
+    ('tf.clip_by_norm(tf.constant([3., -4.]), -np.inf)', 'float32', (2,), [0.0, -0.0]),
+    ('tf.clip_by_norm(tf.constant([[3., 4.], [0., 0.]]), -1., axes=[1])', 'float32', (2, 2), [[0.0, 0.0], [nan, nan]]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), 0.)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), 1.)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), 0.)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), -1.)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), np.nan)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), np.nan)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), tf.constant(np.nan))', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([np.nan, 1.]), 1.)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([np.inf, 1.]), 1.)', 'float32', (2,), [nan, 0.0]),
+    ('tf.clip_by_norm(tf.constant([1e30, 1e30]), 1.)', 'float32', (2,), [0.0, 0.0]),
+]
+
+DEVIATION_VALUES = SHAPE_LIST_VALUES + LINSPACE_VALUES + RANGE_VALUES + CLIP_BY_NORM_VALUES
 DEVIATION_ERRORS = SHAPE_LIST_ERRORS + LINSPACE_ERRORS + RANGE_ERRORS
 VALUES += DEVIATION_VALUES
 ERRORS += DEVIATION_ERRORS
