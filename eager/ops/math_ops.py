@@ -532,8 +532,11 @@ def _mean_kernel(xp, x, axes=None, keepdims=False):
         if x.dtype.kind == "i":
             q = q + ((q * n != total) & (total < 0))
         return q.astype(x.dtype)
-    # sum / count as numpy's mean, but an empty mean is a silent 0 / 0 = nan (as in TF).
+    # sum / count as numpy's mean, but an empty mean is a silent 0 / 0 = nan (as in TF),
+    # except for complex values, whose mean over nothing TensorFlow's kernel gives as 0.
     total = x.sum(axis=axes, keepdims=keepdims, dtype=x.dtype)
+    if n == 0 and x.dtype.kind == "c":
+        return total
     return (total / n).astype(x.dtype, copy=False)
 
 

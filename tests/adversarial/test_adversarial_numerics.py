@@ -175,8 +175,9 @@ REDUCTIONS = ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_m
 
 def _empty_identity(name, dtype):
     """What TensorFlow 2.21 gives for a reduction over nothing (see tf_goldens): the identity
-    of the operation, the dtype's extremes for max/min, NaN for the mean of floats and 0 for
-    the mean of integers (its kernel divides 0 by a count of 0 and gets 0)."""
+    of the operation, the dtype's extremes for max/min, NaN for the mean of real floats and 0
+    for the mean of integers and of complex values (its kernel divides 0 by a count of 0 and
+    gets 0)."""
     d = np.dtype(dtype)
     floating = d.kind in "fc"
     extremes = (np.finfo(d).min, np.finfo(d).max) if floating else (
@@ -184,7 +185,7 @@ def _empty_identity(name, dtype):
     return {"reduce_sum": 0, "reduce_prod": 1, "reduce_euclidean_norm": 0,
             "reduce_max": -np.inf if floating else extremes[0],
             "reduce_min": np.inf if floating else extremes[1],
-            "reduce_mean": np.nan if floating else 0, "reduce_std": np.nan,
+            "reduce_mean": np.nan if d.kind == "f" else 0, "reduce_std": np.nan,
             "reduce_variance": np.nan, "reduce_logsumexp": -np.inf,
             "reduce_all": True, "reduce_any": False}[name]
 

@@ -4,7 +4,8 @@ call's code with `tf` bound to `tensorflow`: integer division by zero, integer o
 wraps), reductions and cumulative ops over empty axes, inf/NaN through softmax, log_softmax,
 sigmoid, softplus, relu6, pow, floordiv/floormod, matmul and the losses, float16 ranges, complex
 norms, uint64 values beyond int64; and shape lists holding bools, `linspace`, Python ranges,
-`clip_by_norm`. The tests evaluate the same code with `tf` bound to `eager`.
+`clip_by_norm`, the mean of no complex values. The tests evaluate the same code with `tf` bound
+to `eager`.
 
 `VALUES`: (code, dtype name, shape, values as `tolist()` gives them; a complex result as
 [real parts, imaginary parts]). `ERRORS`: (code, error class, TensorFlow's words, which eager's
@@ -813,7 +814,18 @@ CLIP_BY_NORM_VALUES = [
     ('tf.clip_by_norm(tf.constant([1e30, 1e30]), 1.)', 'float32', (2,), [0.0, 0.0]),
 ]
 
-DEVIATION_VALUES = SHAPE_LIST_VALUES + LINSPACE_VALUES + RANGE_VALUES + CLIP_BY_NORM_VALUES
+#: The mean of no complex values: 0, where real floats give NaN.
+EMPTY_COMPLEX_MEAN_VALUES = [
+    ('tf.math.reduce_mean(tf.zeros([0], tf.complex64))', 'complex64', (), [0.0, 0.0]),
+    ('tf.math.reduce_mean(tf.zeros([0], tf.complex128))', 'complex128', (), [0.0, 0.0]),
+    ('tf.math.reduce_mean(tf.zeros([2, 0], tf.complex64), axis=1)', 'complex64', (2,), [[0.0, 0.0], [0.0, 0.0]]),
+    ('tf.math.reduce_mean(tf.zeros([0, 2], tf.complex128), axis=0, keepdims=True)', 'complex128', (1, 2), [[[0.0, 0.0]], [[0.0, 0.0]]]),
+    ('tf.math.reduce_mean(tf.ones([3, 0, 2], tf.complex64), axis=[0, 1])', 'complex64', (2,), [[0.0, 0.0], [0.0, 0.0]]),
+    ('tf.math.reduce_variance(tf.zeros([0], tf.complex64))', 'float32', (), nan),
+]
+
+DEVIATION_VALUES = (SHAPE_LIST_VALUES + LINSPACE_VALUES + RANGE_VALUES + CLIP_BY_NORM_VALUES +
+                    EMPTY_COMPLEX_MEAN_VALUES)
 DEVIATION_ERRORS = SHAPE_LIST_ERRORS + LINSPACE_ERRORS + RANGE_ERRORS
 VALUES += DEVIATION_VALUES
 ERRORS += DEVIATION_ERRORS
