@@ -23,8 +23,8 @@ from . import math_ops as m
 from .array_ops import (broadcast_to, concat, expand_dims, identity, reshape, squeeze,
                         stop_gradient)
 from .array_ops import range as _range
-from ..core.argument_conversion import as_tensor
-from ..core.registry import op_error
+from ..core.argument_conversion import as_tensor, same_type
+from ..core.registry import OpDef, op_error
 from ..core.shapes import broadcast_shapes, normalize_axis, static_int, static_ints
 from .slicing_ops import gather
 
@@ -266,8 +266,18 @@ def relu6(features, name=None):
     return m.where(inside, x, outside)
 
 
+#: The argument rules of TensorFlow's SquaredDifference (made of Sub and Mul here): one dtype for
+#: both, and only these (no 8/16-bit or unsigned integers, no bool).
+_SQUARED_DIFFERENCE_ARGS = OpDef("SquaredDifference", None, None, dtypes=frozenset(
+    {_dt.float16, _dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.complex64,
+     _dt.complex128}))
+
+
 def squared_difference(x, y, name=None):
-    """≈ `tf.math.squared_difference`: (x - y) * conj(x - y), elementwise, broadcasting."""
+    """≈ `tf.math.squared_difference`: (x - y) * conj(x - y), elementwise, broadcasting. Other
+    dtypes than TensorFlow's kernel has (bool, int8, int16, unsigned) are its error, naming
+    SquaredDifference: InvalidArgumentError eagerly, TypeError while tracing."""
+    x, y = same_type(_SQUARED_DIFFERENCE_ARGS, x, y)
     difference = m.subtract(x, y)
     if difference.dtype.is_complex:
         return m.multiply(difference, m.conj(difference))

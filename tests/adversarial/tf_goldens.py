@@ -4,8 +4,8 @@ call's code with `tf` bound to `tensorflow`: integer division by zero, integer o
 wraps), reductions and cumulative ops over empty axes, inf/NaN through softmax, log_softmax,
 sigmoid, softplus, relu6, pow, floordiv/floormod, matmul and the losses, float16 ranges, complex
 norms, uint64 values beyond int64; and shape lists holding bools, `linspace`, Python ranges,
-`clip_by_norm`, the mean of no complex values. The tests evaluate the same code with `tf` bound
-to `eager`.
+`clip_by_norm`, the mean of no complex values, `squared_difference`'s dtypes. The tests
+evaluate the same code with `tf` bound to `eager`.
 
 `VALUES`: (code, dtype name, shape, values as `tolist()` gives them; a complex result as
 [real parts, imaginary parts]). `ERRORS`: (code, error class, TensorFlow's words, which eager's
@@ -824,8 +824,28 @@ EMPTY_COMPLEX_MEAN_VALUES = [
     ('tf.math.reduce_variance(tf.zeros([0], tf.complex64))', 'float32', (), nan),
 ]
 
+#: `squared_difference` takes only TensorFlow's kernel dtypes (no bool, 8/16-bit or unsigned).
+SQUARED_DIFFERENCE_VALUES = [
+    ('tf.math.squared_difference(tf.constant([1], tf.int32), tf.constant([-3], tf.int32))', 'int32', (1,), [16]),
+    ('tf.math.squared_difference(tf.constant([1], tf.int64), tf.constant([-3], tf.int64))', 'int64', (1,), [16]),
+    ('tf.math.squared_difference(tf.constant([1.], tf.float16), tf.constant([3.], tf.float16))', 'float16', (1,), [4.0]),
+    ('tf.math.squared_difference(tf.constant([1+2j], tf.complex64), tf.constant([3.], tf.complex64))', 'complex64', (1,), [[8.0], [0.0]]),
+]
+
+SQUARED_DIFFERENCE_ERRORS = [
+    ('tf.math.squared_difference(tf.constant([True]), tf.constant([False]))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(True, False)', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint8), tf.constant([2], tf.uint8))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint16), tf.constant([2], tf.uint16))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint32), tf.constant([2], tf.uint32))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint64), tf.constant([2], tf.uint64))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.int8), tf.constant([2], tf.int8))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.int16), tf.constant([2], tf.int16))', InvalidArgumentError, None),
+]
+
 DEVIATION_VALUES = (SHAPE_LIST_VALUES + LINSPACE_VALUES + RANGE_VALUES + CLIP_BY_NORM_VALUES +
-                    EMPTY_COMPLEX_MEAN_VALUES)
-DEVIATION_ERRORS = SHAPE_LIST_ERRORS + LINSPACE_ERRORS + RANGE_ERRORS
+                    EMPTY_COMPLEX_MEAN_VALUES + SQUARED_DIFFERENCE_VALUES)
+DEVIATION_ERRORS = (SHAPE_LIST_ERRORS + LINSPACE_ERRORS + RANGE_ERRORS +
+                    SQUARED_DIFFERENCE_ERRORS)
 VALUES += DEVIATION_VALUES
 ERRORS += DEVIATION_ERRORS
