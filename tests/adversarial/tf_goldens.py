@@ -4,8 +4,8 @@ call's code with `tf` bound to `tensorflow`: integer division by zero, integer o
 wraps), reductions and cumulative ops over empty axes, inf/NaN through softmax, log_softmax,
 sigmoid, softplus, relu6, pow, floordiv/floormod, matmul and the losses, float16 ranges, complex
 norms, uint64 values beyond int64; and shape lists holding bools, `linspace`, Python ranges,
-`clip_by_norm`, the mean of no complex values, `squared_difference`'s dtypes. The tests
-evaluate the same code with `tf` bound to `eager`.
+`clip_by_norm`, the mean of no complex values, `squared_difference`'s dtypes, `max_pool2d` with
+NaN. The tests evaluate the same code with `tf` bound to `eager`.
 
 `VALUES`: (code, dtype name, shape, values as `tolist()` gives them; a complex result as
 [real parts, imaginary parts]). `ERRORS`: (code, error class, TensorFlow's words, which eager's
@@ -843,8 +843,30 @@ SQUARED_DIFFERENCE_ERRORS = [
     ('tf.math.squared_difference(tf.constant([1], tf.int16), tf.constant([2], tf.int16))', InvalidArgumentError, None),
 ]
 
+#: `max_pool2d` with NaN: each window starts at the dtype's lowest finite value and takes an
+#: element only when greater, so NaN never wins and a window of NaN and -inf gives that value.
+MAX_POOL_VALUES = [
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan]], [[3.], [2.]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [1.]], [[3.], [2.]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [2.]], [[3.], [np.nan]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan]], [[np.nan], [np.nan]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[-np.inf], [np.nan]], [[-np.inf], [-np.inf]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[-np.inf], [-np.inf]], [[-np.inf], [-np.inf]]]]), 2, 1, "SAME")', 'float32', (1, 2, 2, 1), [[[[-3.4028234663852886e+38], [-3.4028234663852886e+38]], [[-3.4028234663852886e+38], [-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan], [5.]], [[3.], [2.], [np.nan]], [[np.nan], [0.], [1.]]]]), 2, 1, "SAME")', 'float32', (1, 3, 3, 1), [[[[3.0], [5.0], [5.0]], [[3.0], [2.0], [1.0]], [[0.0], [1.0], [1.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan], [5.]], [[3.], [2.], [np.nan]], [[np.nan], [0.], [1.]]]]), 2, 1, "VALID")', 'float32', (1, 2, 2, 1), [[[[3.0], [5.0]], [[3.0], [2.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan], [5.]], [[3.], [2.], [np.nan]], [[np.nan], [0.], [1.]]]]), 2, 2, "SAME")', 'float32', (1, 2, 2, 1), [[[[3.0], [5.0]], [[0.0], [1.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan], [2.]], [[np.nan], [np.nan], [np.nan]]]]), [2, 2], [1, 2], "SAME")', 'float32', (1, 2, 2, 1), [[[[-3.4028234663852886e+38], [2.0]], [[-3.4028234663852886e+38], [-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1., np.nan], [np.nan, 4.]], [[3., 2.], [2., 1.]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 2), [[[[3.0, 4.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1., np.nan], [np.nan, -np.inf]], [[np.nan, 2.], [2., np.nan]]]]), 2, 1, "SAME")', 'float32', (1, 2, 2, 2), [[[[2.0, 2.0], [2.0, -3.4028234663852886e+38]], [[2.0, 2.0], [2.0, -3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [1.]], [[3.], [2.]]]], tf.float64), 2, 2, "VALID")', 'float64', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan]], [[np.nan], [-np.inf]]]], tf.float64), 2, 2, "VALID")', 'float64', (1, 1, 1, 1), [[[[-1.7976931348623157e+308]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [1.]], [[3.], [2.]]]], tf.float16), 2, 2, "VALID")', 'float16', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [-np.inf]], [[np.nan], [np.nan]]]], tf.float16), 2, 2, "VALID")', 'float16', (1, 1, 1, 1), [[[[-65504.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan]], [[np.nan], [np.nan]]]]), 2, 2, [[0, 0], [1, 0], [0, 1], [0, 0]])', 'float32', (1, 1, 1, 1), [[[[-3.4028234663852886e+38]]]]),
+]
+
 DEVIATION_VALUES = (SHAPE_LIST_VALUES + LINSPACE_VALUES + RANGE_VALUES + CLIP_BY_NORM_VALUES +
-                    EMPTY_COMPLEX_MEAN_VALUES + SQUARED_DIFFERENCE_VALUES)
+                    EMPTY_COMPLEX_MEAN_VALUES + SQUARED_DIFFERENCE_VALUES + MAX_POOL_VALUES)
 DEVIATION_ERRORS = (SHAPE_LIST_ERRORS + LINSPACE_ERRORS + RANGE_ERRORS +
                     SQUARED_DIFFERENCE_ERRORS)
 VALUES += DEVIATION_VALUES
