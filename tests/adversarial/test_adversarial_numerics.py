@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import eager as tf
 from eager.errors import InvalidArgumentError
-from tests.adversarial.tf_goldens import ERRORS, VALUES
+from tests.adversarial.tf_goldens import CAST_VALUES, ERRORS, VALUES
 
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 #: Tolerances for floating results against TensorFlow's (its kernels round differently; a
@@ -86,6 +86,31 @@ def test_hostile_calls_give_tensorflows_errors(hostile, golden):
     with pytest.raises(Exception) as caught:  # noqa: B017, PT011 - the class is checked below
         run_code(code).numpy()  # (a GPU's kernel fails at the next synchronization)
     assert_golden_error(caught.value, cls, words)
+
+
+@pytest.mark.parametrize("golden", CAST_VALUES, ids=[g[0] for g in CAST_VALUES])
+def test_float_to_int_casts_give_tensorflows_values_with_no_warning_whatever_the_filters(golden):
+    """Out-of-range and NaN casts are TensorFlow's x86 values (see tf_goldens), and no numpy
+    "invalid value encountered in cast" reaches the user, even with every warning shown."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = run_code(golden[0])
+    assert_golden(got, *golden[1:])
+    assert not caught, [str(w.message) for w in caught]
+
+
+@settings(max_examples=40, deadline=None)
+@given(value=st.sampled_from([np.nan, np.inf, -np.inf, 1e20, -3e9, 4.3e9, 1.8e19, 300.5, -1.5]),
+       src=st.sampled_from([np.float16, np.float32, np.float64]),
+       dst=st.sampled_from(INTS), n=st.integers(1, 70))
+def test_a_float_to_int_cast_gives_each_element_the_same_value_wherever_it_is(value, src, dst,
+                                                                               n):
+    """eager's value for an element does not depend on the tensor's length or the element's
+    place in it (TensorFlow's vectorised loop differs there for some narrow targets)."""
+    with np.errstate(all="ignore"):
+        x = np.full(n, value).astype(src)
+    one = tf.cast(x[:1], dst).numpy()
+    np.testing.assert_array_equal(tf.cast(x, dst).numpy(), np.full(n, one[0], dst))
 
 
 # -- integers: wrap-around arithmetic, TensorFlow's division-by-zero error ----------------------
