@@ -12,7 +12,9 @@ Errors: the first failing kernel poisons its executor. Later ops on it fail fast
 run), and the error is raised at the next sync point — `.numpy()` of a tensor that did not
 complete, `async_wait()`, `sync_devices()`, leaving `async_scope()` — as the kernel's own
 `eager.base.errors` class, naming the op and the Python line that issued it. `async_clear_error()`
-recovers.
+recovers. A kernel that fails on a GPU stream after its launch (a simulated GPU runs kernels on
+its stream workers) is raised by `async_wait()` and by leaving `async_scope()` too, which
+synchronize the devices' streams after the executor.
 
 Hand-off is cheap: a `collections.deque` (append/popleft are atomic under the GIL), and a lock
 the worker sleeps on only when the queue is empty. Waiting for a result uses per-executor
@@ -525,10 +527,13 @@ class AsyncExecutor:
                 pass
 
     def wait(self):
-        """Blocks until everything queued so far has run; raises the pending error, if any."""
+        """Blocks until everything queued so far has run, and the device work it launched has
+        finished; raises the pending error, if any: the executor's own, else a kernel failure
+        a device stream reported (`_synchronize_streams`)."""
         self._wait_for(self._issued)
         if self._error is not None:
             raise self._error
+        _synchronize_streams()
 
     def clear_error(self):
         """Waits for the queue, forgets the pending error and, if the worker died, starts a new
@@ -547,6 +552,21 @@ class AsyncExecutor:
         down)."""
         self._closed = True
         _release(self._bell)
+
+
+def _synchronize_streams():
+    """Waits for the work launched so far on every device whose kernels run off the calling
+    thread (a GPU's streams), raising the first kernel failure one reports. A kernel that fails
+    there, as on a simulated GPU's stream worker, fails after its op has run on the executor:
+    the executor saw a launch, not the failure. TensorFlow's `async_wait` (and leaving an
+    `async_scope`) reports such a failure, so waiting for the executor alone is not enough.
+    The streams are the device's, shared by every thread: a failure is reported once, to the
+    first thread that synchronizes after it, as a read of a device value reports it."""
+    if not _devices.is_initialized():
+        return
+    for device in _devices.devices():
+        if not device.inline:
+            device.synchronize()
 
 
 def _unraisable(exc, obj):

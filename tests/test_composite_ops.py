@@ -234,8 +234,9 @@ def test_array_function_errors():
         tf.boolean_mask(tf.ones([2, 3]), tf.constant([True, False, True]))
     with pytest.raises(ValueError, match="same length"):
         tf.roll(tf.ones([2, 3]), [1, 2], [0])
-    with pytest.raises(ValueError, match="positive"):
-        tf.linspace(0.0, 1.0, 0)
+    assert tf.linspace(0.0, 1.0, 0).shape == (0,)  # TensorFlow: empty, not an error
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Requires start <= limit"):
+        tf.linspace(0.0, 1.0, -1)  # TensorFlow's error: its Range of the steps
     assert tf.linspace(0.0, 1.0, 7).numpy()[-1] == 1.0  # the last value is `stop` exactly
     assert tf.sequence_mask([2, 0]).shape == (2, 2)
 

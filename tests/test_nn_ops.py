@@ -2,6 +2,7 @@
 references written here (including a direct, loop-based convolution), plus TF's error behaviour."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -455,6 +456,8 @@ def reference_max_pool(x, ksize, strides, padding):
     (pt, pb), (pl, pr) = _pads((h, w), ksize, strides, (1, 1), padding)
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xp = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=low)
+    if x.dtype.kind == "f":  # TensorFlow's CPU kernel: NaN never wins (see the clamp below)
+        xp = np.where(np.isnan(xp), low, xp)
     oh = (xp.shape[1] - ksize[0]) // strides[0] + 1
     ow = (xp.shape[2] - ksize[1]) // strides[1] + 1
     out = np.empty((n, max(oh, 0), max(ow, 0), c), x.dtype)
@@ -462,6 +465,8 @@ def reference_max_pool(x, ksize, strides, padding):
         for j in range(max(ow, 0)):
             r, q = i * strides[0], j * strides[1]
             out[:, i, j, :] = xp[:, r:r + ksize[0], q:q + ksize[1], :].max(axis=(1, 2))
+    if x.dtype.kind == "f":  # each window starts at the lowest finite value, not at -inf
+        out = np.maximum(out, np.finfo(x.dtype).min)
     return out
 
 
@@ -499,6 +504,50 @@ def test_max_pool2d_tf_documented_examples():
     np.testing.assert_array_equal(neg.numpy()[0, :, :, 0], [[-1, -3], [-9, -11]])
     nchw = nn.max_pool2d(np.moveaxis(x, -1, 1), 2, 2, "SAME", data_format="NCHW")
     np.testing.assert_array_equal(nchw.numpy()[0, 0], [[6, 8], [10, 12]])
+
+
+#: TensorFlow 2.21's max_pool2d and its gradient, weighted by output position (loss =
+#: sum(y * [1, 2, ...])), where NaN and -inf fill windows: (x, ksize, strides, padding, shape,
+#: y, dx). The gradient goes to a window's first element unless a later one is greater, so to a
+#: NaN that comes first even though the maximum ignores it.
+_LOWEST32 = float(np.finfo(np.float32).min)
+MAX_POOL_NAN_GOLDENS = [
+    ([-np.inf, -np.inf, 1, 2], [1, 2], [1, 2], "VALID", (1, 1, 4, 1), [_LOWEST32, 2.0],
+     [1.0, 0.0, 0.0, 2.0]),
+    ([np.nan, 1, 3, np.nan], [1, 2], [1, 2], "VALID", (1, 1, 4, 1), [1.0, 3.0],
+     [1.0, 0.0, 2.0, 0.0]),
+    ([1, np.nan, np.nan, 2], [1, 2], [1, 2], "VALID", (1, 1, 4, 1), [1.0, 2.0],
+     [1.0, 0.0, 2.0, 0.0]),
+    ([np.nan, np.nan, 0, 0], [1, 2], [1, 2], "VALID", (1, 1, 4, 1), [_LOWEST32, 0.0],
+     [1.0, 0.0, 2.0, 0.0]),
+    ([np.nan, -np.inf, 2, 3, 2, np.nan, -np.inf, 3, np.nan], [3, 3], [1, 1], "SAME",
+     (1, 3, 3, 1), [3.0, 3.0, 2.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0],
+     [12.0, 0.0, 3.0, 15.0, 0.0, 0.0, 0.0, 15.0, 0.0]),
+    ([-np.inf, -np.inf, -np.inf, -np.inf, np.nan, -np.inf, 1, -np.inf, -np.inf], [3, 3],
+     [2, 2], "SAME", (1, 3, 3, 1), [_LOWEST32, _LOWEST32, 1.0, _LOWEST32],
+     [1.0, 2.0, 0.0, 0.0, 4.0, 0.0, 3.0, 0.0, 0.0]),
+]
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+@pytest.mark.parametrize("golden", MAX_POOL_NAN_GOLDENS, ids=range(len(MAX_POOL_NAN_GOLDENS)))
+def test_max_pool2d_with_nan_and_inf_gives_tensorflows_values_and_gradient(golden, traced):
+    values, ksize, strides, padding, shape, expected_y, expected_dx = golden
+
+    def pool_and_gradient(x):
+        with eager.GradientTape() as tape:
+            tape.watch(x)
+            y = nn.max_pool2d(x, ksize, strides, padding)
+            weights = eager.reshape(eager.range(1, eager.size(y) + 1, dtype=eager.float32), y.shape)
+            loss = eager.reduce_sum(y * weights)
+        return y, tape.gradient(loss, x)
+
+    run = eager.function(pool_and_gradient) if traced else pool_and_gradient
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y, dx = run(eager.constant(np.array(values, np.float32).reshape(shape)))
+    np.testing.assert_array_equal(y.numpy().ravel(), expected_y)
+    np.testing.assert_array_equal(dx.numpy().ravel(), expected_dx)
 
 
 def test_max_pool2d_errors():

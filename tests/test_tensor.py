@@ -51,13 +51,21 @@ def same(t, expected):
     ([np.float16(1), np.float32(2)], eager.float16), ([[1.0], np.array([1.5])], eager.float32),
     ([np.array([1, 2]), [3, 4]], eager.int32), ([1, True], eager.int32),
     ([1.5, True], eager.float32),
-    (range(3), eager.int32), (range(0), eager.float32), ([np.complex64(1), 2], eager.complex128),
+    (range(3), eager.int32), ([np.complex64(1), 2], eager.complex128),
 ])
 def test_python_values_convert_with_tf_dtypes(value, dtype):
     for convert in (eager.constant, eager.convert_to_tensor):
         t = convert(value)
         assert t.dtype is dtype, (value, t.dtype)
         same(t, np.array(value, dtype.dtype))
+
+
+def test_an_empty_range_is_a_list_to_constant_and_a_range_to_convert_to_tensor():
+    """TensorFlow 2.21: `constant` reads a range as a list (empty: float32), `convert_to_tensor`
+    runs `tf.range` on it (its registered conversion), so the bounds give the dtype."""
+    same(eager.constant(range(0)), np.zeros([0], np.float32))
+    same(eager.convert_to_tensor(range(0)), np.zeros([0], np.int32))
+    same(eager.convert_to_tensor(range(2 ** 40, 2 ** 40)), np.zeros([0], np.int64))
 
 
 @pytest.mark.parametrize("value", [2 ** 63, -2 ** 63 - 1, 2 ** 100, [1, 2 ** 64]])

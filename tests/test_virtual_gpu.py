@@ -282,6 +282,34 @@ def test_async_dispatch_onto_a_simulated_gpu_and_errors_from_its_stream(gpus):
     assert float(tf.reduce_sum(tf.constant([1.0, 2.0]))) == 3.0  # recovered
 
 
+@pytest.mark.parametrize("traced", [False, True], ids=["op by op", "traced function"])
+def test_leaving_an_async_scope_raises_a_kernel_failure_on_the_gpu_stream(gpus, traced):
+    """As TensorFlow's `async_wait` when an async scope ends: the kernel failed on the GPU's
+    stream after the executor had launched it, and leaving the scope reports it, in TensorFlow's
+    words, once (the next scope starts clean), not at some later read or never."""
+    gpus(1)
+    divide = tf.function(tf.math.floordiv) if traced else tf.math.floordiv
+    a = tf.constant([7, 1])
+    np.testing.assert_array_equal(divide(a, tf.constant([2, 1])).numpy(), [3, 1])  # (traces)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+        with tf.experimental.async_scope():
+            failed = divide(a, tf.constant([0, 1]))
+    assert failed.device == "GPU:0"
+    with tf.experimental.async_scope():
+        fine = divide(a, tf.constant([1, 7]))
+    np.testing.assert_array_equal(fine.numpy(), [7, 0])
+
+
+def test_async_wait_raises_a_kernel_failure_on_the_gpu_stream(gpus):
+    gpus(1)
+    with tf.experimental.async_scope():
+        tf.math.floormod(tf.constant([7, 1]), tf.constant([0, 1]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+            tf.experimental.async_wait()
+        tf.experimental.async_wait()  # reported once
+        np.testing.assert_array_equal(tf.math.floormod(tf.constant([7]), 4).numpy(), [3])
+
+
 def test_a_dropped_variable_is_destroyed_after_the_stream_work_that_uses_it(gpus):
     (g0,) = gpus(1)
     live = tf.experimental.live_resource_count()

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..base.errors import InvalidArgumentError, NotFoundError
 from ..tensor import EagerTensor, Tensor
+from .context import executing_eagerly
 from .registry import describe_inputs
 from .tensor_conversion import conversion_functions_for, convert_to_tensor
 
@@ -52,7 +53,10 @@ def as_tensor(value, dtype=None) -> Tensor:
 
 
 def _symbolic(tensors) -> bool:
-    return any(t.is_symbolic for t in tensors)
+    """Whether a dtype error is a graph's (a TypeError, as TensorFlow's graph building raises):
+    a symbolic input, or a function being traced on this thread (where even a constant the
+    traced code made, still an eager tensor here, is a graph constant in TensorFlow)."""
+    return any(t.is_symbolic for t in tensors) or not executing_eagerly()
 
 
 # How TensorFlow 2.21's Python wrapper of an op converts its non-tensor arguments (see the module

@@ -8,11 +8,12 @@ import numpy as np
 
 from .specs import TensorSpec
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
+from .context import executing_eagerly
 from .registry import op_error
 
 __all__ = ["broadcast_shapes", "normalize_axis", "normalize_axes", "reduced_shape", "spec",
-           "static_array", "static_int", "static_ints", "static_dims", "trace_time_value",
-           "UnknownDimensionError", "NONE_TO_TENSOR"]
+           "static_array", "static_int", "static_ints", "static_dims", "check_bools_in_dims",
+           "trace_time_value", "UnknownDimensionError", "NONE_TO_TENSOR"]
 
 
 class UnknownDimensionError(TypeError):
@@ -130,13 +131,74 @@ NONE_TO_TENSOR = ("Attempt to convert a value (None) with an unsupported type (<
                   "'NoneType'>) to a Tensor.")
 
 
-def static_dims(op_name, value, what) -> tuple:
+#: TensorFlow's words for a list whose elements do not share its first element's kind.
+MIXED_TYPES = "Can't convert Python sequence with mixed types to Tensor."
+
+# How an op's shape list reaches TensorFlow's conversion (see `check_bools_in_dims`).
+HINTED, STRICT, TENSOR_SHAPE = "hinted", "strict", "tensor_shape"
+
+
+def check_bools_in_dims(op_name, value, what, conversion=HINTED, _numpy_bool=np.bool_):
+    """Raises what TensorFlow's eager conversion raises for the bools in shape list `value`
+    (e.g. `[True, 2]`, `[2, np.bool_(True)]`); returns quietly when the list reads as ints, a
+    Python bool being 0 or 1 (`[2, False]` is `[2, 0]`).
+
+    TensorFlow takes a list's kind from its first element: after a bool only bools may follow,
+    and after an int no numpy bool (a Python bool is an int there). Either mix is its ValueError
+    "Can't convert Python sequence with mixed types to Tensor.". A list of bools alone depends
+    on how the op converts it (`conversion`):
+
+    - HINTED (reshape, tile, fill, broadcast_to: the shape input has a default int32 type):
+      Python bools read as ints; a numpy bool makes a bool tensor, which the op refuses.
+    - STRICT (the random ops: no default type): any bools make a bool tensor, refused.
+    - TENSOR_SHAPE (zeros, ones: read as a TensorShape first): Python bools are ints anywhere,
+      even first (`zeros([True, 2])` is [1, 2]); a numpy bool sends the list to a conversion
+      with dtype int32, which mixes as above and refuses bools alone with a TypeError.
+
+    The refused bool tensor is InvalidArgumentError eagerly and TypeError while tracing, as in
+    TensorFlow. Raised before any op is made, so the same in every mode."""
+    if value.__class__ is not list and value.__class__ is not tuple:
+        if not isinstance(value, (list, tuple)):
+            return
+    for v in value:  # (every reshape passes here: two class tests per element when no bool)
+        c = v.__class__
+        if c is bool or c is _numpy_bool:
+            break
+    else:
+        return
+    kinds = ["p" if v.__class__ is bool else "n" if isinstance(v, np.bool_) else "o"
+             for v in value]
+    if "n" not in kinds and ("p" not in kinds or conversion == TENSOR_SHAPE):
+        return
+    if kinds[0] == "o":
+        if "n" in kinds:
+            raise ValueError(f"{op_name}: {MIXED_TYPES} ({what} {list(value)!r} holds a numpy "
+                             "bool after a number; pass ints)")
+        return  # Python bools after a number read as ints
+    if "o" in kinds:
+        raise ValueError(f"{op_name}: {MIXED_TYPES} ({what} {list(value)!r} starts with a "
+                         "bool, so every element must be one; pass ints)")
+    if conversion == HINTED and "n" not in kinds:
+        return
+    if conversion == TENSOR_SHAPE:
+        raise TypeError(f"{op_name}: Cannot convert {list(value)!r} to EagerTensor of dtype "
+                        "int32.")
+    message = (f"{what} dtype bool is not in the list of allowed values: int32, int64 ({what} "
+               f"{list(value)!r} holds only bools); pass ints")
+    if not executing_eagerly():
+        raise TypeError(f"{op_name}: {message}.")
+    raise op_error(op_name, message)
+
+
+def static_dims(op_name, value, what, conversion=HINTED) -> tuple:
     """`static_ints` for a shape argument TensorFlow converts to a shape tensor (zeros, ones,
     fill, reshape), with the errors that conversion gives, raised before any op is made, so that
     they are the same eagerly, asynchronously and while tracing: None is a ValueError ("Attempt
-    to convert a value (None) ..."), and so is an int beyond int64."""
+    to convert a value (None) ..."), and so is an int beyond int64; bools are read as
+    `check_bools_in_dims` says (`conversion`)."""
     if value is None:
         raise ValueError(NONE_TO_TENSOR)
+    check_bools_in_dims(op_name, value, what, conversion)
     dims = static_ints(op_name, value, what)
     for d in dims:
         if not _INT64_MIN <= d <= _INT64_MAX:

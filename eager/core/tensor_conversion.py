@@ -22,7 +22,7 @@ from ..devices import registry as _registry
 from ..tensor import EagerTensor, Tensor, wrap_value
 from .context import placement_device as _placement_device
 from .context import thread_state as _thread_state
-from .registry import out_of_memory_error
+from .registry import op_error, out_of_memory_error
 from .shapes import NONE_TO_TENSOR
 
 __all__ = ["convert_to_tensor", "constant", "register_tensor_conversion_function",
@@ -134,7 +134,7 @@ def _python_to_numpy(value, dtype):
     elif isinstance(value, (list, tuple)):
         return _sequence_to_numpy(value, dtype)
     elif cls is range:
-        return _sequence_to_numpy(list(value), dtype)
+        return _range_to_numpy(value, dtype)
     elif isinstance(value, numbers.Integral):
         return _python_to_numpy(int(value), dtype)
     elif isinstance(value, numbers.Real):
@@ -245,6 +245,28 @@ def _sequence_to_numpy(value, dtype):
         except FP_SIGNALS:  # `constant([7e4], float16)`: inf, as TensorFlow converts it
             arr = quietly(arr.astype, dtype.dtype)
     return arr
+
+
+def _range_to_numpy(value, dtype):
+    """A Python range as TensorFlow's `convert_to_tensor` converts it: its registered conversion
+    runs `tf.range(start, stop, step, dtype)`, so the dtype comes from the bounds (int32, or
+    int64 when one needs it), also for an empty range, which a list would make float32; and
+    bounds that lie the wrong way for the step (`range(5, 0)`, merely empty in Python) are
+    Range's InvalidArgumentError. (`constant` reads a range as a list, as TensorFlow's does.)"""
+    start, stop, step = value.start, value.stop, value.step
+    if (start > stop) if step > 0 else (start < stop):
+        relation, sign = ("<=", ">") if step > 0 else (">=", "<")
+        raise op_error("Range", f"Requires start {relation} limit when delta {sign} 0: "
+                                f"{start}/{stop}")
+    if dtype is None:
+        bounds = (start, stop, step)
+        for bound in bounds:
+            if not _INT64_MIN <= bound <= _INT64_MAX:
+                raise ValueError(f"Can't convert Python int {bound} to a tensor: it does not "
+                                 "fit in int64.")
+        fits = all(_INT32_MIN <= bound <= _INT32_MAX for bound in bounds)
+        dtype = _dt.int32 if fits else _dt.int64
+    return _sequence_to_numpy(list(value), dtype)
 
 
 def _uint64_sequence(value):
@@ -406,6 +428,8 @@ def constant(value, dtype=None, shape=None, name=None):
             return value
         raise TypeError("eager.constant of a symbolic tensor with a new dtype or shape; use "
                         "eager.cast / eager.reshape.")
+    elif value.__class__ is range:  # a list here, as in TensorFlow's constant (_range_to_numpy)
+        array = _sequence_to_numpy(list(value), dtype)
     else:
         array = _python_to_numpy(value, dtype)
     if shape is not None:

@@ -28,7 +28,8 @@ from .creation_ops import range  # noqa: A004 - TensorFlow's name (re-exported)
 from ..core.dispatch import execute, named
 from .padding_ops import pad
 from ..core.registry import op_error, register_op
-from ..core.shapes import broadcast_shapes, normalize_axis, static_dims, static_int, static_ints
+from ..core.shapes import (broadcast_shapes, check_bools_in_dims, normalize_axis, static_dims,
+                           static_int, static_ints)
 from .slicing_ops import MAX_ELEMENTS, check_non_negative, fmt_dims as _fmt, prod as _prod
 from .slicing_ops import gather, gather_nd, getitem, scatter_nd, strided_slice
 from .slicing_ops import slice  # noqa: A004 - TensorFlow's name (re-exported)
@@ -566,6 +567,7 @@ TILE = register_op("Tile", _tile_kernel, _tile_infer, dtypes=ALL)
 def tile(input, multiples, name=None):  # noqa: A002
     """≈ `tf.tile`: repeats `input` `multiples[i]` times along dimension i."""
     x = as_tensor(input)
+    check_bools_in_dims("Tile", multiples, "multiples")
     return execute(TILE, (x,), {"multiples": static_ints("Tile", multiples, "multiples")})
 
 
@@ -603,6 +605,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
     """≈ `tf.broadcast_to`: `input` repeated along dimensions of size 1 (and new leading ones)
     to `shape`, with numpy's broadcasting rules."""
     x = as_tensor(input)
+    check_bools_in_dims("BroadcastTo", shape, "shape")
     return execute(BROADCAST_TO, (x,), {"shape": static_ints("BroadcastTo", shape, "shape")})
 
 

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from ..base import dtypes as _dt
 from ..tensor import IndexedSlices, Tensor
 from ..core.tensor_conversion import convert_to_tensor
 from . import math_ops as m
-from .array_ops import broadcast_to, concat, identity, reshape, squeeze, stop_gradient
+from .array_ops import (broadcast_to, concat, expand_dims, identity, reshape, squeeze,
+                        stop_gradient)
 from .array_ops import range as _range
-from ..core.argument_conversion import as_tensor
-from ..core.registry import op_error
-from ..core.shapes import normalize_axis, static_int, static_ints
+from ..core.argument_conversion import as_tensor, same_type
+from ..core.registry import OpDef, op_error
+from ..core.shapes import broadcast_shapes, normalize_axis, static_int, static_ints
 from .slicing_ops import gather
 
 __all__ = ["add_n", "bias_add", "leaky_relu", "elu", "l2_loss", "moments", "reduce_variance",
@@ -144,10 +147,16 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """≈ `tf.clip_by_norm`: `t * clip_norm / max(l2norm(t), clip_norm)`, the norm over `axes`
-    (all by default); a zero norm leaves `t` as it is, with a finite gradient."""
+    (all by default); a zero norm leaves `t` as it is, with a finite gradient. A negative
+    `clip_norm` counts as 0, as TensorFlow documents (so `t` clips to zeros, and a zero `t` to
+    0 / 0 = NaN); a NaN one stays NaN."""
     if isinstance(t, IndexedSlices):
         return IndexedSlices(clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
     t = _floating(t, "clip_by_norm")
+    if np.isscalar(clip_norm):  # as TensorFlow: a Python or numpy scalar is clamped in Python
+        clip_norm = 0 if clip_norm < 0 else clip_norm
+    else:
+        clip_norm = m.maximum(clip_norm, 0)
     clip_norm = m.cast(clip_norm, t.dtype)
     l2sum = m.reduce_sum(m.square(t), axes, keepdims=True)
     positive = m.greater(l2sum, 0)
@@ -257,8 +266,18 @@ def relu6(features, name=None):
     return m.where(inside, x, outside)
 
 
+#: The argument rules of TensorFlow's SquaredDifference (made of Sub and Mul here): one dtype for
+#: both, and only these (no 8/16-bit or unsigned integers, no bool).
+_SQUARED_DIFFERENCE_ARGS = OpDef("SquaredDifference", None, None, dtypes=frozenset(
+    {_dt.float16, _dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.complex64,
+     _dt.complex128}))
+
+
 def squared_difference(x, y, name=None):
-    """≈ `tf.math.squared_difference`: (x - y) * conj(x - y), elementwise, broadcasting."""
+    """≈ `tf.math.squared_difference`: (x - y) * conj(x - y), elementwise, broadcasting. Other
+    dtypes than TensorFlow's kernel has (bool, int8, int16, unsigned) are its error, naming
+    SquaredDifference: InvalidArgumentError eagerly, TypeError while tracing."""
+    x, y = same_type(_SQUARED_DIFFERENCE_ARGS, x, y)
     difference = m.subtract(x, y)
     if difference.dtype.is_complex:
         return m.multiply(difference, m.conj(difference))
@@ -372,22 +391,33 @@ def roll(input, shift, axis, name=None):  # noqa: A002 - TensorFlow's argument n
 
 
 def linspace(start, stop, num, name=None, axis=0):
-    """≈ `tf.linspace` for scalar bounds: `num` evenly spaced values from `start` to `stop`, the
-    last exactly `stop` (as TensorFlow's kernel); Python numbers give float32."""
+    """≈ `tf.linspace`: `num` evenly spaced values from `start` to `stop` (which broadcast
+    together) along a new dimension `axis`, computed operation for operation as TensorFlow's
+    `linspace_nd`: `delta = (stop - start) / (num - 1)` in the dtype integer division gives
+    (int32 bounds make float64, int8 float32), the values in between `start + delta * k` for
+    k = 1 .. num - 2, and the ends exactly `start` and `stop`. So `linspace(0., inf, 3)` is
+    [0, inf, inf] and `linspace(0., nan, 3)` [0, nan, nan] (the first value is `start` itself,
+    never `start + delta * 0`); `num` 0 gives an empty result, a negative `num` Range's error."""
     start = as_tensor(start)
-    if not start.dtype.is_floating:
-        start = m.cast(start, _dt.float32)
-    stop = as_tensor(stop, start.dtype) if not isinstance(stop, Tensor) else stop
-    if start.shape.rank != 0 or stop.shape.rank != 0:
-        raise NotImplementedError("linspace: only scalar start and stop are supported.")
+    stop = as_tensor(stop, start.dtype)
     num = static_int("LinSpace", num, "num")
-    if num < 1:
-        raise ValueError(f"linspace: num must be positive, got {num}")
-    if num == 1:
-        return reshape(start, [1])
-    step = m.divide(m.subtract(stop, start), m.cast(num - 1, start.dtype))
-    body = m.add(start, m.multiply(m.cast(_range(num - 1), start.dtype), step))
-    return concat([body, reshape(stop, [1])], 0)
+    shape = broadcast_shapes("BroadcastArgs", start.shape, stop.shape)
+    if start.shape != shape:
+        start = broadcast_to(start, list(shape))
+    if stop.shape != shape:
+        stop = broadcast_to(stop, list(shape))
+    start, stop = expand_dims(start, axis), expand_dims(stop, axis)
+    rank = start.shape.rank
+    axis = normalize_axis("LinSpace", axis, rank)
+    n_steps = builtins.max(num - 1, 1)
+    delta = m.truediv(m.subtract(stop, start), m.cast(n_steps, stop.dtype))
+    start, stop = m.cast(start, delta.dtype), m.cast(stop, delta.dtype)
+    steps = _range(1, n_steps if num >= 0 else -1, dtype=_dt.int64)  # num < 0: Range's error
+    steps = reshape(m.cast(steps, delta.dtype), [-1 if i == axis else 1 for i in range(rank)])
+    values = concat([start, m.add(start, m.multiply(delta, steps)), stop], axis)
+    if num >= 2:
+        return values
+    return values[(builtins.slice(None),) * axis + (builtins.slice(0, num),)]
 
 
 def meshgrid(*args, **kwargs):

@@ -309,9 +309,21 @@ def _max_pool_kernel(xp, x, ksize=(1, 1), strides=(1, 1), padding="VALID", expli
     n, h, w, c = x.shape
     (oh, pt, pb), (ow, pl, pr) = _geometry(_POOL, (h, w), ksize, strides, (1, 1), padding,
                                            explicit_paddings)
-    view = _windows(xp, x, (oh, ow), ksize, strides, (1, 1), ((pt, pb), (pl, pr)),
-                    _lowest(x.dtype))
-    return _from_nhwc(xp, view.max(axis=(3, 4)), data_format)
+    pads = ((pt, pb), (pl, pr))
+    out = _windows(xp, x, (oh, ow), ksize, strides, (1, 1), pads, _lowest(x.dtype)).max(
+        axis=(3, 4))
+    if x.dtype.kind == "f":
+        # TensorFlow's CPU kernel starts each window at the dtype's lowest finite value and
+        # takes an element only when it is greater: NaN never wins, and -inf gives the lowest
+        # value. numpy's max propagates NaN, so when any window gave NaN all are taken again
+        # with NaN read as the lowest value (on a GPU always: looking would wait for it).
+        lowest = np.finfo(x.dtype).min
+        if xp is not np or xp.isnan(out).any():
+            x = xp.where(xp.isnan(x), lowest, x)
+            out = _windows(xp, x, (oh, ow), ksize, strides, (1, 1), pads, lowest).max(
+                axis=(3, 4))
+        xp.maximum(out, lowest, out=out)
+    return _from_nhwc(xp, out, data_format)
 
 
 MAX_POOL = register_op(_POOL, _max_pool_kernel, _pool_infer(_POOL), dtypes=_dt.REAL)
@@ -342,9 +354,11 @@ def _pool_attrs(op_name, ksize, strides, padding, data_format):
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
     """≈ `tf.nn.max_pool2d`: the maximum over each `ksize` window of a 4-D `input`, moved by
-    `strides` (ints or lists of 1, 2 or 4). SAME padding never wins a maximum: it pads with -inf
-    (the dtype's lowest value for integers), as TensorFlow effectively does. Explicit padding
-    (a list of 4 pairs) may not exceed the window size, as TF documents."""
+    `strides` (ints or lists of 1, 2 or 4). SAME padding never wins a maximum. As TensorFlow's
+    CPU kernel, a window's maximum starts from the dtype's lowest finite value: NaN is never
+    the maximum, and a window holding only NaN and -inf gives that lowest value (-3.4028235e38
+    for float32). Explicit padding (a list of 4 pairs) may not exceed the window size, as TF
+    documents."""
     x = as_tensor(input)
     check_dtype(MAX_POOL, x, MAX_POOL.dtypes)
     return execute(MAX_POOL, (x,), _pool_attrs(_POOL, ksize, strides, padding, data_format))

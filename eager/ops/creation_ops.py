@@ -20,7 +20,7 @@ from ..base.tensor_shape import UNKNOWN_SHAPE
 from ..core.argument_conversion import as_tensor, check_dtype
 from ..core.dispatch import execute
 from ..core.registry import op_error, register_op
-from ..core.shapes import static_array, static_dims, static_int, static_ints
+from ..core.shapes import TENSOR_SHAPE, static_array, static_dims, static_int, static_ints
 from .slicing_ops import MAX_ELEMENTS, check_non_negative, check_shape, fmt_dims as _fmt
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "range", "eye", "one_hot"]
@@ -37,10 +37,11 @@ def _dtype_arg(op_name, dtype):
 
 def _shape_ints(op_name, shape):
     """zeros/ones convert `shape` with dtype int32 in TensorFlow: floats are a TypeError (and
-    None, or an int beyond int64, the conversion's ValueError: `static_dims`)."""
+    None, or an int beyond int64, the conversion's ValueError: `static_dims`). A list is read as
+    a TensorShape first, so Python bools are sizes anywhere in it (TENSOR_SHAPE)."""
     if isinstance(shape, (list, tuple)) and any(isinstance(d, float) for d in shape):
         raise TypeError(f"{op_name}: Cannot convert {shape!r} to EagerTensor of dtype int32.")
-    return static_dims(op_name, shape, "shape")
+    return static_dims(op_name, shape, "shape", TENSOR_SHAPE)
 
 
 def _constant_infer(op_name):

@@ -301,32 +301,48 @@ def _conv_filter_grad_grad(forward, ddw):
 
 
 # -----------------------------------------------------------------------------------------------
-# MaxPool: the gradient goes to each window's maximum (the first one, in row-major window
-# order, when several tie, as TensorFlow's CPU kernel); MaxPoolGradGrad is its transpose. Both
-# read the forward output y (the maxima) to find them: one comparison per tap, no argmax.
+# MaxPool: the gradient goes to the element of each window that TensorFlow's CPU kernel picks
+# (`_pool_hits`); MaxPoolGradGrad is its transpose.
 # -----------------------------------------------------------------------------------------------
 
 _POOL_ATTRS = ("ksize", "strides", "padding", "explicit_paddings", "data_format")
 
 
-def _pool_hits(xp, x, y, ksize, strides, padding, explicit_paddings):
-    """Yields (i, j, hit) per window tap (i, j): hit marks the windows whose maximum is that tap
-    (each window's first maximum only). Also returns the padded geometry first."""
+def _pool_hits(xp, x, ksize, strides, padding, explicit_paddings):
+    """Yields (i, j, hit) per window tap (i, j): hit marks the windows whose gradient goes to
+    that tap. As TensorFlow's CPU kernel finds it: a window's first element (padding aside) is
+    taken, then each later one greater than the one taken, so tied maxima give the first, and
+    a window of -inf and NaN alone, whose MaxPool is the lowest finite value, its first element
+    (a NaN first element too: nothing compares greater than it). So the forward output is not
+    needed to find it. Also returns the padded geometry first."""
     n, h, w, c = x.shape
     rows, cols = _geometry(_POOL, (h, w), ksize, strides, (1, 1), padding, explicit_paddings)
     yield rows, cols
-    view = _windows(xp, x, (rows[0], cols[0]), ksize, strides, (1, 1),
-                    ((rows[1], rows[2]), (cols[1], cols[2])), _lowest(x.dtype))
-    taken = None
-    for i in range(ksize[0]):
-        for j in range(ksize[1]):
-            hit = view[:, :, :, i, j, :] == y
-            if taken is None:
-                taken = hit
-            else:
-                hit = hit > taken  # and not an earlier tap's
-                taken = taken | hit
-            yield i, j, hit
+    out_hw, pads = (rows[0], cols[0]), ((rows[1], rows[2]), (cols[1], cols[2]))
+    view = _windows(xp, x, out_hw, ksize, strides, (1, 1), pads, _lowest(x.dtype))
+    inside = None  # which taps of which windows are padding: only when there is padding
+    if any(pads[0]) or any(pads[1]):
+        inside = _windows(xp, xp.ones((1, h, w, 1), dtype=bool), out_hw, ksize, strides,
+                          (1, 1), pads, False)
+    taps = [(i, j) for i in range(ksize[0]) for j in range(ksize[1])]
+    best = chosen = unset = None
+    for t, (i, j) in enumerate(taps):
+        v = view[:, :, :, i, j, :]
+        if best is None:
+            best, chosen = v.copy(), xp.zeros(v.shape, dtype=np.int32)
+            if inside is None:
+                continue
+            unset = ~xp.broadcast_to(inside[:, :, :, i, j, :], v.shape)
+            continue
+        take = best < v
+        if inside is not None:
+            valid = inside[:, :, :, i, j, :]
+            take = (take | unset) & valid
+            unset = unset & ~valid
+        best = xp.where(take, v, best)
+        chosen = xp.where(take, np.int32(t), chosen)
+    for t, (i, j) in enumerate(taps):
+        yield i, j, chosen == t
 
 
 def _spread_over_windows(xp, taps, shape, geometry, strides, dtype):
@@ -346,7 +362,7 @@ def _spread_over_windows(xp, taps, shape, geometry, strides, dtype):
 def _max_pool_grad_kernel(xp, x, y, dy, ksize=(1, 1), strides=(1, 1), padding="VALID",
                           explicit_paddings=(), data_format="NHWC"):
     x, y, dy = (_to_nhwc(xp, t, data_format) for t in (x, y, dy))
-    hits = _pool_hits(xp, x, y, ksize, strides, padding, explicit_paddings)
+    hits = _pool_hits(xp, x, ksize, strides, padding, explicit_paddings)
     geometry = next(hits)
     zero = dy.dtype.type(0)
     taps = ((i, j, xp.where(hit, dy, zero)) for i, j, hit in hits)
@@ -357,7 +373,7 @@ def _max_pool_grad_kernel(xp, x, y, dy, ksize=(1, 1), strides=(1, 1), padding="V
 def _max_pool_grad_grad_kernel(xp, x, y, ddx, ksize=(1, 1), strides=(1, 1), padding="VALID",
                                explicit_paddings=(), data_format="NHWC"):
     x, y, ddx = (_to_nhwc(xp, t, data_format) for t in (x, y, ddx))
-    hits = _pool_hits(xp, x, y, ksize, strides, padding, explicit_paddings)
+    hits = _pool_hits(xp, x, ksize, strides, padding, explicit_paddings)
     rows, cols = next(hits)
     view = _windows(xp, ddx, (rows[0], cols[0]), ksize, strides, (1, 1),
                     ((rows[1], rows[2]), (cols[1], cols[2])), 0)

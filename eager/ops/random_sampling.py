@@ -19,7 +19,7 @@ from ..base import dtypes as _dt
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from ..core.dispatch import execute
 from ..core.registry import op_error
-from ..core.shapes import static_ints
+from ..core.shapes import STRICT, check_bools_in_dims, static_ints
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..tensor import Tensor
@@ -206,6 +206,7 @@ def shape_arg(op_name, shape):
     if not isinstance(shape, (list, tuple)):
         raise TypeError(f"{op_name}: shape must be a list or tuple of ints or an integer "
                         f"tensor, got {shape!r}.")
+    check_bools_in_dims(op_name, shape, "shape", STRICT)
     dims = static_ints(op_name, shape, "shape")
     for d in dims:
         if d < 0:

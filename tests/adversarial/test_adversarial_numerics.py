@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import eager as tf
 from eager.errors import InvalidArgumentError
-from tests.adversarial.tf_goldens import ERRORS, VALUES
+from tests.adversarial.tf_goldens import CAST_VALUES, ERRORS, VALUES
 
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 #: Tolerances for floating results against TensorFlow's (its kernels round differently; a
@@ -53,7 +53,7 @@ def assert_golden(got, dtype, shape, values):
     assert got.dtype.name == dtype, (got.dtype.name, dtype)
     assert tuple(got.shape) == shape, (tuple(got.shape), shape)
     array = got.numpy()
-    expected = expected_array(dtype, values)
+    expected = expected_array(dtype, values).reshape(shape)  # ([] for a (0, 2) result)
     if dtype in RTOL:
         np.testing.assert_allclose(array.astype(np.complex128), expected.astype(np.complex128),
                                    rtol=RTOL[dtype], atol=1e-37, equal_nan=True)
@@ -86,6 +86,31 @@ def test_hostile_calls_give_tensorflows_errors(hostile, golden):
     with pytest.raises(Exception) as caught:  # noqa: B017, PT011 - the class is checked below
         run_code(code).numpy()  # (a GPU's kernel fails at the next synchronization)
     assert_golden_error(caught.value, cls, words)
+
+
+@pytest.mark.parametrize("golden", CAST_VALUES, ids=[g[0] for g in CAST_VALUES])
+def test_float_to_int_casts_give_tensorflows_values_with_no_warning_whatever_the_filters(golden):
+    """Out-of-range and NaN casts are TensorFlow's x86 values (see tf_goldens), and no numpy
+    "invalid value encountered in cast" reaches the user, even with every warning shown."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = run_code(golden[0])
+    assert_golden(got, *golden[1:])
+    assert not caught, [str(w.message) for w in caught]
+
+
+@settings(max_examples=40, deadline=None)
+@given(value=st.sampled_from([np.nan, np.inf, -np.inf, 1e20, -3e9, 4.3e9, 1.8e19, 300.5, -1.5]),
+       src=st.sampled_from([np.float16, np.float32, np.float64]),
+       dst=st.sampled_from(INTS), n=st.integers(1, 70))
+def test_a_float_to_int_cast_gives_each_element_the_same_value_wherever_it_is(value, src, dst,
+                                                                               n):
+    """eager's value for an element does not depend on the tensor's length or the element's
+    place in it (TensorFlow's vectorised loop differs there for some narrow targets)."""
+    with np.errstate(all="ignore"):
+        x = np.full(n, value).astype(src)
+    one = tf.cast(x[:1], dst).numpy()
+    np.testing.assert_array_equal(tf.cast(x, dst).numpy(), np.full(n, one[0], dst))
 
 
 # -- integers: wrap-around arithmetic, TensorFlow's division-by-zero error ----------------------
@@ -175,8 +200,9 @@ REDUCTIONS = ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_m
 
 def _empty_identity(name, dtype):
     """What TensorFlow 2.21 gives for a reduction over nothing (see tf_goldens): the identity
-    of the operation, the dtype's extremes for max/min, NaN for the mean of floats and 0 for
-    the mean of integers (its kernel divides 0 by a count of 0 and gets 0)."""
+    of the operation, the dtype's extremes for max/min, NaN for the mean of real floats and 0
+    for the mean of integers and of complex values (its kernel divides 0 by a count of 0 and
+    gets 0)."""
     d = np.dtype(dtype)
     floating = d.kind in "fc"
     extremes = (np.finfo(d).min, np.finfo(d).max) if floating else (
@@ -184,7 +210,7 @@ def _empty_identity(name, dtype):
     return {"reduce_sum": 0, "reduce_prod": 1, "reduce_euclidean_norm": 0,
             "reduce_max": -np.inf if floating else extremes[0],
             "reduce_min": np.inf if floating else extremes[1],
-            "reduce_mean": np.nan if floating else 0, "reduce_std": np.nan,
+            "reduce_mean": np.nan if d.kind == "f" else 0, "reduce_std": np.nan,
             "reduce_variance": np.nan, "reduce_logsumexp": -np.inf,
             "reduce_all": True, "reduce_any": False}[name]
 

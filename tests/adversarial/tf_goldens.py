@@ -3,14 +3,18 @@
 call's code with `tf` bound to `tensorflow`: integer division by zero, integer overflow (which
 wraps), reductions and cumulative ops over empty axes, inf/NaN through softmax, log_softmax,
 sigmoid, softplus, relu6, pow, floordiv/floormod, matmul and the losses, float16 ranges, complex
-norms, uint64 values beyond int64. The tests evaluate the same code with `tf` bound to `eager`.
+norms, uint64 values beyond int64; and shape lists holding bools, `linspace`, Python ranges,
+`clip_by_norm`, the mean of no complex values, `squared_difference`'s dtypes, `max_pool2d` with
+NaN, floats cast to integers out of range. The tests evaluate the same code with `tf` bound to
+`eager`.
 
 `VALUES`: (code, dtype name, shape, values as `tolist()` gives them; a complex result as
 [real parts, imaginary parts]). `ERRORS`: (code, error class, TensorFlow's words, which eager's
 message must contain; None where TensorFlow's words are its op-registration text ("Value for
 attr 'T' of uint8 is not in the list of allowed values ...") that eager words its own way).
 Calls whose answer is an artifact of TensorFlow's C++ (a float16 denormal flushed to 0, NaN
-placement inside complex products) are left out.
+placement inside complex products) are left out; out-of-range float-to-int casts, whose values
+eager follows on purpose, are recorded for short tensors only (see CAST_VALUES).
 """
 
 from eager.errors import InvalidArgumentError
@@ -438,3 +442,435 @@ ERRORS = [
     ('tf.reverse(tf.constant([[1, 2], [3, 4]]), [0, 0])', InvalidArgumentError, 'axis 0 specified more than once.'),
     ('tf.reverse(tf.constant([[1, 2], [3, 4]]), [1, -1])', InvalidArgumentError, 'axis 1 specified more than once.'),
 ]
+
+
+# -- Families of calls eager once answered differently, each with calls it answered right too
+#    (they mark where each fix stops). They join VALUES and ERRORS below; test_adversarial_modes
+#    runs every one of them in every mode, not a sample. ---------------------------------------
+
+#: Shape lists holding bools. TensorFlow's eager conversion takes a list's kind from its first
+#: element, so `[2, True]` is [2, 1] while `[True, 2]` mixes types (CONVERSION_ERRORS); `zeros`
+#: and `ones` read a TensorShape first (bools anywhere); a list of bools alone is a bool tensor
+#: the random ops refuse.
+SHAPE_LIST_VALUES = [
+    ('tf.reshape(tf.zeros([2]), [2, True])', 'float32', (2, 1), [[0.0], [0.0]]),
+    ('tf.tile(tf.ones([2, 1]), [2, False])', 'float32', (4, 0), [[], [], [], []]),
+    ('tf.tile(tf.ones([2, 1]), [2, True])', 'float32', (4, 1), [[1.0], [1.0], [1.0], [1.0]]),
+    ('tf.tile(tf.ones([2, 1]), [True, True])', 'float32', (2, 1), [[1.0], [1.0]]),
+    ('tf.broadcast_to(1.0, [2, False])', 'float32', (2, 0), [[], []]),
+    ('tf.broadcast_to(1.0, [True, True])', 'float32', (1, 1), [[1.0]]),
+    ('tf.fill([2, True], 1.0)', 'float32', (2, 1), [[1.0], [1.0]]),
+    ('tf.fill([True, True], 1.0)', 'float32', (1, 1), [[1.0]]),
+    ('tf.zeros([2, False])', 'float32', (2, 0), [[], []]),
+    ('tf.ones([False, 2])', 'float32', (0, 2), []),
+    ('tf.zeros((True, 2))', 'float32', (1, 2), [[0.0, 0.0]]),
+    ('tf.random.uniform([2, False])', 'float32', (2, 0), [[], []]),
+    ('tf.random.normal([3, False])', 'float32', (3, 0), [[], [], []]),
+    ('tf.shape(tf.random.uniform([2, True]))', 'int32', (2,), [2, 1]),
+    ('tf.shape(tf.random.normal([np.int32(2), True]))', 'int32', (2,), [2, 1]),
+    ('tf.shape(tf.random.truncated_normal([2, True, 3]))', 'int32', (3,), [2, 1, 3]),
+]
+
+SHAPE_LIST_ERRORS = [
+    ('tf.reshape(tf.zeros([2]), [2, False, 0])', InvalidArgumentError, 'Input to reshape is a tensor with 2 values, but the requested shape has 0'),
+    ('tf.random.uniform([True])', InvalidArgumentError, None),
+    ('tf.random.uniform([True, True])', InvalidArgumentError, None),
+    ('tf.random.normal((False,))', InvalidArgumentError, None),
+    ('tf.reshape(tf.zeros([1]), [np.bool_(True)])', InvalidArgumentError, None),
+    ('tf.tile(tf.zeros([1]), [np.bool_(True)])', InvalidArgumentError, None),
+    ('tf.fill([np.bool_(True)], 1.0)', InvalidArgumentError, None),
+    ('tf.broadcast_to(1.0, [np.bool_(True), True])', InvalidArgumentError, None),
+]
+
+#: Errors of converting a shape list, raised before any op is made (so not naming one in
+#: "[Op:...]", as in TensorFlow): (code, error class, TensorFlow's words).
+CONVERSION_ERRORS = [
+    ('tf.reshape(tf.zeros([2]), [True, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.reshape(tf.zeros([2]), [False, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.reshape(tf.zeros([2]), (True, 2))', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.reshape(tf.zeros([2]), [2, np.bool_(True)])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.tile(tf.ones([2, 1]), [True, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.tile(tf.ones([2, 1]), [np.bool_(True), 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.broadcast_to(1.0, [True, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.broadcast_to(1.0, [False, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.fill([True, 2], 1.0)', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.fill([False, 2], 1.0)', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.random.uniform([True, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.random.normal([False, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.random.truncated_normal([True, 2.0])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.random.uniform([2, np.bool_(False)])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.zeros([np.bool_(True), 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.ones([2, np.bool_(True)])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.zeros([np.bool_(True)])', TypeError, 'Cannot convert [np.True_] to EagerTensor of dtype int32'),
+]
+
+#: Errors of converting a shape list, raised before any op is made (so not naming one in
+#: "[Op:...]", as in TensorFlow): (code, error class, TensorFlow's words).
+CONVERSION_ERRORS = [
+    ('tf.reshape(tf.zeros([2]), [True, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.reshape(tf.zeros([2]), [False, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.reshape(tf.zeros([2]), (True, 2))', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.reshape(tf.zeros([2]), [2, np.bool_(True)])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.tile(tf.ones([2, 1]), [True, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.tile(tf.ones([2, 1]), [np.bool_(True), 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.broadcast_to(1.0, [True, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.broadcast_to(1.0, [False, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.fill([True, 2], 1.0)', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.fill([False, 2], 1.0)', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.random.uniform([True, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.random.normal([False, 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.random.truncated_normal([True, 2.0])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.random.uniform([2, np.bool_(False)])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.zeros([np.bool_(True), 2])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.ones([2, np.bool_(True)])', ValueError, "Can't convert Python sequence with mixed types to Tensor."),
+    ('tf.zeros([np.bool_(True)])', TypeError, 'Cannot convert [np.True_] to EagerTensor of dtype int32'),
+]
+
+#: `linspace` as TensorFlow's `linspace_nd`: integer bounds in truediv's float dtype, the ends
+#: exactly `start` and `stop` (so 0 stays 0 beside an infinite or NaN `stop`), N-d bounds.
+LINSPACE_VALUES = [
+    ('tf.linspace(0, 1, 3)', 'float64', (3,), [0.0, 0.5, 1.0]),
+    ('tf.linspace(0, 10, 5)', 'float64', (5,), [0.0, 2.5, 5.0, 7.5, 10.0]),
+    ('tf.linspace(-3, 7, 6)', 'float64', (6,), [-3.0, -1.0, 1.0, 3.0, 5.0, 7.0]),
+    ('tf.linspace(0, 5, 1)', 'float64', (1,), [0.0]),
+    ('tf.linspace(np.int32(0), np.int32(4), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0), tf.constant(4), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0, tf.int64), tf.constant(4, tf.int64), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0, tf.int8), tf.constant(4, tf.int8), 3)', 'float32', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(-100, tf.int8), tf.constant(100, tf.int8), 3)', 'float32', (3,), [-100.0, -128.0, 100.0]),
+    ('tf.linspace(tf.constant(0, tf.uint8), tf.constant(4, tf.uint8), 3)', 'float32', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0, tf.uint32), tf.constant(4, tf.uint32), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(0., np.nan, 3)', 'float32', (3,), [0.0, nan, nan]),
+    ('tf.linspace(0., np.nan, 2)', 'float32', (2,), [0.0, nan]),
+    ('tf.linspace(0., np.nan, 1)', 'float32', (1,), [0.0]),
+    ('tf.linspace(np.nan, 1., 3)', 'float32', (3,), [nan, nan, 1.0]),
+    ('tf.linspace(0., np.inf, 3)', 'float32', (3,), [0.0, inf, inf]),
+    ('tf.linspace(np.inf, 0., 3)', 'float32', (3,), [inf, nan, 0.0]),
+    ('tf.linspace(-np.inf, np.inf, 3)', 'float32', (3,), [-inf, nan, inf]),
+    ('tf.linspace(0., np.inf, 1)', 'float32', (1,), [0.0]),
+    ('tf.linspace(0., 1., 0)', 'float32', (0,), []),
+    ('tf.linspace(0., 1., 2)', 'float32', (2,), [0.0, 1.0]),
+    ('tf.linspace(2., 1., 4)', 'float32', (4,), [2.0, 1.6666666269302368, 1.3333332538604736, 1.0]),
+    ('tf.linspace(0., 1., 7)', 'float32', (7,), [0.0, 0.1666666716337204, 0.3333333432674408, 0.5, 0.6666666865348816, 0.8333333730697632, 1.0]),
+    ('tf.linspace(tf.constant(0., tf.float16), tf.constant(1., tf.float16), 5)', 'float16', (5,), [0.0, 0.25, 0.5, 0.75, 1.0]),
+    ('tf.linspace(tf.constant(0., tf.float64), tf.constant(1., tf.float64), 4)', 'float64', (4,), [0.0, 0.3333333333333333, 0.6666666666666666, 1.0]),
+    ('tf.linspace(0., 1., tf.constant(3))', 'float32', (3,), [0.0, 0.5, 1.0]),
+    ('tf.linspace(tf.constant(0j, tf.complex64), tf.constant(1+1j, tf.complex64), 3)', 'complex64', (3,), [[0.0, 0.5, 1.0], [0.0, 0.5, 1.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 3)', 'float32', (3, 2), [[0.0, 1.0], [0.5, 2.0], [1.0, 3.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 3, axis=1)', 'float32', (2, 3), [[0.0, 0.5, 1.0], [1.0, 2.0, 3.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 3, axis=-1)', 'float32', (2, 3), [[0.0, 0.5, 1.0], [1.0, 2.0, 3.0]]),
+    ('tf.linspace([[0.], [1.]], [1., 3.], 3, axis=-1)', 'float32', (2, 2, 3), [[[0.0, 0.5, 1.0], [0.0, 1.5, 3.0]], [[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]]]),
+    ('tf.linspace([0., 1.], 5., 2)', 'float32', (2, 2), [[0.0, 1.0], [5.0, 5.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 0)', 'float32', (0, 2), []),
+    ('tf.linspace([0., 1.], [1., 3.], 1, axis=1)', 'float32', (2, 1), [[0.0], [1.0]]),
+]
+
+LINSPACE_ERRORS = [
+    ('tf.linspace(0., 1., -1)', InvalidArgumentError, 'Requires start <= limit when delta > 0: 1/-1'),
+    ('tf.linspace(True, False, 3)', InvalidArgumentError, None),
+    ('tf.linspace(0., 1., 3, axis=1)', InvalidArgumentError, 'Tried to expand dim index 1 for tensor with 0 dimensions.'),
+    ('tf.linspace([0., 1.], [1., 3., 4.], 3)', InvalidArgumentError, 'Incompatible shapes: [2] vs. [3]'),
+]
+
+#: A Python range: `convert_to_tensor` runs `tf.range` on it (the bounds give the dtype, also
+#: when empty, and bounds the wrong way are Range's error); `constant` reads it as a list.
+RANGE_VALUES = [
+    ('tf.convert_to_tensor(range(0))', 'int32', (0,), []),
+    ('tf.convert_to_tensor(range(2, 2))', 'int32', (0,), []),
+    ('tf.convert_to_tensor(range(-3, -3, -1))', 'int32', (0,), []),
+    ('tf.convert_to_tensor(range(2**40, 2**40))', 'int64', (0,), []),
+    ('tf.convert_to_tensor(range(5, 0, -2))', 'int32', (3,), [5, 3, 1]),
+    ('tf.convert_to_tensor(range(2**31 - 1, 2**31 + 1))', 'int64', (2,), [2147483647, 2147483648]),
+    ('tf.convert_to_tensor(range(0), tf.float64)', 'float64', (0,), []),
+    ('tf.convert_to_tensor(range(0), dtype_hint=tf.float32)', 'float32', (0,), []),
+    ('tf.constant(range(0))', 'float32', (0,), []),
+    ('tf.constant(range(0), tf.int64)', 'int64', (0,), []),
+    ('tf.constant(range(3))', 'int32', (3,), [0, 1, 2]),
+    ('tf.add(range(0), 1)', 'int32', (0,), []),
+    ('tf.reduce_sum(range(0))', 'int32', (), 0),
+    ('tf.constant(1) + range(0)', 'int32', (0,), []),
+]
+
+RANGE_ERRORS = [
+    ('tf.convert_to_tensor(range(5, 0))', InvalidArgumentError, 'Requires start <= limit when delta > 0: 5/0'),
+    ('tf.convert_to_tensor(range(0, 5, -1))', InvalidArgumentError, 'Requires start >= limit when delta < 0: 0/5'),
+    ('tf.convert_to_tensor(range(2**40, 0))', InvalidArgumentError, 'Requires start <= limit when delta > 0: 1099511627776/0'),
+]
+
+#: `clip_by_norm` with a negative (taken as 0), zero or NaN `clip_norm`, and zero or infinite
+#: norms.
+CLIP_BY_NORM_VALUES = [
+    ('tf.clip_by_norm(tf.constant([3., 4.]), -1.)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), -10)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.], tf.float64), -1)', 'float64', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), np.float32(-2))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), np.array(-2.))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), tf.constant(-1.))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), tf.constant(-1))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([[3., 4.]]), [-1.])', 'float32', (1, 2), [[0.0, 0.0]]),
+    ('tf.clip_by_norm(tf.constant([3., -4.]), -np.inf)', 'float32', (2,), [0.0, -0.0]),
+    ('tf.clip_by_norm(tf.constant([[3., 4.], [0., 0.]]), -1., axes=[1])', 'float32', (2, 2), [[0.0, 0.0], [nan, nan]]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), 0.)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), 1.)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), 0.)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), -1.)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), np.nan)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), np.nan)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), tf.constant(np.nan))', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([np.nan, 1.]), 1.)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([np.inf, 1.]), 1.)', 'float32', (2,), [nan, 0.0]),
+    ('tf.clip_by_norm(tf.constant([1e30, 1e30]), 1.)', 'float32', (2,), [0.0, 0.0]),
+]
+
+#: The mean of no complex values: 0, where real floats give NaN.
+EMPTY_COMPLEX_MEAN_VALUES = [
+    ('tf.math.reduce_mean(tf.zeros([0], tf.complex64))', 'complex64', (), [0.0, 0.0]),
+    ('tf.math.reduce_mean(tf.zeros([0], tf.complex128))', 'complex128', (), [0.0, 0.0]),
+    ('tf.math.reduce_mean(tf.zeros([2, 0], tf.complex64), axis=1)', 'complex64', (2,), [[0.0, 0.0], [0.0, 0.0]]),
+    ('tf.math.reduce_mean(tf.zeros([0, 2], tf.complex128), axis=0, keepdims=True)', 'complex128', (1, 2), [[[0.0, 0.0]], [[0.0, 0.0]]]),
+    ('tf.math.reduce_mean(tf.ones([3, 0, 2], tf.complex64), axis=[0, 1])', 'complex64', (2,), [[0.0, 0.0], [0.0, 0.0]]),
+    ('tf.math.reduce_variance(tf.zeros([0], tf.complex64))', 'float32', (), nan),
+]
+
+#: `squared_difference` takes only TensorFlow's kernel dtypes (no bool, 8/16-bit or unsigned).
+SQUARED_DIFFERENCE_VALUES = [
+    ('tf.math.squared_difference(tf.constant([1], tf.int32), tf.constant([-3], tf.int32))', 'int32', (1,), [16]),
+    ('tf.math.squared_difference(tf.constant([1], tf.int64), tf.constant([-3], tf.int64))', 'int64', (1,), [16]),
+    ('tf.math.squared_difference(tf.constant([1.], tf.float16), tf.constant([3.], tf.float16))', 'float16', (1,), [4.0]),
+    ('tf.math.squared_difference(tf.constant([1+2j], tf.complex64), tf.constant([3.], tf.complex64))', 'complex64', (1,), [[8.0], [0.0]]),
+]
+
+SQUARED_DIFFERENCE_ERRORS = [
+    ('tf.math.squared_difference(tf.constant([True]), tf.constant([False]))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(True, False)', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint8), tf.constant([2], tf.uint8))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint16), tf.constant([2], tf.uint16))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint32), tf.constant([2], tf.uint32))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint64), tf.constant([2], tf.uint64))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.int8), tf.constant([2], tf.int8))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.int16), tf.constant([2], tf.int16))', InvalidArgumentError, None),
+]
+
+#: `max_pool2d` with NaN: each window starts at the dtype's lowest finite value and takes an
+#: element only when greater, so NaN never wins and a window of NaN and -inf gives that value.
+MAX_POOL_VALUES = [
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan]], [[3.], [2.]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [1.]], [[3.], [2.]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [2.]], [[3.], [np.nan]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan]], [[np.nan], [np.nan]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[-np.inf], [np.nan]], [[-np.inf], [-np.inf]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[-np.inf], [-np.inf]], [[-np.inf], [-np.inf]]]]), 2, 1, "SAME")', 'float32', (1, 2, 2, 1), [[[[-3.4028234663852886e+38], [-3.4028234663852886e+38]], [[-3.4028234663852886e+38], [-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan], [5.]], [[3.], [2.], [np.nan]], [[np.nan], [0.], [1.]]]]), 2, 1, "SAME")', 'float32', (1, 3, 3, 1), [[[[3.0], [5.0], [5.0]], [[3.0], [2.0], [1.0]], [[0.0], [1.0], [1.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan], [5.]], [[3.], [2.], [np.nan]], [[np.nan], [0.], [1.]]]]), 2, 1, "VALID")', 'float32', (1, 2, 2, 1), [[[[3.0], [5.0]], [[3.0], [2.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan], [5.]], [[3.], [2.], [np.nan]], [[np.nan], [0.], [1.]]]]), 2, 2, "SAME")', 'float32', (1, 2, 2, 1), [[[[3.0], [5.0]], [[0.0], [1.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan], [2.]], [[np.nan], [np.nan], [np.nan]]]]), [2, 2], [1, 2], "SAME")', 'float32', (1, 2, 2, 1), [[[[-3.4028234663852886e+38], [2.0]], [[-3.4028234663852886e+38], [-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1., np.nan], [np.nan, 4.]], [[3., 2.], [2., 1.]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 2), [[[[3.0, 4.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1., np.nan], [np.nan, -np.inf]], [[np.nan, 2.], [2., np.nan]]]]), 2, 1, "SAME")', 'float32', (1, 2, 2, 2), [[[[2.0, 2.0], [2.0, -3.4028234663852886e+38]], [[2.0, 2.0], [2.0, -3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [1.]], [[3.], [2.]]]], tf.float64), 2, 2, "VALID")', 'float64', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan]], [[np.nan], [-np.inf]]]], tf.float64), 2, 2, "VALID")', 'float64', (1, 1, 1, 1), [[[[-1.7976931348623157e+308]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [1.]], [[3.], [2.]]]], tf.float16), 2, 2, "VALID")', 'float16', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [-np.inf]], [[np.nan], [np.nan]]]], tf.float16), 2, 2, "VALID")', 'float16', (1, 1, 1, 1), [[[[-65504.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan]], [[np.nan], [np.nan]]]]), 2, 2, [[0, 0], [1, 0], [0, 1], [0, 0]])', 'float32', (1, 1, 1, 1), [[[[-3.4028234663852886e+38]]]]),
+]
+
+#: Floats cast to integers out of range, as TensorFlow's CPU kernel gives them element by element
+#: (x86 truncation to 32 or 64 bits, whose minimum stands for NaN and overflow, then wrapped to the
+#: target). Short tensors on purpose: TensorFlow's vectorised loop gives other values for some
+#: narrow targets on the elements it handles in blocks (8 to 32 of them, by dtype).
+CAST_VALUES = [
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 65504., -65504., 300.5, -1.5], tf.float16), tf.int8)', 'int8', (7,), [0, 0, 0, -32, 32, 44, -1]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 65504., -65504., 300.5, -1.5], tf.float16), tf.int16)', 'int16', (7,), [0, 0, 0, -32, 32, 300, -1]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 65504., -65504., 300.5, -1.5], tf.float16), tf.int32)', 'int32', (7,), [-2147483648, -2147483648, -2147483648, 65504, -65504, 300, -1]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 65504., -65504., 300.5, -1.5], tf.float16), tf.int64)', 'int64', (7,), [-9223372036854775808, -9223372036854775808, -9223372036854775808, 65504, -65504, 300, -1]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 65504., -65504., 300.5, -1.5], tf.float16), tf.uint8)', 'uint8', (7,), [0, 0, 0, 224, 32, 44, 255]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 65504., -65504., 300.5, -1.5], tf.float16), tf.uint16)', 'uint16', (7,), [0, 0, 0, 65504, 32, 300, 65535]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 65504., -65504., 300.5, -1.5], tf.float16), tf.uint32)', 'uint32', (7,), [0, 0, 0, 65504, 4294901792, 300, 4294967295]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 65504., -65504., 300.5, -1.5], tf.float16), tf.uint64)', 'uint64', (7,), [9223372036854775808, 9223372036854775808, 9223372036854775808, 65504, 18446744073709486112, 300, 18446744073709551615]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float32), tf.int8)', 'int8', (7,), [0, 0, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -9.3e18], tf.float32), tf.int8)', 'int8', (7,), [44, -1, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float32), tf.int16)', 'int16', (7,), [0, 0, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -9.3e18], tf.float32), tf.int16)', 'int16', (7,), [300, -1, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float32), tf.int32)', 'int32', (7,), [-2147483648, -2147483648, -2147483648, -2147483648, -2147483648, -2147483648, -2147483648]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -9.3e18], tf.float32), tf.int32)', 'int32', (7,), [300, -1, -2147483648, -2147483648, -2147483648, -2147483648, -2147483648]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float32), tf.int64)', 'int64', (7,), [-9223372036854775808, -9223372036854775808, -9223372036854775808, -9223372036854775808, -9223372036854775808, 3000000000, -3000000000]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -9.3e18], tf.float32), tf.int64)', 'int64', (7,), [300, -1, 4300000256, 2147483648, -9223372036854775808, -9223372036854775808, -9223372036854775808]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float32), tf.uint8)', 'uint8', (7,), [0, 0, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -9.3e18], tf.float32), tf.uint8)', 'uint8', (7,), [44, 255, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float32), tf.uint16)', 'uint16', (7,), [0, 0, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -9.3e18], tf.float32), tf.uint16)', 'uint16', (7,), [300, 65535, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float32), tf.uint32)', 'uint32', (7,), [0, 0, 0, 0, 0, 3000000000, 1294967296]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -9.3e18], tf.float32), tf.uint32)', 'uint32', (7,), [300, 4294967295, 5032960, 2147483648, 0, 0, 0]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float32), tf.uint64)', 'uint64', (7,), [9223372036854775808, 9223372036854775808, 9223372036854775808, 9223372036854775808, 9223372036854775808, 3000000000, 18446744070709551616]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -9.3e18], tf.float32), tf.uint64)', 'uint64', (7,), [300, 18446744073709551615, 4300000256, 2147483648, 18000000404716257280, 9300000300729368576, 9223372036854775808]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float64), tf.int8)', 'int8', (7,), [0, 0, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -2.0**31 - 1], tf.float64), tf.int8)', 'int8', (7,), [44, -1, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float64), tf.int16)', 'int16', (7,), [0, 0, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -2.0**31 - 1], tf.float64), tf.int16)', 'int16', (7,), [300, -1, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float64), tf.int32)', 'int32', (7,), [-2147483648, -2147483648, -2147483648, -2147483648, -2147483648, -2147483648, -2147483648]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -2.0**31 - 1], tf.float64), tf.int32)', 'int32', (7,), [300, -1, -2147483648, -2147483648, -2147483648, -2147483648, -2147483648]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float64), tf.int64)', 'int64', (7,), [-9223372036854775808, -9223372036854775808, -9223372036854775808, -9223372036854775808, -9223372036854775808, 3000000000, -3000000000]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -2.0**31 - 1], tf.float64), tf.int64)', 'int64', (7,), [300, -1, 4300000000, 2147483648, -9223372036854775808, -9223372036854775808, -2147483649]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float64), tf.uint8)', 'uint8', (7,), [0, 0, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -2.0**31 - 1], tf.float64), tf.uint8)', 'uint8', (7,), [44, 255, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float64), tf.uint16)', 'uint16', (7,), [0, 0, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -2.0**31 - 1], tf.float64), tf.uint16)', 'uint16', (7,), [300, 65535, 0, 0, 0, 0, 0]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float64), tf.uint32)', 'uint32', (7,), [0, 0, 0, 0, 0, 3000000000, 1294967296]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -2.0**31 - 1], tf.float64), tf.uint32)', 'uint32', (7,), [300, 4294967295, 5032704, 2147483648, 0, 0, 2147483647]),
+    ('tf.cast(tf.constant([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9], tf.float64), tf.uint64)', 'uint64', (7,), [9223372036854775808, 9223372036854775808, 9223372036854775808, 9223372036854775808, 9223372036854775808, 3000000000, 18446744070709551616]),
+    ('tf.cast(tf.constant([300.5, -1.5, 4.3e9, 2.0**31, 1.8e19, 9.3e18, -2.0**31 - 1], tf.float64), tf.uint64)', 'uint64', (7,), [300, 18446744073709551615, 4300000000, 2147483648, 18000000000000000000, 9300000000000000000, 18446744071562067967]),
+]
+
+#: `linspace` as TensorFlow's `linspace_nd`: integer bounds in truediv's float dtype, the ends
+#: exactly `start` and `stop` (so 0 stays 0 beside an infinite or NaN `stop`), N-d bounds.
+LINSPACE_VALUES = [
+    ('tf.linspace(0, 1, 3)', 'float64', (3,), [0.0, 0.5, 1.0]),
+    ('tf.linspace(0, 10, 5)', 'float64', (5,), [0.0, 2.5, 5.0, 7.5, 10.0]),
+    ('tf.linspace(-3, 7, 6)', 'float64', (6,), [-3.0, -1.0, 1.0, 3.0, 5.0, 7.0]),
+    ('tf.linspace(0, 5, 1)', 'float64', (1,), [0.0]),
+    ('tf.linspace(np.int32(0), np.int32(4), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0), tf.constant(4), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0, tf.int64), tf.constant(4, tf.int64), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0, tf.int8), tf.constant(4, tf.int8), 3)', 'float32', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(-100, tf.int8), tf.constant(100, tf.int8), 3)', 'float32', (3,), [-100.0, -128.0, 100.0]),
+    ('tf.linspace(tf.constant(0, tf.uint8), tf.constant(4, tf.uint8), 3)', 'float32', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(tf.constant(0, tf.uint32), tf.constant(4, tf.uint32), 3)', 'float64', (3,), [0.0, 2.0, 4.0]),
+    ('tf.linspace(0., np.nan, 3)', 'float32', (3,), [0.0, nan, nan]),
+    ('tf.linspace(0., np.nan, 2)', 'float32', (2,), [0.0, nan]),
+    ('tf.linspace(0., np.nan, 1)', 'float32', (1,), [0.0]),
+    ('tf.linspace(np.nan, 1., 3)', 'float32', (3,), [nan, nan, 1.0]),
+    ('tf.linspace(0., np.inf, 3)', 'float32', (3,), [0.0, inf, inf]),
+    ('tf.linspace(np.inf, 0., 3)', 'float32', (3,), [inf, nan, 0.0]),
+    ('tf.linspace(-np.inf, np.inf, 3)', 'float32', (3,), [-inf, nan, inf]),
+    ('tf.linspace(0., np.inf, 1)', 'float32', (1,), [0.0]),
+    ('tf.linspace(0., 1., 0)', 'float32', (0,), []),
+    ('tf.linspace(0., 1., 2)', 'float32', (2,), [0.0, 1.0]),
+    ('tf.linspace(2., 1., 4)', 'float32', (4,), [2.0, 1.6666666269302368, 1.3333332538604736, 1.0]),
+    ('tf.linspace(0., 1., 7)', 'float32', (7,), [0.0, 0.1666666716337204, 0.3333333432674408, 0.5, 0.6666666865348816, 0.8333333730697632, 1.0]),
+    ('tf.linspace(tf.constant(0., tf.float16), tf.constant(1., tf.float16), 5)', 'float16', (5,), [0.0, 0.25, 0.5, 0.75, 1.0]),
+    ('tf.linspace(tf.constant(0., tf.float64), tf.constant(1., tf.float64), 4)', 'float64', (4,), [0.0, 0.3333333333333333, 0.6666666666666666, 1.0]),
+    ('tf.linspace(0., 1., tf.constant(3))', 'float32', (3,), [0.0, 0.5, 1.0]),
+    ('tf.linspace(tf.constant(0j, tf.complex64), tf.constant(1+1j, tf.complex64), 3)', 'complex64', (3,), [[0.0, 0.5, 1.0], [0.0, 0.5, 1.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 3)', 'float32', (3, 2), [[0.0, 1.0], [0.5, 2.0], [1.0, 3.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 3, axis=1)', 'float32', (2, 3), [[0.0, 0.5, 1.0], [1.0, 2.0, 3.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 3, axis=-1)', 'float32', (2, 3), [[0.0, 0.5, 1.0], [1.0, 2.0, 3.0]]),
+    ('tf.linspace([[0.], [1.]], [1., 3.], 3, axis=-1)', 'float32', (2, 2, 3), [[[0.0, 0.5, 1.0], [0.0, 1.5, 3.0]], [[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]]]),
+    ('tf.linspace([0., 1.], 5., 2)', 'float32', (2, 2), [[0.0, 1.0], [5.0, 5.0]]),
+    ('tf.linspace([0., 1.], [1., 3.], 0)', 'float32', (0, 2), []),
+    ('tf.linspace([0., 1.], [1., 3.], 1, axis=1)', 'float32', (2, 1), [[0.0], [1.0]]),
+]
+
+LINSPACE_ERRORS = [
+    ('tf.linspace(0., 1., -1)', InvalidArgumentError, 'Requires start <= limit when delta > 0: 1/-1'),
+    ('tf.linspace(True, False, 3)', InvalidArgumentError, None),
+    ('tf.linspace(0., 1., 3, axis=1)', InvalidArgumentError, 'Tried to expand dim index 1 for tensor with 0 dimensions.'),
+    ('tf.linspace([0., 1.], [1., 3., 4.], 3)', InvalidArgumentError, 'Incompatible shapes: [2] vs. [3]'),
+]
+
+#: A Python range: `convert_to_tensor` runs `tf.range` on it (the bounds give the dtype, also
+#: when empty, and bounds the wrong way are Range's error); `constant` reads it as a list.
+RANGE_VALUES = [
+    ('tf.convert_to_tensor(range(0))', 'int32', (0,), []),
+    ('tf.convert_to_tensor(range(2, 2))', 'int32', (0,), []),
+    ('tf.convert_to_tensor(range(-3, -3, -1))', 'int32', (0,), []),
+    ('tf.convert_to_tensor(range(2**40, 2**40))', 'int64', (0,), []),
+    ('tf.convert_to_tensor(range(5, 0, -2))', 'int32', (3,), [5, 3, 1]),
+    ('tf.convert_to_tensor(range(2**31 - 1, 2**31 + 1))', 'int64', (2,), [2147483647, 2147483648]),
+    ('tf.convert_to_tensor(range(0), tf.float64)', 'float64', (0,), []),
+    ('tf.convert_to_tensor(range(0), dtype_hint=tf.float32)', 'float32', (0,), []),
+    ('tf.constant(range(0))', 'float32', (0,), []),
+    ('tf.constant(range(0), tf.int64)', 'int64', (0,), []),
+    ('tf.constant(range(3))', 'int32', (3,), [0, 1, 2]),
+    ('tf.add(range(0), 1)', 'int32', (0,), []),
+    ('tf.reduce_sum(range(0))', 'int32', (), 0),
+    ('tf.constant(1) + range(0)', 'int32', (0,), []),
+]
+
+RANGE_ERRORS = [
+    ('tf.convert_to_tensor(range(5, 0))', InvalidArgumentError, 'Requires start <= limit when delta > 0: 5/0'),
+    ('tf.convert_to_tensor(range(0, 5, -1))', InvalidArgumentError, 'Requires start >= limit when delta < 0: 0/5'),
+    ('tf.convert_to_tensor(range(2**40, 0))', InvalidArgumentError, 'Requires start <= limit when delta > 0: 1099511627776/0'),
+]
+
+#: `clip_by_norm` with a negative (taken as 0), zero or NaN `clip_norm`, and zero or infinite
+#: norms.
+CLIP_BY_NORM_VALUES = [
+    ('tf.clip_by_norm(tf.constant([3., 4.]), -1.)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), -10)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.], tf.float64), -1)', 'float64', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), np.float32(-2))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), np.array(-2.))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), tf.constant(-1.))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), tf.constant(-1))', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([[3., 4.]]), [-1.])', 'float32', (1, 2), [[0.0, 0.0]]),
+    ('tf.clip_by_norm(tf.constant([3., -4.]), -np.inf)', 'float32', (2,), [0.0, -0.0]),
+    ('tf.clip_by_norm(tf.constant([[3., 4.], [0., 0.]]), -1., axes=[1])', 'float32', (2, 2), [[0.0, 0.0], [nan, nan]]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), 0.)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), 1.)', 'float32', (2,), [0.0, 0.0]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), 0.)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), -1.)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([0., 0.]), np.nan)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), np.nan)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([3., 4.]), tf.constant(np.nan))', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([np.nan, 1.]), 1.)', 'float32', (2,), [nan, nan]),
+    ('tf.clip_by_norm(tf.constant([np.inf, 1.]), 1.)', 'float32', (2,), [nan, 0.0]),
+    ('tf.clip_by_norm(tf.constant([1e30, 1e30]), 1.)', 'float32', (2,), [0.0, 0.0]),
+]
+
+#: The mean of no complex values: 0, where real floats give NaN.
+EMPTY_COMPLEX_MEAN_VALUES = [
+    ('tf.math.reduce_mean(tf.zeros([0], tf.complex64))', 'complex64', (), [0.0, 0.0]),
+    ('tf.math.reduce_mean(tf.zeros([0], tf.complex128))', 'complex128', (), [0.0, 0.0]),
+    ('tf.math.reduce_mean(tf.zeros([2, 0], tf.complex64), axis=1)', 'complex64', (2,), [[0.0, 0.0], [0.0, 0.0]]),
+    ('tf.math.reduce_mean(tf.zeros([0, 2], tf.complex128), axis=0, keepdims=True)', 'complex128', (1, 2), [[[0.0, 0.0]], [[0.0, 0.0]]]),
+    ('tf.math.reduce_mean(tf.ones([3, 0, 2], tf.complex64), axis=[0, 1])', 'complex64', (2,), [[0.0, 0.0], [0.0, 0.0]]),
+    ('tf.math.reduce_variance(tf.zeros([0], tf.complex64))', 'float32', (), nan),
+]
+
+#: `squared_difference` takes only TensorFlow's kernel dtypes (no bool, 8/16-bit or unsigned).
+SQUARED_DIFFERENCE_VALUES = [
+    ('tf.math.squared_difference(tf.constant([1], tf.int32), tf.constant([-3], tf.int32))', 'int32', (1,), [16]),
+    ('tf.math.squared_difference(tf.constant([1], tf.int64), tf.constant([-3], tf.int64))', 'int64', (1,), [16]),
+    ('tf.math.squared_difference(tf.constant([1.], tf.float16), tf.constant([3.], tf.float16))', 'float16', (1,), [4.0]),
+    ('tf.math.squared_difference(tf.constant([1+2j], tf.complex64), tf.constant([3.], tf.complex64))', 'complex64', (1,), [[8.0], [0.0]]),
+]
+
+SQUARED_DIFFERENCE_ERRORS = [
+    ('tf.math.squared_difference(tf.constant([True]), tf.constant([False]))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(True, False)', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint8), tf.constant([2], tf.uint8))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint16), tf.constant([2], tf.uint16))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint32), tf.constant([2], tf.uint32))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.uint64), tf.constant([2], tf.uint64))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.int8), tf.constant([2], tf.int8))', InvalidArgumentError, None),
+    ('tf.math.squared_difference(tf.constant([1], tf.int16), tf.constant([2], tf.int16))', InvalidArgumentError, None),
+]
+
+#: `max_pool2d` with NaN: each window starts at the dtype's lowest finite value and takes an
+#: element only when greater, so NaN never wins and a window of NaN and -inf gives that value.
+MAX_POOL_VALUES = [
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan]], [[3.], [2.]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [1.]], [[3.], [2.]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [2.]], [[3.], [np.nan]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan]], [[np.nan], [np.nan]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[-np.inf], [np.nan]], [[-np.inf], [-np.inf]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 1), [[[[-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[-np.inf], [-np.inf]], [[-np.inf], [-np.inf]]]]), 2, 1, "SAME")', 'float32', (1, 2, 2, 1), [[[[-3.4028234663852886e+38], [-3.4028234663852886e+38]], [[-3.4028234663852886e+38], [-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan], [5.]], [[3.], [2.], [np.nan]], [[np.nan], [0.], [1.]]]]), 2, 1, "SAME")', 'float32', (1, 3, 3, 1), [[[[3.0], [5.0], [5.0]], [[3.0], [2.0], [1.0]], [[0.0], [1.0], [1.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan], [5.]], [[3.], [2.], [np.nan]], [[np.nan], [0.], [1.]]]]), 2, 1, "VALID")', 'float32', (1, 2, 2, 1), [[[[3.0], [5.0]], [[3.0], [2.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1.], [np.nan], [5.]], [[3.], [2.], [np.nan]], [[np.nan], [0.], [1.]]]]), 2, 2, "SAME")', 'float32', (1, 2, 2, 1), [[[[3.0], [5.0]], [[0.0], [1.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan], [2.]], [[np.nan], [np.nan], [np.nan]]]]), [2, 2], [1, 2], "SAME")', 'float32', (1, 2, 2, 1), [[[[-3.4028234663852886e+38], [2.0]], [[-3.4028234663852886e+38], [-3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1., np.nan], [np.nan, 4.]], [[3., 2.], [2., 1.]]]]), 2, 2, "VALID")', 'float32', (1, 1, 1, 2), [[[[3.0, 4.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[1., np.nan], [np.nan, -np.inf]], [[np.nan, 2.], [2., np.nan]]]]), 2, 1, "SAME")', 'float32', (1, 2, 2, 2), [[[[2.0, 2.0], [2.0, -3.4028234663852886e+38]], [[2.0, 2.0], [2.0, -3.4028234663852886e+38]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [1.]], [[3.], [2.]]]], tf.float64), 2, 2, "VALID")', 'float64', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan]], [[np.nan], [-np.inf]]]], tf.float64), 2, 2, "VALID")', 'float64', (1, 1, 1, 1), [[[[-1.7976931348623157e+308]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [1.]], [[3.], [2.]]]], tf.float16), 2, 2, "VALID")', 'float16', (1, 1, 1, 1), [[[[3.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [-np.inf]], [[np.nan], [np.nan]]]], tf.float16), 2, 2, "VALID")', 'float16', (1, 1, 1, 1), [[[[-65504.0]]]]),
+    ('tf.nn.max_pool2d(tf.constant([[[[np.nan], [np.nan]], [[np.nan], [np.nan]]]]), 2, 2, [[0, 0], [1, 0], [0, 1], [0, 0]])', 'float32', (1, 1, 1, 1), [[[[-3.4028234663852886e+38]]]]),
+]
+
+DEVIATION_VALUES = (SHAPE_LIST_VALUES + LINSPACE_VALUES + RANGE_VALUES + CLIP_BY_NORM_VALUES +
+                    EMPTY_COMPLEX_MEAN_VALUES + SQUARED_DIFFERENCE_VALUES + MAX_POOL_VALUES +
+                    CAST_VALUES)
+DEVIATION_ERRORS = (SHAPE_LIST_ERRORS + LINSPACE_ERRORS + RANGE_ERRORS +
+                    SQUARED_DIFFERENCE_ERRORS)
+VALUES += DEVIATION_VALUES
+ERRORS += DEVIATION_ERRORS
