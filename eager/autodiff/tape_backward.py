@@ -22,6 +22,7 @@ from ..base.errors import UnimplementedError
 from ..ops.math_ops import cast
 from ..ops.array_ops import concat
 from ..ops.creation_ops import ones_like, zeros
+from ..ops.grad_utils import zeros_of_shape
 from ..ops.list_grad import add_list_gradients
 from ..tensor import EagerTensor, IndexedSlices
 from ..core.tensor_conversion import convert_to_tensor
@@ -279,6 +280,6 @@ def _fill_unused(entry, out_grads):
                 # need a placeholder, and its shape may be unknown while tracing.
                 out_grads[k] = zeros((), dtype)
             else:
-                out_grads[k] = zeros(entry.output_shapes[k], dtype)
+                out_grads[k] = zeros_of_shape(entry.output_shapes[k], dtype)
             filled[k] = True
     entry.output_filled = tuple(filled)

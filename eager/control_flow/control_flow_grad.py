@@ -77,7 +77,7 @@ from ..graph import building, get_default_graph
 from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch
 from ..ops.creation_ops import zeros, zeros_like
-from ..ops.grad_utils import needs_gradient, output_unused
+from ..ops.grad_utils import needs_gradient, output_unused, zeros_of_shape
 from ..ops.list_ops import TensorList, tensor_list_get_item
 from ..core.registry import register_op
 from ..devices.resource_handles import handle_data
@@ -364,7 +364,7 @@ def _while_grad(forward, *output_grads):
     for i in floats:
         g = output_grads[i]
         if g is None:
-            g = zeros(list(forward.output_shapes[i]), specs[i].dtype)
+            g = zeros_of_shape(forward.output_shapes[i], specs[i].dtype)
         dvs.append(_dense(g))
     cap_placeholder = {j: p for (_, p), j in zip(loop.body.captures, body_positions)}
     cap_zeros = [_zero_gradient(captures[j], _read_spec(loop.body, cap_placeholder[j]))

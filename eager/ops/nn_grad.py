@@ -224,9 +224,31 @@ def _conv_filter_grad_kernel(xp, x, dy, filter_shape, strides=(1, 1), dilations=
     return xp.ascontiguousarray(dw.astype(dtype, copy=False))
 
 
+def _batch_from(input_shape, dy):
+    """`input_shape` with its batch sizes (those before the last three) taken from `dy` where
+    the attribute leaves them unknown: a traced function with a None batch dimension."""
+    if None not in input_shape:
+        return input_shape
+    return tuple(dy.shape[:len(input_shape) - 3]) + tuple(input_shape[-3:])
+
+
+def _with_known_image(op_name, shape):
+    """A backward op's `input_shape` attribute from the recorded input shape: only batch sizes
+    may be unknown (the kernel takes them from dy); an unknown image size or depth is an
+    UnknownDimensionError."""
+    shape = tuple(shape)
+    if None in shape[-3:]:
+        raise UnknownDimensionError(
+            f"{op_name}: the gradient needs the input's image size and depth, and {list(shape)} "
+            "leaves them unknown; give the traced function's input_signature static image "
+            "dimensions (a None batch dimension is fine).")
+    return shape
+
+
 def _conv_input_grad_kernel(xp, w, dy, input_shape, strides=(1, 1), dilations=(1, 1),
                             padding="VALID", explicit_paddings=(), data_format="NHWC"):
     dtype = dy.dtype
+    input_shape = _batch_from(input_shape, dy)
     dy = _to_nhwc(xp, dy, data_format)
     kh, kw, cin, cout = w.shape
     batch, n, h, wd, depth, groups, og, (oh, pt, pb), (ow, pl, pr) = _conv_plan(
@@ -267,8 +289,8 @@ CONV2D_FILTER_GRAD = register_op("Conv2DBackpropFilter", _conv_filter_grad_kerne
 
 
 def _conv_input_grad(w, dy, input_shape, attrs):
-    return execute(CONV2D_INPUT_GRAD, (w, dy), {**_conv_attrs(attrs),
-                                                "input_shape": tuple(input_shape)})
+    return execute(CONV2D_INPUT_GRAD, (w, dy), {
+        **_conv_attrs(attrs), "input_shape": _with_known_image("Conv2D", input_shape)})
 
 
 def _conv_filter_grad(x, dy, filter_shape, attrs):
@@ -444,6 +466,7 @@ def _sort_grad(forward, dvalues, dindices):
 
 def _avg_pool_grad_kernel(xp, dy, input_shape=(), ksize=(1, 1), strides=(1, 1), padding="VALID",
                           explicit_paddings=(), data_format="NHWC"):
+    input_shape = _batch_from(input_shape, dy)
     dy = _to_nhwc(xp, dy, data_format)
     hw = tuple(input_shape[2:]) if data_format == "NCHW" else tuple(input_shape[1:3])
     counts, geometry = window_counts(xp, hw, ksize, strides, padding, dy.dtype)
@@ -462,10 +485,7 @@ AVG_POOL_GRAD = register_op("AvgPoolGrad", _avg_pool_grad_kernel,
 
 @get_op("AvgPool").def_gradient
 def _avg_pool_grad(forward, dy):
-    shape = tuple(forward.input_shapes[0])
-    if None in shape:
-        raise UnknownDimensionError(f"AvgPool: the gradient needs the input's shape, and "
-                                    f"{list(shape)} is only partly known.")
+    shape = _with_known_image("AvgPool", forward.input_shapes[0])
     attrs = {k: forward.attrs[k] for k in _POOL_ATTRS if k in forward.attrs}
     return execute(AVG_POOL_GRAD, (dy,), dict(attrs, input_shape=shape))
 

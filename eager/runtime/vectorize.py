@@ -407,10 +407,14 @@ def _examples(*batched_positions):
 
 
 def _reshape(rw, node, flags):
+    if node.attrs["shape"] is None:  # a shape read at run time: no static batched shape
+        raise _UnsupportedError
     return node.inputs, {**node.attrs, "shape": (rw.n, *node.attrs["shape"])}
 
 
 def _broadcast_to(rw, node, flags):
+    if node.attrs["shape"] is None:
+        raise _UnsupportedError
     shape = tuple(node.attrs["shape"])
     (v,) = node.inputs
     return [rw.align(node, v, len(shape))], {**node.attrs, "shape": (rw.n, *shape)}
