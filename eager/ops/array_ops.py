@@ -637,7 +637,6 @@ def _broadcast_to_kernel(xp, x, dims=None, shape=None):
     # broadcast_to(...).copy(), and this op runs in the gradient of every reduction.
     if shape is None:  # the shape is the input `dims` (`shape_arguments`)
         shape = read_dims("BroadcastTo", dims)
-        _broadcast_to_infer(_spec(x), shape=shape)  # TensorFlow's errors, as eagerly
     if len(shape) < x.ndim:
         xp.broadcast_to(x, shape)  # raises numpy's error; dispatch explains it
     out = xp.empty(shape, dtype=x.dtype)

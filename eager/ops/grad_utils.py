@@ -22,7 +22,7 @@ from ..base import dtypes as _dt
 from ..devices import registry as _devices
 from ..tensor import EagerTensor, wrap_value
 from ..base.tensor_shape import TensorShape
-from .array_ops import BROADCAST_TO, EXPAND_DIMS, RESHAPE, SHAPE
+from .array_ops import BROADCAST_TO, EXPAND_DIMS, RESHAPE, SHAPE, SIZE
 from .creation_ops import ZEROS, ZEROS_LIKE
 from ..core.dispatch import execute
 from ..core.shapes import UnknownDimensionError
@@ -244,9 +244,13 @@ def reduced_count(input_shape, axes):
         for a in reduced:
             count *= input_shape[a]
         return max(count, 1)
-    picked = execute(GATHER, (shape_tensor(input_shape), _index_vector(reduced)),
-                     {"axis": 0, "batch_dims": 0})
-    count = execute(PROD, (picked,), {"axes": (0,), "keepdims": False})
+    tensor = getattr(input_shape, "tensor", None)
+    if len(reduced) == rank and tensor is not None:  # every element: the input's size
+        count = execute(SIZE, (tensor,), {"out_type": _dt.int32})
+    else:
+        picked = execute(GATHER, (shape_tensor(input_shape), _index_vector(reduced)),
+                         {"axis": 0, "batch_dims": 0})
+        count = execute(PROD, (picked,), {"axes": (0,), "keepdims": False})
     return execute(MAXIMUM, (count, _index_vector(1)))
 
 

@@ -14,8 +14,8 @@ from . import math_ops as m
 from .array_ops import reshape, transpose
 from .creation_ops import ones_like, zeros_like
 from .cumulative_ops import cumprod, cumsum
-from .grad_utils import (broadcast_to_shape, count_as, grad_conj, needs_gradient, reduced_count,
-                         restore_reduced, unbroadcast)
+from .grad_utils import (broadcast_to_shape, count_as, grad_conj, is_known, needs_gradient,
+                         reduced_count, restore_reduced, unbroadcast)
 from .product_ops import MATMUL, matmul
 from ..core.registry import get_op
 
@@ -242,6 +242,11 @@ def _mean_grad(forward, dy):
     attrs = forward.attrs
     shape = forward.input_shapes[0]
     axes = attrs.get("axes")
+    if not is_known(shape):
+        # Known only at run time: the count divides dy before it is broadcast (the same
+        # quotient in every element, for one division instead of one per element).
+        return restore_reduced(dy / count_as(reduced_count(shape, axes), dy.dtype), shape, axes,
+                               attrs.get("keepdims"))
     grad = restore_reduced(dy, shape, axes, attrs.get("keepdims"))
     return grad / count_as(reduced_count(shape, axes), grad.dtype)
 

@@ -19,8 +19,6 @@ a shape tensor (`Pack`, `Reshape`, `Cast`) are looked up in the op registry by n
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..base import dtypes as _dt
 from ..core.argument_conversion import as_tensor
 from ..core.dispatch import execute
@@ -121,8 +119,7 @@ def shape_elements(op_name, t, what="shape"):
 def read_dims(op_name, array, what="shape") -> tuple:
     """The sizes a shape tensor holds, as Python ints, in a kernel (`array` is the device's:
     a numpy array, or a CuPy one, whose `tolist` copies to the host)."""
-    if array.ndim != 1:
-        raise op_error(op_name, f"{what} must be a vector, got shape {list(array.shape)}")
-    if np.dtype(array.dtype).kind not in "iu":
-        raise op_error(op_name, f"{what} must be an integer tensor, got dtype {array.dtype}")
-    return tuple(int(d) for d in array.tolist())
+    if array.ndim != 1 or array.dtype.kind not in "iu":
+        raise op_error(op_name, f"{what} must be an integer vector, got {array.dtype}"
+                                f"{list(array.shape)}")
+    return tuple(array.tolist())
