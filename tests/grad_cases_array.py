@@ -10,7 +10,8 @@ import numpy as np
 
 import eager as tf
 from eager.core import dispatch
-from eager.ops.array_ops import BROADCAST_TO, RESHAPE
+from eager.ops.array_ops import BROADCAST_TO, RESHAPE, TILE
+from eager.ops.padding_ops import PAD
 from eager.ops.creation_ops import FILL
 from eager.ops.slicing_ops import (INDEX_AXIS, SCATTER_ND, SLICE_AXIS, SLICE_AXIS_GRAD,
                                    STRIDED_SLICE_GRAD)
@@ -53,10 +54,15 @@ def _slice_axis_grad_into(dy, bounds, shape):
 # Ops whose shape is an input read when they run (as in a function traced with None
 # dimensions), run here directly with an eager shape tensor: eagerly the API gives attributes.
 
-def _at_run_time(op, x, shape, first=False):
+def _at_run_time(op, x, shape, first=False, attr="shape"):
     shape = tf.constant(shape, tf.int32)
     inputs = (shape, tf.convert_to_tensor(x)) if first else (tf.convert_to_tensor(x), shape)
-    return dispatch.execute(op, inputs, {"dims" if op is FILL else "shape": None})
+    return dispatch.execute(op, inputs, {"dims" if op is FILL else attr: None})
+
+
+def _pad_at_run_time(x, paddings):
+    return dispatch.execute(PAD, (tf.convert_to_tensor(x), tf.constant(0.0, tf.float64),
+                                  tf.constant(paddings, tf.int64)), {"paddings": None})
 
 
 def _strided_slice_grad(dy, shape, **attrs):
@@ -102,6 +108,8 @@ CASES = {
              C(lambda x: tf.tile(x, [3, 1]), lambda: [rand(1, 2)]),
              C(lambda x: tf.tile(x, [1, 1]), lambda: [rand(2, 2)]),
              C(lambda x: tf.tile(x, [0, 2]), lambda: [rand(2, 2)]),
+             C(lambda x: _at_run_time(TILE, x, [2, 1, 3], attr="multiples"),
+               lambda: [rand(2, 1, 3)]),
              C(lambda x: tf.tile(x, [2]), lambda: [crand(3)])],
 
     # -- joining and splitting -----------------------------------------------------------------
@@ -240,7 +248,8 @@ CASES = {
     "PadV2": [C(lambda x: tf.pad(x, [[1, 2], [0, 1]]), lambda: [rand(2, 3)]),
               C(lambda x: tf.pad(x, [[2, 0]], constant_values=1.5), lambda: [rand(3)]),
               C(lambda x: tf.pad(x, [[0, 0], [0, 0]]), lambda: [rand(2, 2)]),
-              C(lambda x: tf.pad(x, [[1, 1]]), lambda: [crand(2)])],
+              C(lambda x: tf.pad(x, [[1, 1]]), lambda: [crand(2)]),
+              C(lambda x: _pad_at_run_time(x, [[1, 0], [2, 1]]), lambda: [rand(2, 3)])],
     "MirrorPad": [
         C(lambda x: tf.pad(x, [[2, 1]], "REFLECT"), lambda: [rand(4)]),
         C(lambda x: tf.pad(x, [[3, 3]], "REFLECT"), lambda: [rand(4)]),      # the widest

@@ -60,6 +60,24 @@ STATIC_SHAPES = [
      [None, 3]),
     ("stack([n, 3])", lambda x: tf.stack([tf.shape(x)[0], 3]), [S([None, 3])], [2]),
     ("one_hot", lambda x: tf.one_hot(x, 10), [S([None], tf.int32)], [None, 10]),
+    ("tile by a size", lambda x: tf.tile(x, [tf.shape(x)[0], 1]), [S([None, 3])], [None, 3]),
+    ("tile by an argument", lambda x, n: tf.tile(x, [n, 2]), [S([None, 3]), S([], tf.int32)],
+     [None, 6]),
+    ("pad to a length", lambda x, n: tf.pad(x, [[0, n - tf.shape(x)[0]], [1, 0]]),
+     [S([None, 3]), S([], tf.int32)], [None, 4]),
+    ("pad both by an argument", lambda x, n: tf.pad(x, [[n, 0], [1, n]]),
+     [S([None, 3]), S([], tf.int32)], [None, None]),
+    ("sequence_mask", lambda lengths: tf.sequence_mask(lengths), [S([None], tf.int32)],
+     [None, None]),
+    ("sequence_mask(5)", lambda lengths: tf.sequence_mask(lengths, 5), [S([None], tf.int32)],
+     [None, 5]),
+    ("eye(n)", lambda x: tf.eye(tf.shape(x)[0]), [S([None, 3])], [None, None]),
+    ("eye with a batch", lambda x: tf.eye(tf.shape(x)[0], 2, batch_shape=[tf.shape(x)[1]]),
+     [S([None, None])], [None, None, 2]),
+    ("eye with a known batch", lambda x: tf.eye(tf.shape(x)[0], 2, batch_shape=[4]),
+     [S([None, None])], [4, None, 2]),
+    ("scatter_nd into shape(x)", lambda x: tf.scatter_nd([[0]], x[:1], tf.shape(x)),
+     [S([None, 3])], [None, 3]),
 ]
 
 
@@ -114,6 +132,11 @@ VALUE_CASES = [
     ("index by a size", lambda x: x[tf.shape(x)[0] - 1]),
     ("slice by a size", lambda x: x[tf.shape(x)[0] // 2:]),
     ("a draw of the shape", lambda x: tf.random.uniform(tf.shape(x)) * 0),
+    ("tile", lambda x: tf.tile(x[:1], [tf.shape(x)[0], 2])),
+    ("pad to a length", lambda x: tf.pad(x, [[0, 6 - tf.shape(x)[0]], [1, 0]],
+                                         constant_values=-1.0)),
+    ("eye", lambda x: tf.eye(tf.shape(x)[0], 3, batch_shape=[2], dtype=tf.int32)),
+    ("sequence_mask", lambda x: tf.sequence_mask(tf.range(tf.shape(x)[0]))),
 ]
 
 
@@ -231,6 +254,9 @@ GRADIENT_CASES = [
     ("slice by a size", lambda x: _sum(x[: tf.shape(x)[0] // 2 + 1] ** 3), [(0, 3)]),
     ("pad", lambda x: _sum(tf.pad(x, [[1, 2], [0, 1]]) ** 3), [(0, 3)]),
     ("tile", lambda x: _sum(tf.tile(x, [2, 3]) ** 3), [(0, 3)]),
+    ("tile by a size", lambda x: _sum(tf.tile(x, [1, tf.shape(x)[0]]) ** 3), [(0, 3)]),
+    ("pad to a length", lambda x: _sum(tf.pad(x, [[0, 6 - tf.shape(x)[0]], [2, 1]]) ** 3),
+     [(0, 3)]),
     ("broadcast_to a run-time shape", lambda x: _sum(tf.broadcast_to(x[:, :1], tf.shape(x)) * x),
      [(0, 3)]),
     ("gather rows", lambda x: _sum(tf.gather(x, [0, 0, 0]) ** 3), [(0, 3)]),

@@ -28,7 +28,7 @@ from ..base import dtypes as _dt
 from ..tensor import IndexedSlices, Tensor
 from ..core.tensor_conversion import convert_to_tensor
 from . import math_ops as m
-from .array_ops import (BROADCAST_TO, CONCAT, CONJUGATE_TRANSPOSE, PACK, RESHAPE, SPLIT_V,
+from .array_ops import (BROADCAST_TO, CONCAT, CONJUGATE_TRANSPOSE, PACK, RESHAPE, SHAPE, SPLIT_V,
                         TRANSPOSE, UNPACK)
 from .array_ops import expand_dims, reshape, transpose
 from .creation_ops import zeros
@@ -133,6 +133,14 @@ def _tile_grad(forward, dy):
     # y viewed as [m0, d0, m1, d1, ...] holds m_i copies along each i: sum the copies.
     shape, axes = [], []
     multiples, dims = forward.attrs["multiples"], forward.input_shapes[0]
+    if multiples is None:  # Tile(x, multiples): counts read at run time, dy's sizes over x's
+        sizes = shape_tensor(dims)
+        counts = m.floordiv(execute(SHAPE, (_dense(dy),), {"out_type": _dt.int32}),
+                            m.maximum(sizes, 1))
+        pairs = execute(PACK, (counts, sizes), {"axis": 1})
+        flat = execute(RESHAPE, (pairs,), {"shape": (-1,)})
+        axes = tuple(builtins.range(0, 2 * len(dims), 2))
+        return _reduce_sum(execute(RESHAPE, (_dense(dy), flat), {"shape": None}), axes), None
     for m_i, d in zip(multiples, dims):
         if m_i != 1:
             axes.append(len(shape))
@@ -324,10 +332,13 @@ def _slice_grad(forward, dy):
     return _pad(dy, pads)
 
 
-@get_op("PadV2").def_gradient
+@get_op("PadV2").def_gradient(keep_inputs=(2,))
 def _pad_grad(forward, dy):
     # As in TensorFlow, the padding value gets no gradient.
     paddings = forward.attrs["paddings"]
+    if paddings is None:  # PadV2(x, constant, paddings): amounts read at run time
+        return _unpad_at_run_time(_dense(dy), forward.inputs[2], forward.input_shapes[0]), \
+            None, None
     if not any(a or b for a, b in paddings):
         return dy, None
     dims = forward.input_shapes[0]
@@ -336,6 +347,17 @@ def _pad_grad(forward, dy):
         return _strided(_dense(dy), tuple(a for a, _ in paddings),
                         tuple(-b for _, b in paddings), 0, mask), None
     return _slice(dy, tuple(a for a, _ in paddings), dims), None
+
+
+def _unpad_at_run_time(g, amounts, shape):
+    """dy[before : before + size] along every axis, the amounts and sizes read at run time."""
+    amounts = m.cast(amounts, _dt.int32)
+    for axis in builtins.range(len(shape)):
+        start = _strided(amounts, (axis, 0), (axis + 1, 1), shrink=3)
+        stop = m.add(start, _size_at(shape, axis, _dt.int32))
+        attrs = {"axis": axis, "step": 1, "start": None, "stop": None, "dynamic": "both"}
+        g = execute(SLICE_AXIS, (g, start, stop), attrs)
+    return g
 
 
 @get_op("MirrorPad").def_gradient

@@ -28,7 +28,8 @@ from .creation_ops import range  # noqa: A004 - TensorFlow's name (re-exported)
 from ..core.dispatch import execute, named
 from .padding_ops import pad
 from ..core.registry import op_error, register_op
-from ..core.shapes import broadcast_shapes, normalize_axis, static_int, static_ints
+from ..core.shapes import (UnknownDimensionError, broadcast_shapes, normalize_axis, static_int,
+                           static_ints)
 from .slicing_ops import MAX_ELEMENTS, check_non_negative, fmt_dims as _fmt, prod as _prod
 from .slicing_ops import gather, gather_nd, getitem, scatter_nd, strided_slice
 from .shape_arguments import read_dims, shape_argument, shape_elements
@@ -564,9 +565,14 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 # Tile, broadcast_to (pad lives in padding_ops)
 # -----------------------------------------------------------------------------------------------
 
-def _tile_infer(x, multiples):
+def _tile_infer(x, counts=None, multiples=None):
+    if multiples is None:  # Tile(x, counts): the multiples are read when the op runs
+        multiples = shape_elements("Tile", counts, "multiples")
+        if multiples is None:
+            return TensorSpec([None] * x.shape.rank if x.shape.rank is not None else None,
+                              x.dtype)
     for i, m in enumerate(multiples):
-        if m < 0:
+        if m is not None and m < 0:
             raise op_error("Tile", f"Expected multiples[{i}] >= 0, but got {m}")
     rank = x.shape.rank
     if rank is None:
@@ -574,24 +580,34 @@ def _tile_infer(x, multiples):
     if len(multiples) != rank:
         raise op_error("Tile", f"Expected multiples argument to be a vector of length {rank} "
                                f"but got length {len(multiples)}")
-    return TensorSpec([None if d is None else d * m for d, m in zip(x.shape, multiples)],
-                      x.dtype)
+    return TensorSpec([None if d is None or m is None else d * m
+                       for d, m in zip(x.shape, multiples)], x.dtype)
 
 
-def _tile_kernel(xp, x, multiples):
-    _tile_infer(_spec(x), multiples)  # numpy's tile accepts any number of multiples
+def _tile_kernel(xp, x, counts=None, multiples=None):
+    if multiples is None:
+        multiples = read_dims("Tile", counts, "multiples")
+    _tile_infer(_spec(x), multiples=multiples)  # numpy's tile accepts any number of multiples
     if not multiples:
         return xp.asarray(x).copy()
     return xp.tile(x, multiples)
 
 
+#: Tile(x) by the `multiples` attribute, or, with `multiples=None`, Tile(x, multiples) by
+#: counts read when the op runs (`shape_arguments`).
 TILE = register_op("Tile", _tile_kernel, _tile_infer, dtypes=ALL)
 
 
 def tile(input, multiples, name=None):  # noqa: A002
-    """≈ `tf.tile`: repeats `input` `multiples[i]` times along dimension i."""
+    """≈ `tf.tile`: repeats `input` `multiples[i]` times along dimension i (counts a traced
+    function may know only when it runs)."""
     x = as_tensor(input)
-    return execute(TILE, (x,), {"multiples": static_ints("Tile", multiples, "multiples")})
+    try:
+        counts = static_ints("Tile", multiples, "multiples")
+    except UnknownDimensionError:
+        _, counts = shape_argument("Tile", multiples, "multiples")
+        return execute(TILE, (x, counts), {"multiples": None})
+    return execute(TILE, (x,), {"multiples": counts})
 
 
 def _broadcast_to_infer(x, dims=None, shape=None):

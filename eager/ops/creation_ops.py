@@ -19,9 +19,9 @@ from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import UNKNOWN_SHAPE
 from ..core.argument_conversion import as_tensor, check_dtype
 from ..core.dispatch import execute
-from ..core.registry import op_error, register_op
-from ..core.shapes import (known_elements, static_array, static_int, static_ints,
-                           trace_time_value)
+from ..core.registry import get_op, op_error, register_op
+from ..core.shapes import (UnknownDimensionError, known_elements, static_array, static_int,
+                           static_ints, trace_time_value)
 from .shape_arguments import read_dims, shape_argument, shape_elements, size_argument
 from .slicing_ops import MAX_ELEMENTS, check_non_negative, check_shape, fmt_dims as _fmt
 
@@ -302,12 +302,36 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dt.float32, name=No
         if not all(isinstance(v, (numbers.Integral, np.integer)) for v in (num_rows, columns)):
             raise TypeError(f"Arguments `num_rows` and `num_columns` must be positive integer "
                             f"values. Received: num_rows={num_rows}, num_columns={columns}")
-    num_rows = static_int("Eye", num_rows, "num_rows")
-    num_columns = num_rows if num_columns is None else static_int("Eye", num_columns,
-                                                                  "num_columns")
-    batch_shape = () if batch_shape is None else static_ints("Eye", batch_shape, "batch_shape")
+    try:
+        num_rows = static_int("Eye", num_rows, "num_rows")
+        num_columns = num_rows if num_columns is None else static_int("Eye", num_columns,
+                                                                      "num_columns")
+        batch_shape = () if batch_shape is None else static_ints("Eye", batch_shape,
+                                                                 "batch_shape")
+    except UnknownDimensionError:
+        return _eye_at_run_time(num_rows, columns, batch_shape, _dtype_arg("Eye", dtype))
     return execute(EYE, (), {"num_rows": num_rows, "num_columns": num_columns,
                              "batch_shape": batch_shape, "dtype": _dtype_arg("Eye", dtype)})
+
+
+def _eye_at_run_time(num_rows, num_columns, batch_shape, dtype):
+    """`eye` of sizes a traced function knows only when it runs: row index == column index,
+    from two run-time ranges, broadcast over the batch shape."""
+    op = get_op
+    rows = execute(op("ExpandDims"), (range(num_rows, dtype=_dt.int32),), {"axis": 1})
+    cols = execute(op("ExpandDims"), (range(num_columns, dtype=_dt.int32),), {"axis": 0})
+    matrix = execute(op("Cast"), (execute(op("Equal"), (rows, cols), {"incompatible_shape_error":
+                                                                      True}),),
+                     {"dtype": dtype})
+    if batch_shape is None:
+        return matrix
+    dims, dynamic = shape_argument("Eye", batch_shape, "batch_shape")
+    if dynamic is None:
+        dynamic = convert_to_tensor(np.array(dims, np.int32))
+    shape = execute(op("ConcatV2"), (dynamic if dynamic.dtype is _dt.int32 else execute(
+        op("Cast"), (dynamic,), {"dtype": _dt.int32}), execute(op("Shape"), (matrix,), {
+            "out_type": _dt.int32})), {"axis": 0})
+    return execute(op("BroadcastTo"), (matrix, shape), {"shape": None})
 
 
 ONE_HOT_INDICES = frozenset({_dt.uint8, _dt.int8, _dt.int32, _dt.int64})
