@@ -129,6 +129,12 @@ def _reshape_kernel(xp, x, dims=None, shape=None):
     if shape is None:  # the shape is the input `dims` (`shape_arguments`)
         shape = read_dims("Reshape", dims)
         _check_requested(shape)
+        if x.size and min(shape, default=0) >= -1:
+            try:
+                return xp.reshape(x, shape)
+            except ValueError:  # TensorFlow's message (inference cannot see run-time values)
+                _reshape_target(TensorShape(x.shape), shape)
+                raise
     if x.size == 0 or min(shape, default=0) < -1:
         shape = _reshape_target(TensorShape(x.shape), shape)
     return xp.reshape(x, shape)
@@ -653,6 +659,11 @@ def _broadcast_to_kernel(xp, x, dims=None, shape=None):
     # broadcast_to(...).copy(), and this op runs in the gradient of every reduction.
     if shape is None:  # the shape is the input `dims` (`shape_arguments`)
         shape = read_dims("BroadcastTo", dims)
+        try:
+            return _broadcast_to_kernel(xp, x, shape=shape)
+        except ValueError:  # TensorFlow's message (inference cannot see run-time values)
+            _broadcast_to_infer(_spec(x), shape=shape)
+            raise
     if len(shape) < x.ndim:
         xp.broadcast_to(x, shape)  # raises numpy's error; dispatch explains it
     out = xp.empty(shape, dtype=x.dtype)
