@@ -276,11 +276,26 @@ GRADIENT_CASES = [
     ("avg_pool", lambda x: _sum(tf.nn.avg_pool2d(x, 2, 2, "VALID") ** 2), [(0, 4, 4, 1)]),
     ("squared_difference", lambda x: tf.reduce_mean(tf.math.squared_difference(x, 1.0)),
      [(0, 3)]),
+    ("prod over two axes", lambda x: _sum(tf.reduce_prod(x, [0, 2])) + tf.reduce_prod(x),
+     [(0, 3, 2)]),
+    ("top_k", lambda x: _sum(tf.math.top_k(x, 2).values ** 2), [(0, 4)]),
+    ("sort", lambda x: _sum(tf.sort(x, axis=0) ** 3), [(0, 3)]),
+    ("unsorted_segment_sum",
+     lambda x: _sum(tf.math.unsorted_segment_sum(x, tf.zeros([tf.shape(x)[0]], tf.int32), 2) ** 2),
+     [(0, 3)]),
+    ("mirror pad", lambda x: _sum(tf.pad(x, [[1, 1], [1, 1]], "SYMMETRIC") ** 3), [(0, 3)]),
+    ("strided conv2d", lambda x: _sum(tf.nn.conv2d(x, tf.constant(np.ones((3, 3, 2, 2))), 2,
+                                                   "VALID") ** 2), [(0, 5, 5, 2)]),
+    ("max_pool SAME", lambda x: _sum(tf.nn.max_pool2d(x, 3, 2, "SAME") ** 2), [(0, 5, 5, 1)]),
+    ("matmul of two varying", lambda x, y: _sum(tf.matmul(x, y, transpose_b=True)),
+     [(0, 3), (0, 3)]),
+    ("mean keepdims beside another", lambda x, y: _sum(tf.reduce_mean(x, 1, keepdims=True) * y),
+     [(0, 3), (0, 4)]),
 ]
 
 # Cases that need sizes a fully unknown shape does not give (TensorFlow cannot either: unstack
-# needs its count; convolutions here need the image size, see `nn_grad`).
-_NEED_KNOWN_INNER_DIMS = {"stack of unstack", "conv2d", "avg_pool"}
+# needs its count).
+_NEED_KNOWN_INNER_DIMS = {"stack of unstack"}
 
 
 def _gradients(fn):
@@ -326,11 +341,16 @@ def test_gradients_with_every_dimension_unknown_match_eager(name, fn, shapes):
     _check_gradients(fn, shapes, all_unknown=True)
 
 
-def test_a_gradient_that_needs_an_unknown_image_size_names_the_op():
-    run = _gradients(lambda x: _sum(tf.nn.avg_pool2d(x, 2, 2, "VALID")))
+def test_image_gradients_with_unknown_image_sizes_read_them_at_run_time():
+    run = _gradients(lambda x: _sum(tf.nn.avg_pool2d(x, 2, 2, "VALID") ** 2) + _sum(
+        tf.nn.conv2d(x, tf.ones([2, 2, 1, 1], tf.float64), 1, "SAME") ** 2))
     traced = _traced_once(lambda x: run(x), [S([None, None, None, 1], tf.float64)])
-    with pytest.raises(TypeError, match="AvgPool: the gradient needs the input's image size"):
-        traced(tf.ones([1, 4, 4, 1], tf.float64))
+    for shape in ((1, 4, 4, 1), (2, 6, 2, 1), (3, 2, 8, 1)):
+        x = tf.constant(np.random.default_rng(3).normal(size=shape))
+        (want, (want_grad,)), (got, (got_grad,)) = run(x), traced(x)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(got_grad.numpy(), want_grad.numpy(), rtol=1e-12)
+    assert traced.experimental_get_tracing_count() == 1
 
 
 @st.composite

@@ -35,7 +35,7 @@ from .creation_ops import zeros
 from .creation_ops import range as _range
 from ..core.dispatch import execute
 from .grad_utils import dense_shape_tensor, is_known, reshape_to, shape_tensor, unbroadcast
-from .padding_ops import PAD
+from .padding_ops import PAD, pad
 from ..core.registry import get_op
 from ..core.shapes import UnknownDimensionError
 from .slicing_ops import (SCATTER_ND, SLICE, SLICE_AXIS, SLICE_AXIS_GRAD, STRIDED_SLICE,
@@ -368,8 +368,13 @@ def _mirror_pad_grad(forward, dy):
     shift = 1 if forward.attrs["mode"] == "REFLECT" else 0
     g = _dense(dy)
     rank = len(forward.input_shapes[0])
-    for axis, (d, (a, b)) in enumerate(zip(forward.input_shapes[0], forward.attrs["paddings"])):
+    shape = forward.input_shapes[0]
+    for axis, (d, (a, b)) in enumerate(zip(shape, forward.attrs["paddings"])):
         if not a and not b:
+            continue
+        if d is None:  # a size known only at run time: the same folds, sizes read then
+            g = _fold_mirrored_at_run_time(g, axis, a, b, shift, _size_at(shape, axis,
+                                                                           _dt.int32), rank)
             continue
         total = _along(g, axis, builtins.slice(a, a + d))
         if a:  # the border before, reversed, lands on x[shift : shift + a]
@@ -380,6 +385,20 @@ def _mirror_pad_grad(forward, dy):
             total = total + _pad(border, _at(rank, axis, (d - shift - b, shift)))
         g = total
     return g
+
+
+def _fold_mirrored_at_run_time(g, axis, a, b, shift, d, rank):
+    """One axis of `_mirror_pad_grad` with its size `d` a run-time scalar: the middle cut by a
+    SliceAxis, the borders padded by amounts read when the graph runs."""
+    attrs = {"axis": axis, "step": 1, "start": a, "stop": None, "dynamic": "stop"}
+    total = execute(SLICE_AXIS, (g, m.add(d, a)), attrs)
+    if a:
+        border = _along(g, axis, builtins.slice(a - 1, None, -1))
+        total = total + pad(border, _at(rank, axis, (shift, d - shift - a)))
+    if b:
+        border = _along(g, axis, builtins.slice(-1, -b - 1, -1))
+        total = total + pad(border, _at(rank, axis, (d - shift - b, shift)))
+    return total
 
 
 def _along(g, axis, piece):

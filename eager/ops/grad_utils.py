@@ -219,7 +219,7 @@ def _restore_reduced_partial(grad, input_shape, axes, keepdims):
     """`restore_reduced` for an input shape known only at run time: the reduced axes put back
     as size-1 dimensions (ExpandDims, static), then one broadcast to the input's run-time
     shape unless every reduced dimension is known to be 1."""
-    rank = input_shape.rank
+    rank = input_shape.rank if isinstance(input_shape, TensorShape) else len(input_shape)
     if rank is None:
         return broadcast_to_shape(grad, input_shape)
     reduced = tuple(range(rank)) if axes is None else tuple(axes)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from ..base import dtypes as _dt
 from . import math_ops as m
-from .array_ops import reshape, transpose
+from .array_ops import concat, reshape, transpose
+from ..core.shapes import RunTimeShape
 from .creation_ops import ones_like, zeros_like
 from .cumulative_ops import cumprod, cumsum
 from .grad_utils import (broadcast_to_shape, count_as, grad_conj, is_known, needs_gradient,
-                         reduced_count, restore_reduced, unbroadcast)
+                         reduced_count, reshape_to, restore_reduced, shape_tensor, unbroadcast)
 from .product_ops import MATMUL, matmul
 from ..core.registry import get_op
 
@@ -293,13 +294,17 @@ def _prod_grad(forward, dy):
     if len(reduced) == 1:
         others = _exclusive_both_ways(x, reduced[0])
     elif len(reduced) == rank:
-        others = reshape(_exclusive_both_ways(reshape(x, [-1]), 0), list(shape))
+        others = reshape_to(_exclusive_both_ways(reshape(x, [-1]), 0), shape)
     else:  # move the reduced axes last, as one axis
         kept = [i for i in range(rank) if i not in reduced]
         perm = kept + list(reduced)
         moved = transpose(x, perm)
-        flat = reshape(moved, [shape[i] for i in kept] + [-1])
-        others = reshape(_exclusive_both_ways(flat, len(kept)), list(moved.shape))
+        moved_shape = tuple(moved.shape) if is_known(moved.shape) else RunTimeShape(moved)
+        if all(shape[i] is not None for i in kept):
+            flat = reshape(moved, [shape[i] for i in kept] + [-1])
+        else:  # the kept sizes read at run time
+            flat = reshape(moved, concat([shape_tensor(moved_shape)[:len(kept)], [-1]], 0))
+        others = reshape_to(_exclusive_both_ways(flat, len(kept)), moved_shape)
         others = transpose(others, [perm.index(i) for i in range(rank)])
     return grad * grad_conj(others)
 

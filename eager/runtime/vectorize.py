@@ -394,6 +394,8 @@ def _examples(*batched_positions):
                                  rw.program.specs[original].dtype)
         attrs = dict(node.attrs)
         if "input_shape" in attrs:  # Conv2DBackpropInput: the examples' count is an attribute
+            if attrs["input_shape"] is None or None in attrs["input_shape"]:
+                raise _UnsupportedError  # sizes read at run time
             shape = tuple(attrs["input_shape"])
             attrs["input_shape"] = (rw.n * shape[0], *shape[1:])
         (out,) = node.outputs
