@@ -354,16 +354,16 @@ def test_image_gradients_with_unknown_image_sizes_read_them_at_run_time():
 
 
 def test_batch_jacobian_with_a_none_batch_dimension_matches_eager():
-    def run(x):
+    def jacobian(x):
         with tf.GradientTape() as tape:
             tape.watch(x)
             z = tf.stack([tf.reduce_sum(x * x, 1), tf.reduce_sum(tf.sin(x), 1)], 1)
         return tape.batch_jacobian(z, x)
 
-    traced = _traced_once(run, [S([None, 3], tf.float64)])
+    traced = _traced_once(jacobian, [S([None, 3], tf.float64)])
     for n in (1, 2, 4):
         x = tf.constant(np.random.default_rng(n).normal(size=(n, 3)))
-        np.testing.assert_allclose(traced(x).numpy(), run(x).numpy(), rtol=1e-12)
+        np.testing.assert_allclose(traced(x).numpy(), jacobian(x).numpy(), rtol=1e-12)
     assert traced.get_concrete_function().outputs[0].shape.as_list() == [None, 2, 3]
     assert traced.experimental_get_tracing_count() == 1
 
