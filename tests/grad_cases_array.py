@@ -10,7 +10,11 @@ import numpy as np
 
 import eager as tf
 from eager.core import dispatch
-from eager.ops.slicing_ops import INDEX_AXIS, SLICE_AXIS, SLICE_AXIS_GRAD
+from eager.ops.array_ops import BROADCAST_TO, RESHAPE, TILE
+from eager.ops.padding_ops import PAD
+from eager.ops.creation_ops import FILL
+from eager.ops.slicing_ops import (INDEX_AXIS, SCATTER_ND, SLICE_AXIS, SLICE_AXIS_GRAD,
+                                   STRIDED_SLICE_GRAD)
 from gradcase import GradCase, crand, rand
 
 C = GradCase
@@ -39,6 +43,35 @@ def _slice_axis_grad(dy, bounds, shape):
                              "dynamic": "both", "shape": shape})
 
 
+def _slice_axis_grad_into(dy, bounds, shape):
+    """As `_slice_axis_grad`, with the shape an input read when the op runs."""
+    return dispatch.execute(SLICE_AXIS_GRAD, (tf.convert_to_tensor(dy), *map(tf.constant, bounds),
+                                              tf.constant(shape, tf.int32)),
+                            {"axis": 0, "step": 1, "start": None, "stop": None,
+                             "dynamic": "both", "shape": None})
+
+
+# Ops whose shape is an input read when they run (as in a function traced with None
+# dimensions), run here directly with an eager shape tensor: eagerly the API gives attributes.
+
+def _at_run_time(op, x, shape, first=False, attr="shape"):
+    shape = tf.constant(shape, tf.int32)
+    inputs = (shape, tf.convert_to_tensor(x)) if first else (tf.convert_to_tensor(x), shape)
+    return dispatch.execute(op, inputs, {"dims" if op is FILL else attr: None})
+
+
+def _pad_at_run_time(x, paddings):
+    return dispatch.execute(PAD, (tf.convert_to_tensor(x), tf.constant(0.0, tf.float64),
+                                  tf.constant(paddings, tf.int64)), {"paddings": None})
+
+
+def _strided_slice_grad(dy, shape, **attrs):
+    masks = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0,
+             "shrink_axis_mask": 0}
+    return dispatch.execute(STRIDED_SLICE_GRAD, (tf.constant(shape, tf.int32),
+                                                 tf.convert_to_tensor(dy)), {**masks, **attrs})
+
+
 def _first_of_each(fn):
     """Uses some outputs of a multi-output op only: the others get zeros in the backward pass."""
     return lambda x: fn(x)[::2]
@@ -50,7 +83,8 @@ CASES = {
                  C(tf.identity, lambda: [crand(3)])],
     "Reshape": [C(lambda x: tf.reshape(x, [3, -1]), lambda: [rand(2, 3, 2)]),
                 C(lambda x: tf.reshape(x, []), lambda: [rand(1, 1)]),
-                C(lambda x: tf.reshape(x, [2, 2]), lambda: [crand(4)])],
+                C(lambda x: tf.reshape(x, [2, 2]), lambda: [crand(4)]),
+                C(lambda x: _at_run_time(RESHAPE, x, [3, -1]), lambda: [rand(2, 3, 2)])],
     "Squeeze": [C(tf.squeeze, lambda: [rand(1, 3, 1, 2)]),
                 C(lambda x: tf.squeeze(x, axis=[-2]), lambda: [rand(1, 3, 1, 2)])],
     "ExpandDims": [C(lambda x: tf.expand_dims(x, 0), lambda: [rand(2, 3)]),
@@ -67,12 +101,15 @@ CASES = {
                     C(lambda x: tf.broadcast_to(x, [4]), lambda: [rand(1)]),
                     C(lambda x: tf.broadcast_to(x, [2, 3]), lambda: [rand()]),
                     C(lambda x: tf.broadcast_to(x, [2, 3]), lambda: [rand(2, 3)]),
-                    C(lambda x: tf.broadcast_to(x, [2, 2]), lambda: [crand(2, 1)])],
+                    C(lambda x: tf.broadcast_to(x, [2, 2]), lambda: [crand(2, 1)]),
+                    C(lambda x: _at_run_time(BROADCAST_TO, x, [2, 3, 4]), lambda: [rand(3, 1)])],
     "Tile": [C(lambda x: tf.tile(x, [2, 3]), lambda: [rand(2, 3)]),
              C(lambda x: tf.tile(x, [1, 2, 1]), lambda: [rand(2, 1, 3)]),
              C(lambda x: tf.tile(x, [3, 1]), lambda: [rand(1, 2)]),
              C(lambda x: tf.tile(x, [1, 1]), lambda: [rand(2, 2)]),
              C(lambda x: tf.tile(x, [0, 2]), lambda: [rand(2, 2)]),
+             C(lambda x: _at_run_time(TILE, x, [2, 1, 3], attr="multiples"),
+               lambda: [rand(2, 1, 3)]),
              C(lambda x: tf.tile(x, [2]), lambda: [crand(3)])],
 
     # -- joining and splitting -----------------------------------------------------------------
@@ -144,7 +181,18 @@ CASES = {
         C(lambda x: _slice_axis(x, 0, (0,), -1, 3, None, "stop"), lambda: [crand(5)]),
     ],
     "SliceAxisGrad": [C(lambda dy: _slice_axis_grad(dy, (1, 3), (3, 4)), lambda: [rand(2, 4)]),
-                      C(lambda dy: _slice_axis_grad(dy, (0, 5), (2,)), lambda: [crand(2)])],
+                      C(lambda dy: _slice_axis_grad(dy, (0, 5), (2,)), lambda: [crand(2)]),
+                      C(lambda dy: _slice_axis_grad_into(dy, (1, 3), (3, 4)),
+                        lambda: [rand(2, 4)])],
+    # The gradient of a strided slice of an input whose shape is known only at run time.
+    "StridedSliceGrad": [
+        C(lambda dy: _strided_slice_grad(dy, [4, 3], begin=(1, 0), end=(3, 3), strides=(1, 2)),
+          lambda: [rand(2, 2)]),
+        C(lambda dy: _strided_slice_grad(dy, [3, 2], begin=(-1,), end=(0,), strides=(1,),
+                                         shrink_axis_mask=1), lambda: [rand(2)]),
+        C(lambda dy: _strided_slice_grad(dy, [5], begin=(4,), end=(0,), strides=(-2,)),
+          lambda: [crand(2)]),
+    ],
     "Slice": [C(lambda x: tf.slice(x, [1, 0], [2, -1]), lambda: [rand(4, 3)]),
               C(lambda x: tf.slice(x, [0, 1, 1], [2, 1, 2]), lambda: [rand(2, 3, 4)]),
               C(lambda x: tf.slice(x, [0, 0], [2, 3]), lambda: [rand(2, 3)]),
@@ -190,13 +238,18 @@ CASES = {
         C(lambda u: tf.scatter_nd(ints([0, 1], [2, 0]), u, [3, 2]), lambda: [rand(2)]),
         C(lambda u: tf.scatter_nd(ints([[1]], [[0]]), u, [2, 3]), lambda: [rand(2, 1, 3)]),
         C(lambda u: tf.scatter_nd(ints([0], [0]), u, [2]), lambda: [crand(2)]),
+        C(lambda u: dispatch.execute(SCATTER_ND, (tf.constant(ints([1], [3], [1])),
+                                                  tf.convert_to_tensor(u),
+                                                  tf.constant([4, 2], tf.int32)),
+                                     {"shape": None}), lambda: [rand(3, 2)]),
     ],
 
     # -- padding and creation ------------------------------------------------------------------
     "PadV2": [C(lambda x: tf.pad(x, [[1, 2], [0, 1]]), lambda: [rand(2, 3)]),
               C(lambda x: tf.pad(x, [[2, 0]], constant_values=1.5), lambda: [rand(3)]),
               C(lambda x: tf.pad(x, [[0, 0], [0, 0]]), lambda: [rand(2, 2)]),
-              C(lambda x: tf.pad(x, [[1, 1]]), lambda: [crand(2)])],
+              C(lambda x: tf.pad(x, [[1, 1]]), lambda: [crand(2)]),
+              C(lambda x: _pad_at_run_time(x, [[1, 0], [2, 1]]), lambda: [rand(2, 3)])],
     "MirrorPad": [
         C(lambda x: tf.pad(x, [[2, 1]], "REFLECT"), lambda: [rand(4)]),
         C(lambda x: tf.pad(x, [[3, 3]], "REFLECT"), lambda: [rand(4)]),      # the widest
@@ -208,5 +261,6 @@ CASES = {
     "Fill": [C(lambda v: tf.fill([2, 3], v), lambda: [rand()]),
              C(lambda v: tf.fill([], v), lambda: [rand()]),
              C(lambda v: tf.fill([0, 2], v), lambda: [rand()]),
-             C(lambda v: tf.fill([3], v), lambda: [np.asarray(crand())])],
+             C(lambda v: tf.fill([3], v), lambda: [np.asarray(crand())]),
+             C(lambda v: _at_run_time(FILL, v, [2, 3], first=True), lambda: [rand()])],
 }

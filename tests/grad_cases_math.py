@@ -3,6 +3,8 @@
 import numpy as np
 
 import eager as tf
+from eager.core import dispatch
+from eager.ops.math_ops import SUM_TO_SHAPE
 from gradcase import GradCase, away_from_zero, crand, positive, rand
 
 C = GradCase
@@ -53,6 +55,13 @@ CASES = {
     "Sum": [C(lambda x: tf.reduce_sum(x), lambda: [rand(2, 3)]),
             C(lambda x: tf.reduce_sum(x, axis=1, keepdims=True), lambda: [rand(2, 3, 2)]),
             C(lambda x: tf.reduce_sum(x, axis=[0, 2]), lambda: [rand(2, 3, 2)])],
+    # Undoing a broadcast whose shapes a traced function knows only at run time.
+    "SumToShape": [C(lambda x: dispatch.execute(SUM_TO_SHAPE, (tf.convert_to_tensor(x),
+                                                              tf.constant([3, 1], tf.int32))),
+                     lambda: [rand(2, 3, 4)]),
+                   C(lambda x: dispatch.execute(SUM_TO_SHAPE, (tf.convert_to_tensor(x),
+                                                              tf.constant([3], tf.int32))),
+                     lambda: [crand(3)])],
     "Mean": [C(lambda x: tf.reduce_mean(x), lambda: [rand(2, 3)]),
              C(lambda x: tf.reduce_mean(x, axis=-1), lambda: [rand(2, 3)])],
     "Prod": [C(lambda x: tf.reduce_prod(x, axis=1), lambda: [away_from_zero(2, 3)]),

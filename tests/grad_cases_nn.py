@@ -81,12 +81,24 @@ def _pool_helper(op):
     return lambda x, g: nn_grad._pool_call(op, x, y(x), g, _POOL_ATTRS)
 
 
-def _avg_pool_grad(g):
-    """AvgPoolGrad for a (1, 5, 4, 2) input pooled 3x3, strides 2, SAME: g is (1, 3, 2, 2)."""
+def _avg_pool_grad(g, at_run_time=False):
+    """AvgPoolGrad for a (1, 5, 4, 2) input pooled 3x3, strides 2, SAME: g is (1, 3, 2, 2). With
+    `at_run_time`, the input's shape is an input of the op (a traced function's unknown sizes)."""
+    shape = (1, 5, 4, 2)
+    inputs = (tf.convert_to_tensor(g),) + ((tf.constant(shape),) if at_run_time else ())
     return dispatch.execute(
-        nn_grad.AVG_POOL_GRAD, (tf.convert_to_tensor(g),),
-        {"input_shape": (1, 5, 4, 2), "ksize": (3, 3), "strides": (2, 2), "padding": "SAME",
-         "explicit_paddings": (), "data_format": "NHWC"})
+        nn_grad.AVG_POOL_GRAD, inputs,
+        {"input_shape": None if at_run_time else shape, "ksize": (3, 3), "strides": (2, 2),
+         "padding": "SAME", "explicit_paddings": (), "data_format": "NHWC"})
+
+
+def _input_grad_at_run_time(input_shape, **attrs):
+    """Conv2DBackpropInput with the input's shape an input of the op, as a traced function with
+    unknown image sizes makes it."""
+    return lambda w, dy: dispatch.execute(
+        nn_grad.CONV2D_INPUT_GRAD, (tf.convert_to_tensor(w), tf.convert_to_tensor(dy),
+                                    tf.constant(input_shape)),
+        {**_conv_attrs(**attrs), "input_shape": None})
 
 
 CASES = {
@@ -131,7 +143,9 @@ CASES = {
                       explicit=((1, 0), (0, 1)), data_format="NCHW"),
           lambda: [rand(2, 2, 1, 2), rand(1, 2, 4, 4, seed=1)]),
         C(_input_grad((1, 3, 3, 4), padding="SAME"),  # 2 groups
-          lambda: [rand(2, 2, 2, 4), rand(1, 3, 3, 4, seed=1)])],
+          lambda: [rand(2, 2, 2, 4), rand(1, 3, 3, 4, seed=1)]),
+        C(_input_grad_at_run_time((2, 5, 4, 2), strides=(2, 2), padding="SAME"),
+          lambda: [rand(3, 2, 2, 2), rand(2, 3, 2, 2, seed=1)])],
     "Conv2DBackpropFilter": [
         C(_filter_grad((2, 3, 2, 3)), lambda: [rand(1, 4, 5, 2), rand(1, 3, 3, 3, seed=1)]),
         C(_filter_grad((3, 2, 2, 2), strides=(2, 2), padding="SAME"),
@@ -154,7 +168,8 @@ CASES = {
                 C(lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME"), lambda: [rand(2, 5, 4, 1)]),
                 C(lambda x: tf.nn.avg_pool2d(x, [2, 3], 1, "SAME", "NCHW"),
                   lambda: [rand(1, 2, 3, 4)])],
-    "AvgPoolGrad": [C(lambda g: _avg_pool_grad(g), lambda: [rand(1, 3, 2, 2)])],
+    "AvgPoolGrad": [C(lambda g: _avg_pool_grad(g), lambda: [rand(1, 3, 2, 2)]),
+                    C(lambda g: _avg_pool_grad(g, at_run_time=True), lambda: [rand(1, 3, 2, 2)])],
     "Sort": [C(tf.sort, lambda: [_distinct(2, 5)]),
              C(lambda x: tf.sort(x, axis=0, direction="DESCENDING"), lambda: [_distinct(4, 3)]),
              C(lambda x: tf.sort(x, axis=1), lambda: [_distinct(2, 3, 2)]),

@@ -12,7 +12,8 @@ import numpy as np
 from ..core import context as _context
 from ..core.context import per_thread
 from ..base import nest
-from ..ops.array_ops import concat, reshape, stack, transpose
+from ..ops.array_ops import broadcast_to, concat, reshape, stack, transpose
+from ..ops.array_ops import shape as shape_of
 from ..base import dtypes as _dt
 from ..ops.creation_ops import ones, zeros, zeros_like
 from ..devices.resource_handles import handle_data
@@ -384,6 +385,9 @@ class GradientTape:
             raise ValueError(f"batch_jacobian needs target and source with the same first "
                              f"(batch) dimension; got shapes {tshape} and {sshape}.")
         batch = tshape[0]
+        if batch is None and None not in tshape[1:] + sshape[1:]:
+            # A batch size known only when a traced function runs: one pass per column.
+            batch, experimental_use_pfor = -1, False
         per_example = int(np.prod(tshape[1:], dtype=np.int64))
         if experimental_use_pfor and per_example > 1:
             seeds = np.zeros((per_example, batch, per_example), target.dtype.as_numpy_dtype)
@@ -408,12 +412,13 @@ class GradientTape:
                 self._finish()
                 return None
             g = convert_to_tensor(g) if isinstance(g, IndexedSlices) else g
-            columns.append(reshape(g, [batch, -1]))
+            columns.append(reshape(g, [batch, -1] if batch != -1 else
+                                   [-1, int(np.prod(sshape[1:], dtype=np.int64))]))
         result = stack(columns, axis=1) if columns else None
         self._finish()
         if result is None:
             return zeros_like(reshape(target, [batch, 0]))
-        return reshape(result, tshape + sshape[1:])
+        return reshape(result, [batch] + tshape[1:] + sshape[1:])
 
 
 def _gradient_dtype(source):
@@ -546,6 +551,10 @@ def _one_hot_seed(i, like):
 def _column_seed(j, like):
     """1 at per-example flat position j of every example of a [batch, ...] array."""
     shape = tuple(like.shape)
+    if shape[0] is None:  # the batch size is read when the traced function runs
+        row = np.zeros(int(np.prod(shape[1:], dtype=np.int64)), like.dtype.as_numpy_dtype)
+        row[j] = 1
+        return broadcast_to(convert_to_tensor(row.reshape(shape[1:])), shape_of(like))
     seed = np.zeros((shape[0], int(np.prod(shape[1:], dtype=np.int64))),
                     dtype=like.dtype.as_numpy_dtype)
     seed[:, j] = 1

@@ -36,6 +36,7 @@ from ..base.dtypes import variant
 from ..core import dispatch as _dispatch
 from ..ops.operators import OPERATOR_OPS as _OPERATOR_OPS
 from ..core.registry import NO_ATTRS
+from ..core.shapes import RunTimeShape
 from ..tensor import EagerTensor, set_operator_recorder
 
 __all__ = ["Tape", "RecordedOp", "OP", "ATTRS", "BACKWARD", "INPUT_IDS", "OUTPUT_IDS",
@@ -164,7 +165,9 @@ def _describe(tensors, follow=None):
     A pending tensor (asynchronous dispatch) whose shape inference could not fully determine
     is recorded as itself in place of its shape, which is known once it has run: the entry's
     `input_shapes`/`output_shapes` settle it when a gradient rule asks (`_settled`). That
-    keeps its value alive as long as the tape: the price of a shape known only from data."""
+    keeps its value alive as long as the tape: the price of a shape known only from data. A
+    symbolic tensor with unknown dimensions is recorded with a `RunTimeShape`, which remembers
+    it (it has no value to keep)."""
     tids, shapes, dtypes = [], [], []
     for t in tensors:
         if t.__class__ is EagerTensor:
@@ -175,7 +178,12 @@ def _describe(tensors, follow=None):
             shapes.append(shape if shape.is_fully_defined() else t)
             dtype = t.dtype
         else:
-            shapes.append(t.shape)
+            shape = t.shape
+            if shape._rank_known and None in shape:
+                # A symbolic tensor's dimensions known only when the graph runs: rules that
+                # need them take `shape(t)` then (`RunTimeShape`).
+                shape = RunTimeShape(t)
+            shapes.append(shape)
             dtype = t.dtype
         dtypes.append(dtype)
         if follow is None:

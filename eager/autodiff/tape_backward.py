@@ -23,6 +23,7 @@ from ..base.tensor_shape import TensorShape
 from ..ops.math_ops import cast
 from ..ops.array_ops import concat
 from ..ops.creation_ops import ones_like, zeros, zeros_like
+from ..ops.grad_utils import zeros_of_shape
 from ..ops.list_grad import add_list_gradients
 from ..tensor import EagerTensor, IndexedSlices
 from ..core.tensor_conversion import convert_to_tensor
@@ -286,6 +287,6 @@ def _fill_unused(entry, out_grads):
                         and not shape.is_fully_defined()):
                     out_grads[k] = zeros_like(kept)  # a traced output of unknown shape
                 else:
-                    out_grads[k] = zeros(shape, dtype)
+                    out_grads[k] = zeros_of_shape(shape, dtype)
             filled[k] = True
     entry.output_filled = tuple(filled)

@@ -80,7 +80,7 @@ from ..graph import building, get_default_graph
 from ..graph.placeholder import PLACEHOLDER
 from ..core import dispatch
 from ..ops.creation_ops import zeros, zeros_like
-from ..ops.grad_utils import needs_gradient, output_unused
+from ..ops.grad_utils import needs_gradient, output_unused, zeros_of_shape
 from ..ops.list_ops import (TENSOR_LIST_LENGTH, TENSOR_LIST_RESERVE, TENSOR_LIST_SET_ITEM,
                             TensorList, as_list, tensor_list_get_item)
 from ..core.registry import register_op
@@ -414,7 +414,7 @@ def _while_grad(forward, *output_grads):
         g = output_grads[i]
         if g is None or (specs[i].dtype is variant and output_unused(forward, i)):
             g = _zero_gradient(outs[i]) if specs[i].dtype is variant else \
-                zeros(list(forward.output_shapes[i]), specs[i].dtype)
+                zeros_of_shape(forward.output_shapes[i], specs[i].dtype)
         dvs.append(_dense(g))
     cap_placeholder = {j: p for (_, p), j in zip(loop.body.captures, body_positions)}
     cap_zeros = [_zero_gradient(captures[j], _read_spec(loop.body, cap_placeholder[j]))

@@ -13,14 +13,52 @@ from .registry import op_error
 
 __all__ = ["broadcast_shapes", "normalize_axis", "normalize_axes", "reduced_shape", "spec",
            "static_array", "static_int", "static_ints", "static_dims", "check_bools_in_dims",
-           "trace_time_value", "UnknownDimensionError", "NONE_TO_TENSOR"]
+           "trace_time_value", "UnknownDimensionError", "NONE_TO_TENSOR", "RunTimeShape",
+           "known_elements"]
 
 
 class UnknownDimensionError(TypeError):
-    """An op needs, while a function is traced, a size the trace does not know: a dimension the
-    input signature leaves as None (a shape attribute built from it), or a symbolic tensor where
-    a constant is required. A TypeError, as TensorFlow raises for static arguments; the function
-    layer catches this class to trace again with the call's actual shapes."""
+    """An op needs, while a function is traced, a size the trace does not know, for an argument
+    that has no run-time form (an axis, a tile count, a one-hot depth): a symbolic tensor where
+    a constant is required. A TypeError, as TensorFlow raises for static arguments. Sizes that
+    do have one (shapes of zeros, fill, reshape, broadcast_to; range's bounds) become inputs
+    of the op instead, read when it runs."""
+
+
+class RunTimeShape(TensorShape):
+    """The static shape of a symbolic tensor that leaves dimensions unknown, remembering the
+    tensor: gradient rules read it as any shape (the known dims are there), and where they need
+    the unknown ones they take `shape(tensor)` when the graph runs (`grad_utils`). Tapes record
+    one in place of such a tensor's shape. (A tuple subclass cannot add slots: the tensor is in
+    the instance's dict.)"""
+
+    def __new__(cls, tensor):
+        self = tuple.__new__(cls, tensor.shape)
+        self.tensor = tensor
+        return self
+
+    def __reduce__(self):
+        return (TensorShape, (tuple(self),))
+
+
+def known_elements(t):
+    """What is known, when an op is created, of the elements of the integer tensor `t` given as
+    a size or shape: a tuple with a Python int per known element and None per element known only
+    at run time (a scalar is a 1-tuple); None when not even their number is known. An eager
+    tensor on the host is its value; a pending one, or one on an accelerator, only its number of
+    elements (its value is not read: that would wait, or copy); a symbolic one what the trace
+    determines (`graph.partial_value`)."""
+    value = getattr(t, "_value", None)
+    if isinstance(value, np.ndarray):
+        return tuple(value.reshape(-1).tolist())
+    partial = getattr(t, "_partial_value", None)
+    known = None if partial is None else partial()
+    if known is not None:
+        return tuple(known.reshape(-1).tolist())
+    shape = t.shape
+    if not shape.is_fully_defined():
+        return None
+    return (None,) * shape.num_elements()
 
 
 def spec(shape, dtype) -> TensorSpec:

@@ -64,7 +64,7 @@ from ..autodiff.tape_backward import backward as _backprop
 from ..graph import Graph, SymbolicTensor, building_apart
 from ..graph.constant import CONST
 from ..graph.placeholder import PLACEHOLDER
-from ..ops.creation_ops import zeros
+from ..ops.grad_utils import zeros_of_shape
 from ..runtime.executable import build, function_program
 from ..runtime.passes import optimize, prune
 from ..runtime.program import Program
@@ -380,7 +380,7 @@ class _CallBackward:
         for k in variant.seeds:
             g = grads[k]
             if g is None:
-                g = zeros(forward.output_shapes[k], forward.output_dtypes[k])
+                g = zeros_of_shape(forward.output_shapes[k], forward.output_dtypes[k])
             elif g.__class__ is IndexedSlices:
                 g = convert_to_tensor(g)
             seeds.append(g)

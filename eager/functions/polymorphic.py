@@ -39,12 +39,10 @@ import weakref
 from ..base import nest
 from ..core import context as _context
 from ..core.context import thread_state as _thread_state
-from ..core.shapes import UnknownDimensionError
 from ..tensor import EagerTensor as _EagerTensor
-from ..tensor import Tensor
 from ..core.specs import TensorSpec
 from .arguments import Binder, describe
-from .concrete import ConcreteFunction, _fits, trace_concrete
+from .concrete import ConcreteFunction, trace_concrete
 from .lifting import LiftingCreator
 
 __all__ = ["Function", "function", "run_functions_eagerly", "functions_run_eagerly"]
@@ -124,8 +122,6 @@ class Function:
         self._fast_arity = self._binder.plain_arity()
         self._by_erased_key = {}  # key with shapes erased -> [ConcreteFunction] (fit lookup)
         self._signature_function = None
-        # The UnknownDimensionError that made this function trace per call shape, or None.
-        self._per_shape = None
         self._tracing_count = 0
         self._call_count = 0
         self._warned = False
@@ -199,17 +195,12 @@ class Function:
                 if concrete is not None:
                     return concrete._call_flat(args)
         values = self._binder.bind(args, kwargs)
-        if self._input_signature is not None and not self._per_shape:
+        if self._input_signature is not None:
             concrete = self._concrete_for_signature()
-        else:
-            concrete = None
-        if concrete is not None:
             tensors = concrete.check_arguments(values)
         else:
             tensors = []
             key = (describe(values, tensors), _device_key())
-            if self._input_signature is not None:
-                self._check_signature(tensors)
             concrete = self._cache.get(key)
             if concrete is None:
                 concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=False)
@@ -223,10 +214,8 @@ class Function:
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The trace for these arguments (tensors or TensorSpecs, Python values), made if
         needed. With an input_signature and no arguments, the signature's trace."""
-        if self._input_signature is not None and (not self._per_shape or not (args or kwargs)):
+        if self._input_signature is not None:
             concrete = self._concrete_for_signature()
-            if concrete is None:  # traced per call shape: name the shapes
-                raise self._per_shape
             if args or kwargs:
                 values = self._binder.bind(args, kwargs)
                 specs = []
@@ -238,8 +227,6 @@ class Function:
         values = self._binder.bind(args, kwargs)
         tensors = []
         key = (describe(values, tensors, specs_allowed=True), _device_key())
-        if self._input_signature is not None:
-            self._check_signature(tensors)
         concrete = self._cache.get(key)
         if concrete is None:
             concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=True)
@@ -254,57 +241,17 @@ class Function:
 
     # -- tracing ---------------------------------------------------------------------------------
     def _concrete_for_signature(self):
-        """The signature's trace; None when the function must be traced per call shape
-        (`_per_shape`, see `_trace_or_specialize`)."""
+        """The signature's trace, made on first need. Dimensions the signature leaves as None
+        stay unknown in it: sizes computed from them are read when the function runs, never
+        specialized per call shape (an op that cannot take a size at run time raises its
+        UnknownDimensionError, a TypeError naming it, as TensorFlow never retraces here)."""
         concrete = self._signature_function
-        if concrete is None and not self._per_shape:
+        if concrete is None:
             with self._lock:
                 concrete = self._signature_function
-                if concrete is None and not self._per_shape:
-                    try:
-                        concrete = self._trace_signature()
-                    except UnknownDimensionError as exc:
-                        self._specialize(exc)
-                        return None
-                    self._signature_function = concrete
+                if concrete is None:
+                    concrete = self._signature_function = self._trace_signature()
         return concrete
-
-    def _check_signature(self, tensors):
-        """TypeError unless the flat tensor arguments fit the input_signature (used when the
-        function is traced per call shape, so no signature trace checks them)."""
-        expected = _flatten_signature(self._input_signature)
-        if len(expected) != len(tensors) or not all(
-                isinstance(t, (Tensor, TensorSpec)) and _fits(t, spec)
-                for t, spec in zip(tensors, expected)):
-            given = [TensorSpec(t.shape, t.dtype) for t in tensors]
-            raise TypeError(f"{self._name}: arguments {given} do not fit the input_signature "
-                            f"{self._input_signature}.")
-
-    def _specialize(self, exc):
-        """From now on, trace per call shape: an op needed a dimension the signature or a
-        relaxed trace leaves unknown (`UnknownDimensionError`). Warns once."""
-        if not self._per_shape:
-            self._per_shape = exc
-            warnings.warn(
-                f"{self._name}: tracing with unknown dimensions failed ({exc}); eager.function "
-                "traces this function once per call shape instead (TensorFlow would build "
-                "dynamic-shape ops here; some of eager's ops and gradient rules need static "
-                "shapes).", UserWarning, stacklevel=4)
-
-    def _trace_or_specialize(self, values, specs, tensors, specs_allowed):
-        """`_trace` with `specs`; if an op needs a dimension they leave unknown and the call
-        has fully known shapes, the trace with those instead (see `_specialize`)."""
-        exact = [TensorSpec(t.shape, t.dtype) for t in tensors]
-        if self._per_shape and all(e.shape.is_fully_defined() for e in exact):
-            specs = exact
-        try:
-            return self._trace(values, specs, specs_allowed)
-        except UnknownDimensionError as exc:
-            if not all(e.shape.is_fully_defined() for e in exact) or all(
-                    s.shape == e.shape for s, e in zip(specs, exact)):
-                raise
-            self._specialize(exc)
-            return self._trace(values, exact, specs_allowed)
 
     def _trace_signature(self):
         n = len(self._input_signature)
@@ -332,11 +279,11 @@ class Function:
                 concrete = max(fitting, key=ConcreteFunction.known_dims)
             else:
                 specs = [TensorSpec(t.shape, t.dtype) for t in tensors]
-                if self._reduce_retracing and family and not self._per_shape:
+                if self._reduce_retracing and family:
                     previous = family[-1].tensor_specs()
                     specs = [TensorSpec(p.shape.most_specific_compatible_shape(s.shape), s.dtype)
                              for p, s in zip(previous, specs)]
-                concrete = self._trace_or_specialize(values, specs, tensors, specs_allowed)
+                concrete = self._trace(values, specs, specs_allowed)
                 family.append(concrete)
             cache = self._cache
             if len(cache) >= _MAX_EXACT_KEYS:  # the traces stay in their families

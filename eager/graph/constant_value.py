@@ -12,7 +12,15 @@ trace time: `tf.reshape(x, [tf.shape(x)[0], -1])` with x's shape fully known, or
   on the CPU when every input has a trace-time value (recursively).
 
 Anything else (an argument's value, a random draw, a variable's value, a shape the trace left
-partial) has none: None. Work is bounded (`MAX_OPS` ops evaluated, results of at most
+partial) has none: None.
+
+A size known only when the function runs still has parts the trace knows: `tf.shape(x)` of x
+of static shape [None, 3] is [?, 3], and `tf.stack([n, 3])` is [?, 3] whatever `n` is.
+`partial_value` answers with those parts (TensorFlow's `constant_value_as_shape`), so that an op
+whose output shape comes from a run-time shape tensor still infers every dimension it can. Ops
+that only move elements (slices, stacks, concatenations, reshapes) are run on object arrays
+holding None where an element is unknown; `constant_value` uses that too, so `tf.shape(x)[1]`
+of that x is 3. Work is bounded (`MAX_OPS` ops evaluated, results of at most
 `MAX_ELEMENTS` elements), since the answer is only ever a size; a kernel that fails here also
 means None, and the op that needed the value reports that it is unknown.
 """
@@ -23,11 +31,14 @@ import numpy as np
 
 from ..devices import registry as _devices
 from ..core import dispatch as _dispatch
-from ..ops.array_ops import RANK, SHAPE, SIZE
+from ..ops.array_ops import (CONCAT, EXPAND_DIMS, IDENTITY, PACK, RANK, RESHAPE, SHAPE, SIZE,
+                              SQUEEZE)
+from ..ops.math_ops import CAST
+from ..ops.slicing_ops import STRIDED_SLICE
 from ..tensor import EagerTensor
 from .placeholder import PLACEHOLDER
 
-__all__ = ["constant_value", "shape_stand_in", "MAX_OPS", "MAX_ELEMENTS"]
+__all__ = ["constant_value", "partial_value", "shape_stand_in", "MAX_OPS", "MAX_ELEMENTS"]
 
 #: Ops evaluated for one question, at most.
 MAX_OPS = 64
@@ -35,6 +46,10 @@ MAX_OPS = 64
 MAX_ELEMENTS = 4096
 
 _SHAPE_OPS = (SHAPE, SIZE, RANK)
+
+#: Ops whose kernels only move their inputs' elements: run on object arrays holding None for
+#: unknown elements, they give each output element's knowledge (`partial_value`).
+_MOVING = frozenset({IDENTITY, STRIDED_SLICE, PACK, CONCAT, RESHAPE, EXPAND_DIMS, SQUEEZE})
 
 
 def constant_value(t):
@@ -56,6 +71,11 @@ def _value(t, memo, budget):
         return memo[key]
     memo[key] = None  # (a cycle cannot occur in a graph; this also bounds repeated work)
     value = _evaluate(t, op, memo, budget)
+    if value is None and op.op_def in _MOVING and t.dtype.is_integer:
+        # A slice of a partly known shape may be known (`tf.shape(x)[1]`, x [None, 3]).
+        known = _partial(t, {}, budget)
+        if known is not None and not any(v is None for v in known.flat):
+            value = known.astype(t.dtype.as_numpy_dtype)
     memo[key] = value
     return value
 
@@ -89,6 +109,66 @@ def _evaluate(t, op, memo, budget):
     if out.__class__ is tuple:
         out = out[t.value_index]
     return _small(np.asarray(out._value))
+
+
+def partial_value(t):
+    """What the trace knows of integer tensor `t`'s elements (module doc): a numpy object array
+    of t's shape holding a Python int per known element and None per unknown one; None when t's
+    own shape is not fully known (or too large to be a size). An EagerTensor is its value."""
+    return _partial(t, {}, [MAX_OPS])
+
+
+def _partial(t, memo, budget):
+    shape = t.shape
+    if not t.dtype.is_integer or not shape.is_fully_defined() or (
+            shape.num_elements() > MAX_ELEMENTS):
+        return None
+    key = id(t)
+    if key in memo:
+        return memo[key]
+    memo[key] = None
+    known = _partial_of(t, memo, budget, tuple(shape))
+    memo[key] = known
+    return known
+
+
+def _unknown(dims):
+    return np.full(dims, None, dtype=object)
+
+
+def _partial_of(t, memo, budget, dims):
+    op = getattr(t, "op", None)
+    d = None if op is None else op.op_def
+    if d is SHAPE:
+        source = op.inputs[0].shape
+        if source.rank is None:
+            return _unknown(dims)
+        return np.array(list(source), dtype=object).reshape(dims)
+    if d is CAST:
+        inner = _partial(op.inputs[0], memo, budget)
+        return _unknown(dims) if inner is None else inner
+    if d not in _MOVING:
+        value = _value(t, {}, budget)
+        if value is None:
+            return _unknown(dims)
+        return np.array(value.tolist(), dtype=object).reshape(dims)
+    if budget[0] <= 0:
+        return _unknown(dims)
+    budget[0] -= 1
+    inputs = []
+    for i in op.inputs:
+        inner = _partial(i, memo, budget)
+        if inner is None:
+            return _unknown(dims)
+        inputs.append(inner)
+    try:
+        out = d.kernel(np, *inputs, **op.attrs)
+        if out.__class__ is tuple:
+            out = out[t.value_index]
+        out = np.asarray(out, dtype=object).reshape(dims)
+    except Exception:  # noqa: BLE001 - nothing known then
+        return _unknown(dims)
+    return out
 
 
 def shape_stand_in(op_def, shape, dtype):

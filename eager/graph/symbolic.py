@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..core import context as _context
 from ..tensor import Tensor
 from ..base.tensor_shape import TensorShape, as_shape
-from .constant_value import constant_value
+from .constant_value import constant_value, partial_value
 
 __all__ = ["SymbolicTensor"]
 
@@ -80,6 +80,12 @@ class SymbolicTensor(Tensor):
         """This tensor's value if the trace determines it (`graph.constant_value`), else None:
         what ops that take a size as an attribute ask of a symbolic size."""
         return constant_value(self)
+
+    def _partial_value(self):
+        """What the trace knows of this integer tensor's elements (`graph.partial_value`): an
+        object array with None where an element is known only at run time, or None. What ops
+        whose output shape comes from a shape tensor ask of it."""
+        return partial_value(self)
 
     # -- what needs a value --------------------------------------------------------------------
     def numpy(self):

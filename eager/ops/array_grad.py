@@ -28,18 +28,18 @@ from ..base import dtypes as _dt
 from ..tensor import IndexedSlices, Tensor
 from ..core.tensor_conversion import convert_to_tensor
 from . import math_ops as m
-from .array_ops import (BROADCAST_TO, CONCAT, CONJUGATE_TRANSPOSE, PACK, RESHAPE, SPLIT_V,
+from .array_ops import (BROADCAST_TO, CONCAT, CONJUGATE_TRANSPOSE, PACK, RESHAPE, SHAPE, SPLIT_V,
                         TRANSPOSE, UNPACK)
-from .array_ops import expand_dims
+from .array_ops import expand_dims, reshape, transpose
 from .creation_ops import zeros
 from .creation_ops import range as _range
 from ..core.dispatch import execute
-from .grad_utils import dense_shape_tensor, unbroadcast
-from .padding_ops import PAD
+from .grad_utils import dense_shape_tensor, is_known, reshape_to, shape_tensor, unbroadcast
+from .padding_ops import PAD, pad
 from ..core.registry import get_op
 from ..core.shapes import UnknownDimensionError
 from .slicing_ops import (SCATTER_ND, SLICE, SLICE_AXIS, SLICE_AXIS_GRAD, STRIDED_SLICE,
-                          _strided_plan, gather_nd, prod)
+                          STRIDED_SLICE_GRAD, _strided_plan, gather_nd, prod, scatter_nd)
 
 # -- helpers ---------------------------------------------------------------------------------
 
@@ -49,19 +49,15 @@ def _dense(g):
     return g if isinstance(g, Tensor) else convert_to_tensor(g)
 
 
-def _dims(shape) -> tuple:
-    """A static shape as reshape's attr: one unknown dimension becomes -1 (inferred)."""
-    if None not in shape:
-        return tuple(shape)
-    if shape.count(None) > 1:
-        raise ValueError(f"The gradient needs the input's shape, and {shape} has more than one "
-                         "unknown dimension; give the traced function a more specific "
-                         "input_signature.")
-    return tuple(-1 if d is None else d for d in shape)
-
-
 def _reshape(g, shape):
-    return execute(RESHAPE, (_dense(g),), {"shape": _dims(shape)})
+    """`g` reshaped to a recorded shape (read when the graph runs where it is unknown now)."""
+    return reshape_to(_dense(g), shape)
+
+
+def _settled(shape) -> bool:
+    """Whether a shape equal to `shape` is the same shape when the graph runs: all its sizes
+    are known but one (two tensors with as many elements and these static shapes agree)."""
+    return shape.count(None) <= 1
 
 
 def _pad(g, paddings):
@@ -88,11 +84,14 @@ def _identity_grad(forward, dy):
 
 
 def _reshape_back(forward, dy):
-    """Reshape, Squeeze, ExpandDims: the same elements, so `dy` takes the input's shape."""
+    """Reshape, Squeeze, ExpandDims: the same elements, so `dy` takes the input's shape. (A
+    Reshape to a shape read at run time has that shape as a second input: no gradient.)"""
     shape = forward.input_shapes[0]
-    if shape == forward.output_shapes[0]:
-        return dy
-    return _reshape(dy, shape)
+    if shape == forward.output_shapes[0] and (shape.__class__ is tuple or _settled(shape)):
+        g = dy
+    else:
+        g = _reshape(dy, shape)
+    return g if len(forward.input_ids) == 1 else (g, None)
 
 
 for _name in ("Reshape", "Squeeze", "ExpandDims"):
@@ -123,20 +122,39 @@ def _conjugate_transpose_grad(forward, dy):
 
 @get_op("BroadcastTo").def_gradient
 def _broadcast_to_grad(forward, dy):
-    return unbroadcast(_dense(dy), forward.input_shapes[0])
+    target = forward.attrs["shape"]
+    if target is None:  # BroadcastTo(x, dims): the shape read at run time has no gradient
+        return unbroadcast(_dense(dy), forward.input_shapes[0]), None
+    return unbroadcast(_dense(dy), forward.input_shapes[0], (target,))
 
 
 @get_op("Tile").def_gradient
 def _tile_grad(forward, dy):
     # y viewed as [m0, d0, m1, d1, ...] holds m_i copies along each i: sum the copies.
     shape, axes = [], []
-    for m_i, d in zip(forward.attrs["multiples"], forward.input_shapes[0]):
+    multiples, dims = forward.attrs["multiples"], forward.input_shapes[0]
+    if multiples is None:  # Tile(x, multiples): counts read at run time, dy's sizes over x's
+        sizes = shape_tensor(dims)
+        counts = m.floordiv(execute(SHAPE, (_dense(dy),), {"out_type": _dt.int32}),
+                            m.maximum(sizes, 1))
+        pairs = execute(PACK, (counts, sizes), {"axis": 1})
+        flat = execute(RESHAPE, (pairs,), {"shape": (-1,)})
+        axes = tuple(builtins.range(0, 2 * len(dims), 2))
+        return _reduce_sum(execute(RESHAPE, (_dense(dy), flat), {"shape": None}), axes), None
+    for m_i, d in zip(multiples, dims):
         if m_i != 1:
             axes.append(len(shape))
             shape.append(m_i)
         shape.append(d)
     if not axes:
         return dy
+    if shape.count(None) > 1 or (None in shape and 0 in shape):
+        # x's sizes are read at run time, interleaved with the copies.
+        pairs = execute(PACK, (convert_to_tensor(np.array(multiples, np.int32)),
+                               shape_tensor(dims)), {"axis": 1})
+        flat = execute(RESHAPE, (pairs,), {"shape": (-1,)})
+        axes = tuple(builtins.range(0, 2 * len(multiples), 2))
+        return _reduce_sum(execute(RESHAPE, (_dense(dy), flat), {"shape": None}), axes)
     return _reduce_sum(_reshape(dy, shape), axes)
 
 
@@ -148,7 +166,33 @@ def _concat_grad(forward, dy):
     shapes = forward.input_shapes
     axis = forward.attrs["axis"] % len(shapes[0])
     sizes = tuple(s[axis] for s in shapes)
+    if sizes.count(None) > 1:
+        return _split_at_run_time(_dense(dy), shapes, axis)
+    if None in sizes:  # SplitV infers the one unknown size
+        sizes = tuple(-1 if d is None else d for d in sizes)
     return execute(SPLIT_V, (_dense(dy),), {"axis": axis, "size_splits": sizes})
+
+
+def _split_at_run_time(dy, shapes, axis):
+    """Concat's gradient when several inputs' sizes along `axis` are known only at run time:
+    one SliceAxis per input, between running sums of the sizes."""
+    grads, start = [], convert_to_tensor(np.int32(0))
+    for shape in shapes:
+        size = shape[axis]
+        if size is None:
+            size = _strided(shape_tensor(shape), (axis,), (axis + 1,), shrink=1)
+        stop = m.add(start, convert_to_tensor(np.int32(size)) if isinstance(size, int) else size)
+        attrs = {"axis": axis, "step": 1, "start": None, "stop": None, "dynamic": "both"}
+        grads.append(execute(SLICE_AXIS, (dy, start, stop), attrs))
+        start = stop
+    return tuple(grads)
+
+
+def _strided(t, begin, end, shrink=0, end_mask=0):
+    """StridedSlice of `t` with static bounds and stride 1."""
+    return execute(STRIDED_SLICE, (t,), {
+        "begin": begin, "end": end, "strides": (1,) * len(begin), "begin_mask": 0,
+        "end_mask": end_mask, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": shrink})
 
 
 @get_op("Pack").def_gradient
@@ -246,6 +290,8 @@ def _unslice_plan(dims, out_dims, begin, end, strides, begin_mask, end_mask, ell
 def _strided_slice_grad(forward, dy):
     a = forward.attrs
     dims = forward.input_shapes[0]
+    if not is_known(dims):  # the input's shape is read when the graph runs
+        return execute(STRIDED_SLICE_GRAD, (shape_tensor(dims), _dense(dy)), a)
     plan = _unslice_plan(tuple(dims), tuple(forward.output_shapes[0]), a["begin"], a["end"],
                          a["strides"], a["begin_mask"], a["end_mask"], a["ellipsis_mask"],
                          a["new_axis_mask"], a["shrink_axis_mask"])
@@ -270,6 +316,15 @@ def _strided_slice_grad(forward, dy):
 
 @get_op("Slice").def_gradient
 def _slice_grad(forward, dy):
+    dims = forward.input_shapes[0]
+    if not is_known(dims):  # x[begin : begin + size] put back into zeros of x's run-time shape
+        begin, size = forward.attrs["begin"], forward.attrs["size"]
+        ends = tuple(0 if n == -1 else b + n for b, n in zip(begin, size))
+        mask = sum(1 << i for i, n in enumerate(size) if n == -1)
+        attrs = {"begin": tuple(begin), "end": ends, "strides": (1,) * len(begin),
+                 "begin_mask": 0, "end_mask": mask, "ellipsis_mask": 0, "new_axis_mask": 0,
+                 "shrink_axis_mask": 0}
+        return execute(STRIDED_SLICE_GRAD, (shape_tensor(dims), _dense(dy)), attrs)
     pads = tuple((b, d - b - s) for b, d, s in zip(forward.attrs["begin"], forward.input_shapes[0],
                                                    forward.output_shapes[0]))
     if not any(a or b for a, b in pads):
@@ -277,13 +332,32 @@ def _slice_grad(forward, dy):
     return _pad(dy, pads)
 
 
-@get_op("PadV2").def_gradient
+@get_op("PadV2").def_gradient(keep_inputs=(2,))
 def _pad_grad(forward, dy):
     # As in TensorFlow, the padding value gets no gradient.
     paddings = forward.attrs["paddings"]
+    if paddings is None:  # PadV2(x, constant, paddings): amounts read at run time
+        return _unpad_at_run_time(_dense(dy), forward.inputs[2], forward.input_shapes[0]), \
+            None, None
     if not any(a or b for a, b in paddings):
         return dy, None
-    return _slice(dy, tuple(a for a, _ in paddings), forward.input_shapes[0]), None
+    dims = forward.input_shapes[0]
+    if not is_known(dims):  # dy[a : -b] along each axis: x's size, whatever it is
+        mask = sum(1 << i for i, (_, b) in enumerate(paddings) if not b)
+        return _strided(_dense(dy), tuple(a for a, _ in paddings),
+                        tuple(-b for _, b in paddings), 0, mask), None
+    return _slice(dy, tuple(a for a, _ in paddings), dims), None
+
+
+def _unpad_at_run_time(g, amounts, shape):
+    """dy[before : before + size] along every axis, the amounts and sizes read at run time."""
+    amounts = m.cast(amounts, _dt.int32)
+    for axis in builtins.range(len(shape)):
+        start = _strided(amounts, (axis, 0), (axis + 1, 1), shrink=3)
+        stop = m.add(start, _size_at(shape, axis, _dt.int32))
+        attrs = {"axis": axis, "step": 1, "start": None, "stop": None, "dynamic": "both"}
+        g = execute(SLICE_AXIS, (g, start, stop), attrs)
+    return g
 
 
 @get_op("MirrorPad").def_gradient
@@ -294,8 +368,13 @@ def _mirror_pad_grad(forward, dy):
     shift = 1 if forward.attrs["mode"] == "REFLECT" else 0
     g = _dense(dy)
     rank = len(forward.input_shapes[0])
-    for axis, (d, (a, b)) in enumerate(zip(forward.input_shapes[0], forward.attrs["paddings"])):
+    shape = forward.input_shapes[0]
+    for axis, (d, (a, b)) in enumerate(zip(shape, forward.attrs["paddings"])):
         if not a and not b:
+            continue
+        if d is None:  # a size known only at run time: the same folds, sizes read then
+            g = _fold_mirrored_at_run_time(g, axis, a, b, shift, _size_at(shape, axis,
+                                                                           _dt.int32), rank)
             continue
         total = _along(g, axis, builtins.slice(a, a + d))
         if a:  # the border before, reversed, lands on x[shift : shift + a]
@@ -308,6 +387,20 @@ def _mirror_pad_grad(forward, dy):
     return g
 
 
+def _fold_mirrored_at_run_time(g, axis, a, b, shift, d, rank):
+    """One axis of `_mirror_pad_grad` with its size `d` a run-time scalar: the middle cut by a
+    SliceAxis, the borders padded by amounts read when the graph runs."""
+    attrs = {"axis": axis, "step": 1, "start": a, "stop": None, "dynamic": "stop"}
+    total = execute(SLICE_AXIS, (g, m.add(d, a)), attrs)
+    if a:
+        border = _along(g, axis, builtins.slice(a - 1, None, -1))
+        total = total + pad(border, _at(rank, axis, (shift, d - shift - a)))
+    if b:
+        border = _along(g, axis, builtins.slice(-1, -b - 1, -1))
+        total = total + pad(border, _at(rank, axis, (d - shift - b, shift)))
+    return total
+
+
 def _along(g, axis, piece):
     """g[:, ..., piece, ...] with `piece` (a slice) at `axis`: one StridedSlice."""
     return g[(builtins.slice(None),) * axis + (piece,)]
@@ -318,44 +411,55 @@ def _at(rank, axis, pair):
     return tuple(pair if i == axis else (0, 0) for i in builtins.range(rank))
 
 
-def _static_dims(op_name, shapes):
-    dims = tuple(shapes[0])
-    if None in dims:
-        raise UnknownDimensionError(f"{op_name}: the gradient needs the input's shape, and "
-                                    f"{list(dims)} is only partly known.")
-    return dims
+def _into_shape(shape):
+    """SliceAxisGrad's `shape` attribute and extra input for the recorded input `shape`: the
+    static dims, or None and the shape read when the graph runs."""
+    if is_known(shape):
+        return tuple(shape), ()
+    return None, (shape_tensor(shape),)
+
+
+def _size_at(shape, axis, dtype):
+    """The size of `shape` along `axis` as a scalar of `dtype` (read at run time if unknown)."""
+    d = shape[axis]
+    if d is not None:
+        return m.cast(d, dtype)
+    return m.cast(_strided(shape_tensor(shape), (axis,), (axis + 1,), shrink=1), dtype)
 
 
 @get_op("IndexAxis").def_gradient(keep_inputs=(1,))
 def _index_axis_grad(forward, dy):
     """Dense, as StridedSlice's: dy placed at the index along `axis` of zeros of the input's
-    (static) shape. That is SliceAxisGrad of dy with the axis restored, over the one-element
-    slice index:index + 1, the index counted from the front first (-1 + 1 would be 0)."""
-    dims = _static_dims("IndexAxis", forward.input_shapes)
+    shape. That is SliceAxisGrad of dy with the axis restored, over the one-element slice
+    index:index + 1, the index counted from the front first (-1 + 1 would be 0)."""
+    shape = forward.input_shapes[0]
     axis = forward.attrs["axis"]
     index = forward.inputs[1]
-    index = m.where(m.less(index, 0), m.add(index, m.cast(dims[axis], index.dtype)), index)
+    index = m.where(m.less(index, 0), m.add(index, _size_at(shape, axis, index.dtype)), index)
+    dims, extra = _into_shape(shape)
     attrs = {"axis": axis, "step": 1, "start": None, "stop": None, "dynamic": "both",
              "shape": dims}
     bounds = (index, m.add(index, m.cast(1, index.dtype)))
-    return execute(SLICE_AXIS_GRAD, (expand_dims(_dense(dy), axis), *bounds), attrs), None
+    return execute(SLICE_AXIS_GRAD, (expand_dims(_dense(dy), axis), *bounds, *extra),
+                   attrs), None
 
 
 @get_op("SliceAxis").def_gradient(keep_inputs=(1, 2))
 def _slice_axis_grad(forward, dy):
-    """Dense, as StridedSlice's: dy placed back into zeros of the input's shape (which must be
-    static: a `None` dimension makes the function trace per call shape)."""
-    dims = _static_dims("SliceAxis", forward.input_shapes)
+    """Dense, as StridedSlice's: dy placed back into zeros of the input's shape."""
+    dims, extra = _into_shape(forward.input_shapes[0])
     bounds = forward.inputs[1:]
     attrs = dict(forward.attrs, shape=dims)
-    return (execute(SLICE_AXIS_GRAD, (_dense(dy), *bounds), attrs),) + (None,) * len(bounds)
+    return (execute(SLICE_AXIS_GRAD, (_dense(dy), *bounds, *extra), attrs),) + (
+        None,) * len(bounds)
 
 
 @get_op("SliceAxisGrad").def_gradient(keep_inputs=(1, 2))
 def _slice_axis_grad_grad(forward, ddx):
-    bounds = forward.inputs[1:]
+    n = len(forward.input_ids) - 1  # the bounds, and the shape when it is an input
+    bounds = forward.inputs[1:3 if forward.attrs["dynamic"] == "both" else 2]
     attrs = {k: v for k, v in forward.attrs.items() if k != "shape"}
-    return (execute(SLICE_AXIS, (_dense(ddx), *bounds), attrs),) + (None,) * len(bounds)
+    return (execute(SLICE_AXIS, (_dense(ddx), *bounds), attrs),) + (None,) * n
 
 
 # -- gathers and scatters --------------------------------------------------------------------
@@ -369,10 +473,17 @@ def _gather_grad(forward, dy):
     if axis == 0 and batch_dims == 0:
         # Rows dy[k] belong to params[indices[k]]: an IndexedSlices, never a dense table.
         values = dy
+        known = is_known(params_shape)
         if len(forward.input_shapes[1]) != 1:
-            values = _reshape(dy, (-1,) + tuple(params_shape[1:]))
+            if known or None not in params_shape[1:]:
+                values = _reshape(dy, (-1,) + tuple(params_shape[1:]))
+            else:  # rows of the params' run-time shape
+                rows = execute(CONCAT, (convert_to_tensor(np.array([-1], np.int32)), _strided(
+                    shape_tensor(params_shape), (1,), (0,), end_mask=1)), {"axis": 0})
+                values = execute(RESHAPE, (_dense(dy), rows), {"shape": None})
             indices = execute(RESHAPE, (indices,), {"shape": (-1,)})
-        return IndexedSlices(_dense(values), indices, dense_shape_tensor(params_shape)), None
+        dense_shape = dense_shape_tensor(params_shape) if known else shape_tensor(params_shape)
+        return IndexedSlices(_dense(values), indices, dense_shape), None
     return _gather_dense_grad(dy, indices, params_shape, forward.input_shapes[1], axis,
                               batch_dims), None
 
@@ -381,6 +492,9 @@ def _gather_dense_grad(dy, indices, params_shape, indices_shape, axis, batch_dim
     """Gather along `axis` with `batch_dims`: params [B, M, n, R] (batch, middle, gathered,
     rest, each flattened) and dy [B, M, I, R]; scatter rows (b, indices[b, i]) of dy (moved to
     [B*I, M, R]) into [B*n, M, R], then move n back between M and R."""
+    if not (is_known(params_shape) and is_known(indices_shape)):
+        return _gather_dense_grad_at_run_time(dy, indices, params_shape, indices_shape, axis,
+                                              batch_dims)
     n = params_shape[axis]
     nb = prod(params_shape[:batch_dims])
     nm = prod(params_shape[batch_dims:axis])
@@ -403,12 +517,51 @@ def _gather_dense_grad(dy, indices, params_shape, indices_shape, axis, batch_dim
     return _reshape(out, params_shape)
 
 
+def _gather_dense_grad_at_run_time(dy, indices, params_shape, indices_shape, axis, batch_dims):
+    """`_gather_dense_grad` for shapes known only at run time: the same steps, with the sizes
+    the trace does not know read from the shapes when the graph runs (and every step taken,
+    since whether a size is 1 is not known)."""
+    n = _run_time_prod(params_shape, axis, axis + 1)
+    nb = _run_time_prod(params_shape, 0, batch_dims)
+    nm = _run_time_prod(params_shape, batch_dims, axis)
+    nr = _run_time_prod(params_shape, axis + 1, None)
+    ni = _run_time_prod(indices_shape, batch_dims, None)
+    g = transpose(reshape(_dense(dy), [nb, nm, ni, nr]), (0, 2, 1, 3))
+    g = reshape(g, [nb * ni, nm, nr])
+    idx = reshape(m.cast(indices, _dt.int64), [nb, ni])
+    offsets = reshape(_range(0, m.cast(nb * n, _dt.int64), m.cast(n, _dt.int64),
+                             dtype=_dt.int64), [nb, 1])
+    indices = reshape(m.add(idx, offsets), [nb * ni, 1])
+    out = scatter_nd(indices, g, [nb * n, nm, nr])
+    out = transpose(reshape(out, [nb, n, nm, nr]), (0, 2, 1, 3))
+    return reshape(out, shape_tensor(params_shape))
+
+
+def _run_time_prod(shape, start, stop):
+    """The product of `shape[start:stop]`: an int when those sizes are known, else an int32
+    scalar computed from the run-time shape."""
+    dims = tuple(shape)[start:stop]
+    if None not in dims:
+        return prod(dims)
+    end = len(shape) if stop is None else stop
+    return m.reduce_prod(_strided(shape_tensor(shape), (start,), (end,)))
+
+
 @get_op("GatherNd").def_gradient(keep_inputs=(1,))
 def _gather_nd_grad(forward, dy):
     indices = forward.inputs[1]
-    params_shape = tuple(forward.input_shapes[0])
+    params_shape = forward.input_shapes[0]
     batch_dims = forward.attrs["batch_dims"]
     g = _dense(dy)
+    if not is_known(params_shape):
+        if batch_dims:
+            raise UnknownDimensionError(
+                "GatherNd: the gradient with batch_dims needs the params' shape, and "
+                f"{params_shape} is only partly known; give the traced function a more "
+                "specific input_signature.")
+        dims = shape_tensor(params_shape)
+        return execute(SCATTER_ND, (indices, g, dims), {"shape": None}), None
+    params_shape = tuple(params_shape)
     if batch_dims:
         # Prefix every coordinate with its batch position, flattened: [B, rows, 1 + depth]
         # into params viewed as [B] + params.shape[batch_dims:].
@@ -428,7 +581,8 @@ def _gather_nd_grad(forward, dy):
 
 @get_op("ScatterNd").def_gradient(keep_inputs=(0,))
 def _scatter_nd_grad(forward, dy):
-    return None, gather_nd(dy, forward.inputs[0])
+    g = gather_nd(dy, forward.inputs[0])
+    return (None, g) if forward.attrs["shape"] is not None else (None, g, None)
 
 
 # -- creation --------------------------------------------------------------------------------
@@ -436,7 +590,13 @@ def _scatter_nd_grad(forward, dy):
 
 @get_op("Fill").def_gradient
 def _fill_grad(forward, dy):
-    return execute(m.SUM, (_dense(dy),), {"axes": None, "keepdims": False})
+    g = execute(m.SUM, (_dense(dy),), {"axes": None, "keepdims": False})
+    return g if forward.attrs["dims"] is not None else (None, g)
+
+
+@STRIDED_SLICE_GRAD.def_gradient
+def _strided_slice_grad_grad(forward, ddx):
+    return None, execute(STRIDED_SLICE, (_dense(ddx),), forward.attrs)
 
 
 del _name

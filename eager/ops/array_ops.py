@@ -28,10 +28,11 @@ from .creation_ops import range  # noqa: A004 - TensorFlow's name (re-exported)
 from ..core.dispatch import execute, named
 from .padding_ops import pad
 from ..core.registry import op_error, register_op
-from ..core.shapes import (broadcast_shapes, check_bools_in_dims, normalize_axis, static_dims,
-                           static_int, static_ints)
+from ..core.shapes import (UnknownDimensionError, broadcast_shapes, check_bools_in_dims,
+                           normalize_axis, static_int, static_ints)
 from .slicing_ops import MAX_ELEMENTS, check_non_negative, fmt_dims as _fmt, prod as _prod
 from .slicing_ops import gather, gather_nd, getitem, scatter_nd, strided_slice
+from .shape_arguments import read_dims, shape_argument, shape_elements
 from .slicing_ops import slice  # noqa: A004 - TensorFlow's name (re-exported)
 
 __all__ = [
@@ -61,13 +62,8 @@ def _spec(array) -> TensorSpec:
 def _reshape_target(shape, requested):
     """The output dims of reshaping `shape` to `requested` (one -1 allowed), TensorFlow's errors
     for impossible requests; None dims where the input's are unknown."""
+    _check_requested(requested)
     unknown = [i for i, d in enumerate(requested) if d == -1]
-    if len(unknown) > 1:
-        raise op_error("Reshape", f"Only one input size may be -1, not both {unknown[0]} and "
-                                  f"{unknown[1]}")
-    for i, d in enumerate(requested):
-        if d < -1:
-            raise op_error("Reshape", f"Size {i} must be non-negative, not {d}")
     known = _prod(d for d in requested if d != -1)
     if known > MAX_ELEMENTS:
         raise op_error("Reshape", f"Shape [{', '.join(str(d) for d in requested)}] has too many "
@@ -100,30 +96,65 @@ def _reshape_target(shape, requested):
                               f"{_fmt(requested)})")
 
 
-def _reshape_infer(x, shape):
+def _reshape_infer(x, dims=None, shape=None):
+    if shape is None:  # the shape is the input `dims`, read when the op runs
+        known = shape_elements("Reshape", dims)
+        if known is None:
+            return TensorSpec(UNKNOWN_SHAPE, x.dtype)
+        if None in known:
+            # TensorFlow's inference: the sizes known now, and -1 unknown beside unknown sizes.
+            _check_requested([0 if d is None else d for d in known])
+            return TensorSpec([None if d is None or d == -1 else d for d in known], x.dtype)
+        shape = known
     if x.shape.rank is None:
         return TensorSpec([None if d == -1 else d for d in shape], x.dtype)
     return TensorSpec(_reshape_target(x.shape, shape), x.dtype)
 
 
-def _reshape_kernel(xp, x, shape):
+def _check_requested(requested):
+    """TensorFlow's errors for sizes no input could have: two -1s, a size below -1."""
+    unknown = [i for i, d in enumerate(requested) if d == -1]
+    if len(unknown) > 1:
+        raise op_error("Reshape", f"Only one input size may be -1, not both {unknown[0]} and "
+                                  f"{unknown[1]}")
+    for i, d in enumerate(requested):
+        if d < -1:
+            raise op_error("Reshape", f"Size {i} must be non-negative, not {d}")
+
+
+def _reshape_kernel(xp, x, dims=None, shape=None):
     # numpy's reshape is as strict as TensorFlow's for the common cases (on failure dispatch
     # asks the inference for TensorFlow's message); sizes below -1 (which numpy takes as -1) and
     # a -1 beside zero sizes follow TensorFlow's rules in _reshape_target.
+    if shape is None:  # the shape is the input `dims` (`shape_arguments`)
+        shape = read_dims("Reshape", dims)
+        _check_requested(shape)
+        if x.size and min(shape, default=0) >= -1:
+            try:
+                return xp.reshape(x, shape)
+            except ValueError:  # TensorFlow's message (inference cannot see run-time values)
+                _reshape_target(TensorShape(x.shape), shape)
+                raise
     if x.size == 0 or min(shape, default=0) < -1:
         shape = _reshape_target(TensorShape(x.shape), shape)
     return xp.reshape(x, shape)
 
 
+#: Reshape(x) to the `shape` attribute, or, with `shape=None`, Reshape(x, dims) to a shape
+#: known only when the op runs (`shape_arguments`).
 RESHAPE = register_op("Reshape", _reshape_kernel, _reshape_infer, dtypes=ALL)
 
 
 def reshape(tensor, shape, name=None):
     """≈ `tf.reshape`: the same elements in row-major order with a new shape; one dimension may
-    be -1 (inferred). A size mismatch raises InvalidArgumentError naming both shapes."""
-    shape = static_dims("Reshape", shape, "shape")
+    be -1 (inferred). A size mismatch raises InvalidArgumentError naming both shapes. In a
+    traced function the shape may be known only when it runs (`[tf.shape(x)[0], -1]`)."""
+    shape, dims = shape_argument("Reshape", shape, "shape")
     x = as_tensor(tensor)
-    out = execute(RESHAPE, (x,), {"shape": shape})
+    if dims is None:
+        out = execute(RESHAPE, (x,), {"shape": shape})
+    else:
+        out = execute(RESHAPE, (x, dims), {"shape": None})
     return out if name is None else named(out, name)
 
 
@@ -540,9 +571,14 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 # Tile, broadcast_to (pad lives in padding_ops)
 # -----------------------------------------------------------------------------------------------
 
-def _tile_infer(x, multiples):
+def _tile_infer(x, counts=None, multiples=None):
+    if multiples is None:  # Tile(x, counts): the multiples are read when the op runs
+        multiples = shape_elements("Tile", counts, "multiples")
+        if multiples is None:
+            return TensorSpec([None] * x.shape.rank if x.shape.rank is not None else None,
+                              x.dtype)
     for i, m in enumerate(multiples):
-        if m < 0:
+        if m is not None and m < 0:
             raise op_error("Tile", f"Expected multiples[{i}] >= 0, but got {m}")
     rank = x.shape.rank
     if rank is None:
@@ -550,28 +586,46 @@ def _tile_infer(x, multiples):
     if len(multiples) != rank:
         raise op_error("Tile", f"Expected multiples argument to be a vector of length {rank} "
                                f"but got length {len(multiples)}")
-    return TensorSpec([None if d is None else d * m for d, m in zip(x.shape, multiples)],
-                      x.dtype)
+    return TensorSpec([None if d is None or m is None else d * m
+                       for d, m in zip(x.shape, multiples)], x.dtype)
 
 
-def _tile_kernel(xp, x, multiples):
-    _tile_infer(_spec(x), multiples)  # numpy's tile accepts any number of multiples
+def _tile_kernel(xp, x, counts=None, multiples=None):
+    if multiples is None:
+        multiples = read_dims("Tile", counts, "multiples")
+    _tile_infer(_spec(x), multiples=multiples)  # numpy's tile accepts any number of multiples
     if not multiples:
         return xp.asarray(x).copy()
     return xp.tile(x, multiples)
 
 
+#: Tile(x) by the `multiples` attribute, or, with `multiples=None`, Tile(x, multiples) by
+#: counts read when the op runs (`shape_arguments`).
 TILE = register_op("Tile", _tile_kernel, _tile_infer, dtypes=ALL)
 
 
 def tile(input, multiples, name=None):  # noqa: A002
-    """≈ `tf.tile`: repeats `input` `multiples[i]` times along dimension i."""
+    """≈ `tf.tile`: repeats `input` `multiples[i]` times along dimension i (counts a traced
+    function may know only when it runs)."""
     x = as_tensor(input)
     check_bools_in_dims("Tile", multiples, "multiples")
-    return execute(TILE, (x,), {"multiples": static_ints("Tile", multiples, "multiples")})
+    try:
+        counts = static_ints("Tile", multiples, "multiples")
+    except UnknownDimensionError:
+        _, counts = shape_argument("Tile", multiples, "multiples")
+        return execute(TILE, (x, counts), {"multiples": None})
+    return execute(TILE, (x,), {"multiples": counts})
 
 
-def _broadcast_to_infer(x, shape):
+def _broadcast_to_infer(x, dims=None, shape=None):
+    if shape is None:  # the shape is the input `dims`, read when the op runs
+        known = shape_elements("BroadcastTo", dims)
+        if known is None:
+            return TensorSpec(UNKNOWN_SHAPE, x.dtype)
+        if None in known:
+            check_non_negative("BroadcastTo", [d for d in known if d is not None])
+            return TensorSpec(_partly_broadcast(x.shape, known), x.dtype)
+        shape = known
     check_non_negative("BroadcastTo", shape)
     rank = x.shape.rank
     if rank is not None:
@@ -588,9 +642,29 @@ def _broadcast_to_infer(x, shape):
     return TensorSpec(shape, x.dtype)
 
 
-def _broadcast_to_kernel(xp, x, shape):
+def _partly_broadcast(x_shape, known):
+    """The output shape of broadcasting x to sizes of which some are known only at run time
+    (None): the known ones, and where a size is unknown, x's own size when it is known and not
+    1 (the only size x broadcasts to there)."""
+    dims = list(known)
+    if x_shape.rank is not None and x_shape.rank <= len(dims):
+        offset = len(dims) - x_shape.rank
+        for i, d in enumerate(x_shape):
+            if dims[offset + i] is None and d is not None and d != 1:
+                dims[offset + i] = d
+    return TensorShape(dims)
+
+
+def _broadcast_to_kernel(xp, x, dims=None, shape=None):
     # An empty buffer filled by one broadcasting assignment: several times faster than
     # broadcast_to(...).copy(), and this op runs in the gradient of every reduction.
+    if shape is None:  # the shape is the input `dims` (`shape_arguments`)
+        shape = read_dims("BroadcastTo", dims)
+        try:
+            return _broadcast_to_kernel(xp, x, shape=shape)
+        except ValueError:  # TensorFlow's message (inference cannot see run-time values)
+            _broadcast_to_infer(_spec(x), shape=shape)
+            raise
     if len(shape) < x.ndim:
         xp.broadcast_to(x, shape)  # raises numpy's error; dispatch explains it
     out = xp.empty(shape, dtype=x.dtype)
@@ -598,15 +672,20 @@ def _broadcast_to_kernel(xp, x, shape):
     return out
 
 
+#: BroadcastTo(x) to the `shape` attribute, or, with `shape=None`, BroadcastTo(x, dims) to a
+#: shape known only when the op runs (`shape_arguments`).
 BROADCAST_TO = register_op("BroadcastTo", _broadcast_to_kernel, _broadcast_to_infer, dtypes=ALL)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
     """≈ `tf.broadcast_to`: `input` repeated along dimensions of size 1 (and new leading ones)
-    to `shape`, with numpy's broadcasting rules."""
+    to `shape`, with numpy's broadcasting rules. In a traced function the shape may be known
+    only when it runs."""
     x = as_tensor(input)
-    check_bools_in_dims("BroadcastTo", shape, "shape")
-    return execute(BROADCAST_TO, (x,), {"shape": static_ints("BroadcastTo", shape, "shape")})
+    shape, dims = shape_argument("BroadcastTo", shape, "shape")
+    if dims is None:
+        return execute(BROADCAST_TO, (x,), {"shape": shape})
+    return execute(BROADCAST_TO, (x, dims), {"shape": None})
 
 
 # -----------------------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ from .array_ops import (broadcast_to, concat, expand_dims, identity, reshape, sq
 from .array_ops import range as _range
 from ..core.argument_conversion import as_tensor, same_type
 from ..core.registry import OpDef, op_error
-from ..core.shapes import broadcast_shapes, normalize_axis, static_int, static_ints
+from ..core.shapes import (UnknownDimensionError, broadcast_shapes, normalize_axis, static_int,
+                           static_ints)
 from .slicing_ops import gather
 
 __all__ = ["add_n", "bias_add", "leaky_relu", "elu", "l2_loss", "moments", "reduce_variance",
@@ -444,16 +445,18 @@ def meshgrid(*args, **kwargs):
 
 def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
     """≈ `tf.sequence_mask`: `mask[..., j] = j < lengths[...]`; `maxlen` defaults to the largest
-    length (a value: known eagerly, or when the trace can determine it)."""
+    length (in a traced function, possibly known only when it runs)."""
     lengths = as_tensor(lengths)
     if not lengths.dtype.is_integer:
         raise TypeError(f"sequence_mask: lengths must be integers, got {lengths.dtype.name}.")
     if maxlen is None:
         maxlen = m.reduce_max(lengths)
-    maxlen = static_int("SequenceMask", maxlen, "maxlen")
+    try:
+        maxlen = static_int("SequenceMask", maxlen, "maxlen")
+    except UnknownDimensionError:  # a scalar known only at run time: range reads it then
+        pass
     row = m.cast(_range(maxlen), lengths.dtype)
-    mask = m.less(row, reshape(lengths, list(lengths.shape) + [1]) if lengths.shape.rank else
-                  lengths)
+    mask = m.less(row, expand_dims(lengths, -1) if lengths.shape.rank else lengths)
     return mask if _dt.as_dtype(dtype) is _dt.bool else m.cast(mask, dtype)
 
 

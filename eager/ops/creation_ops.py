@@ -19,8 +19,10 @@ from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import UNKNOWN_SHAPE
 from ..core.argument_conversion import as_tensor, check_dtype
 from ..core.dispatch import execute
-from ..core.registry import op_error, register_op
-from ..core.shapes import TENSOR_SHAPE, static_array, static_dims, static_int, static_ints
+from ..core.registry import get_op, op_error, register_op
+from ..core.shapes import (TENSOR_SHAPE, UnknownDimensionError, known_elements, static_array,
+                           static_int, static_ints, trace_time_value)
+from .shape_arguments import read_dims, shape_argument, shape_elements, size_argument
 from .slicing_ops import MAX_ELEMENTS, check_non_negative, check_shape, fmt_dims as _fmt
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "range", "eye", "one_hot"]
@@ -35,13 +37,15 @@ def _dtype_arg(op_name, dtype):
     return dtype
 
 
-def _shape_ints(op_name, shape):
+def _shape_arg(op_name, shape):
     """zeros/ones convert `shape` with dtype int32 in TensorFlow: floats are a TypeError (and
     None, or an int beyond int64, the conversion's ValueError: `static_dims`). A list is read as
-    a TensorShape first, so Python bools are sizes anywhere in it (TENSOR_SHAPE)."""
+    a TensorShape first, so Python bools are sizes anywhere in it (TENSOR_SHAPE). Returns
+    `shape_argument`'s pair: static dims, or a shape tensor known only at run time."""
     if isinstance(shape, (list, tuple)) and any(isinstance(d, float) for d in shape):
         raise TypeError(f"{op_name}: Cannot convert {shape!r} to EagerTensor of dtype int32.")
-    return static_dims(op_name, shape, "shape", TENSOR_SHAPE)
+    return shape_argument(op_name, shape, "shape", scalar_is_vector=True,
+                          conversion=TENSOR_SHAPE)
 
 
 def _constant_infer(op_name):
@@ -57,17 +61,26 @@ ONES = register_op("Ones", lambda xp, shape, dtype: xp.ones(shape, dtype=dtype.d
                    _constant_infer("Ones"), dtypes=ALL, differentiable=False)
 
 
+def _filled(op, shape, dtype):
+    """`op` (Zeros or Ones) of `shape`; for a shape known only when a traced function runs,
+    Fill of that shape with the scalar `op` makes, as TensorFlow's zeros and ones build it."""
+    dims, dynamic = _shape_arg(op.name, shape)
+    dtype = _dtype_arg(op.name, dtype)
+    if dynamic is None:
+        return execute(op, (), {"shape": dims, "dtype": dtype})
+    value = execute(op, (), {"shape": (), "dtype": dtype})
+    return execute(FILL, (dynamic, value), {"dims": None})
+
+
 def zeros(shape, dtype=_dt.float32, name=None):
     """≈ `tf.zeros`: a tensor of `shape` filled with zeros (False for bool), on the current
     device."""
-    attrs = {"shape": _shape_ints("Zeros", shape), "dtype": _dtype_arg("Zeros", dtype)}
-    return execute(ZEROS, (), attrs)
+    return _filled(ZEROS, shape, dtype)
 
 
 def ones(shape, dtype=_dt.float32, name=None):
     """≈ `tf.ones`: a tensor of `shape` filled with ones (True for bool), on the current device."""
-    attrs = {"shape": _shape_ints("Ones", shape), "dtype": _dtype_arg("Ones", dtype)}
-    return execute(ONES, (), attrs)
+    return _filled(ONES, shape, dtype)
 
 
 def _like_infer(x, dtype):
@@ -94,14 +107,28 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
     return execute(ONES_LIKE, (x,), {"dtype": dtype})
 
 
-def _fill_infer(value, dims):
+def _fill_infer(*inputs, dims):
+    if dims is None:  # Fill(dims, value): the shape is known only when the op runs
+        shape_tensor, value = inputs
+        known = shape_elements("Fill", shape_tensor, "dims")
+        if known is not None:
+            check_shape("Fill", [d for d in known if d is not None], "dims")
+        dims = UNKNOWN_SHAPE if known is None else known
+    else:
+        (value,) = inputs
+        check_shape("Fill", dims, "dims")
     if value.shape.rank not in (0, None):
         raise op_error("Fill", f"value must be a scalar, got shape {_fmt(value.shape)}")
-    check_shape("Fill", dims, "dims")
     return TensorSpec(dims, value.dtype)
 
 
-def _fill_kernel(xp, value, dims):
+def _fill_kernel(xp, *inputs, dims):
+    if dims is None:
+        shape_tensor, value = inputs
+        dims = read_dims("Fill", shape_tensor, "dims")
+        check_shape("Fill", dims, "dims")
+    else:
+        (value,) = inputs
     if value.ndim:
         raise op_error("Fill", f"value must be a scalar, got shape {_fmt(value.shape)}")
     out = xp.empty(dims, dtype=value.dtype)
@@ -109,16 +136,21 @@ def _fill_kernel(xp, value, dims):
     return out
 
 
+#: Fill(value) of the `dims` attribute, or, with `dims=None`, Fill(dims, value) of a shape known
+#: only when the op runs (TensorFlow's input order; `shape_arguments`).
 FILL = register_op("Fill", _fill_kernel, _fill_infer, dtypes=ALL)
 
 
 def fill(dims, value, name=None):
     """≈ `tf.fill`: a tensor of shape `dims` filled with the scalar `value` (whose dtype it
     takes: `fill([2], 9)` is int32, `fill([2], 9.)` float32). `value` is an input, so the
-    result is differentiable with respect to it, as in TensorFlow."""
-    dims = static_dims("Fill", dims, "dims")
+    result is differentiable with respect to it, as in TensorFlow. In a traced function `dims`
+    may be known only when it runs."""
+    dims, dynamic = shape_argument("Fill", dims, "dims")
     value = as_tensor(value)
-    return execute(FILL, (value,), {"dims": dims})
+    if dynamic is None:
+        return execute(FILL, (value,), {"dims": dims})
+    return execute(FILL, (dynamic, value), {"dims": None})
 
 
 # TensorFlow's Range kernels, and its order for inferring a dtype from the arguments.
@@ -165,26 +197,49 @@ def _range_size(start, limit, delta, dtype):
     return int(size)
 
 
-def _range_kernel(xp, start, limit, delta, dtype):
+def _range_kernel(xp, *bounds, start=None, limit=None, delta=None, dtype):
+    if bounds:  # Range(start, limit, delta): bounds known only when the op runs
+        start, limit, delta = (b.item() for b in bounds)
     n = _range_size(start, limit, delta, dtype)
     t = dtype.dtype.type
     return xp.arange(n, dtype=dtype.dtype) * t(delta) + t(start)
 
 
-RANGE = register_op("Range", _range_kernel,
-                    lambda start, limit, delta, dtype: TensorSpec(
-                        [_range_size(start, limit, delta, dtype)], dtype),
-                    dtypes=RANGE_DTYPES, differentiable=False)
+def _range_infer(*bounds, start=None, limit=None, delta=None, dtype):
+    if bounds:
+        known = []
+        for b, what in zip(bounds, ("start", "limit", "delta")):
+            if b.shape.rank not in (0, None):
+                raise op_error("Range", f"{what} must be a scalar, not shape {_fmt(b.shape)}")
+            if b.dtype is not dtype:
+                raise op_error("Range", f"{what} must be {dtype.name}, got {b.dtype.name}")
+            value = known_elements(b)
+            known.append(None if value is None else value[0])
+        if None in known:
+            return TensorSpec([None], dtype)
+        start, limit, delta = known
+    return TensorSpec([_range_size(start, limit, delta, dtype)], dtype)
+
+
+#: Range of the `start`, `limit` and `delta` attributes, or, when they are left out, Range(start,
+#: limit, delta) of scalar inputs of `dtype` known only when the op runs (`shape_arguments`).
+RANGE = register_op("Range", _range_kernel, _range_infer, dtypes=RANGE_DTYPES,
+                    differentiable=False)
 
 
 def _range_scalar(value, dtype, what):
-    """(number, dtype) for one argument of `range`: tensors keep their dtype, Python numbers
-    take TensorFlow's (int32 or int64, float32) unless `dtype` is given."""
+    """(number or None, dtype, tensor) for one argument of `range`: tensors keep their dtype,
+    Python numbers take TensorFlow's (int32 or int64, float32) unless `dtype` is given. The
+    number is None for a symbolic tensor whose value is known only when the function runs."""
     if not isinstance(value, Tensor):
         value = as_tensor(value, dtype)
     if value.shape.rank != 0:
         raise op_error("Range", f"{what} must be a scalar, not shape {_fmt(value.shape)}")
-    return static_array("Range", value, what), value.dtype
+    if value.is_symbolic and trace_time_value(value) is None:
+        if not (value.dtype.is_integer or value.dtype.is_floating):
+            raise TypeError(f"Range: {what} must be a number, got dtype {value.dtype.name}.")
+        return None, value.dtype, value
+    return static_array("Range", value, what), value.dtype, value
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
@@ -199,17 +254,22 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     args = [_range_scalar(v, dtype, what)
             for v, what in ((start, "start"), (limit, "limit"), (delta, "delta"))]
     if dtype is None:
-        for _, d in args:
+        for _, d, _ in args:
             if d not in _RANGE_ORDER:
                 raise TypeError(f"Range: cannot infer a dtype from a {d.name} argument; pass "
                                 "dtype.")
-        dtype = max((d for _, d in args), key=_RANGE_ORDER.index)
+        dtype = max((d for _, d, _ in args), key=_RANGE_ORDER.index)
     if dtype not in RANGE_DTYPES:
         raise op_error("Range", f"Range has no kernel for dtype {dtype.name} (supported: "
                                 f"{', '.join(sorted(d.name for d in RANGE_DTYPES))})",
                        cls=NotFoundError if dtype in _RANGE_DECLARED else InvalidArgumentError)
+    if any(v is None for v, _, _ in args):
+        # A bound known only when the function runs: the bounds become the op's inputs.
+        bounds = tuple(size_argument("Range", t, dtype, what) for (_, _, t), what in
+                       zip(args, ("start", "limit", "delta")))
+        return execute(RANGE, bounds, {"dtype": dtype})
     cast = int if dtype.is_integer else float
-    start, limit, delta = (cast(dtype.dtype.type(v)) for v, _ in args)
+    start, limit, delta = (cast(dtype.dtype.type(v)) for v, _, _ in args)
     return execute(RANGE, (), {"start": start, "limit": limit, "delta": delta, "dtype": dtype})
 
 
@@ -244,12 +304,36 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dt.float32, name=No
         if not all(isinstance(v, (numbers.Integral, np.integer)) for v in (num_rows, columns)):
             raise TypeError(f"Arguments `num_rows` and `num_columns` must be positive integer "
                             f"values. Received: num_rows={num_rows}, num_columns={columns}")
-    num_rows = static_int("Eye", num_rows, "num_rows")
-    num_columns = num_rows if num_columns is None else static_int("Eye", num_columns,
-                                                                  "num_columns")
-    batch_shape = () if batch_shape is None else static_ints("Eye", batch_shape, "batch_shape")
+    try:
+        num_rows = static_int("Eye", num_rows, "num_rows")
+        num_columns = num_rows if num_columns is None else static_int("Eye", num_columns,
+                                                                      "num_columns")
+        batch_shape = () if batch_shape is None else static_ints("Eye", batch_shape,
+                                                                 "batch_shape")
+    except UnknownDimensionError:
+        return _eye_at_run_time(num_rows, columns, batch_shape, _dtype_arg("Eye", dtype))
     return execute(EYE, (), {"num_rows": num_rows, "num_columns": num_columns,
                              "batch_shape": batch_shape, "dtype": _dtype_arg("Eye", dtype)})
+
+
+def _eye_at_run_time(num_rows, num_columns, batch_shape, dtype):
+    """`eye` of sizes a traced function knows only when it runs: row index == column index,
+    from two run-time ranges, broadcast over the batch shape."""
+    op = get_op
+    rows = execute(op("ExpandDims"), (range(num_rows, dtype=_dt.int32),), {"axis": 1})
+    cols = execute(op("ExpandDims"), (range(num_columns, dtype=_dt.int32),), {"axis": 0})
+    matrix = execute(op("Cast"), (execute(op("Equal"), (rows, cols), {"incompatible_shape_error":
+                                                                      True}),),
+                     {"dtype": dtype})
+    if batch_shape is None:
+        return matrix
+    dims, dynamic = shape_argument("Eye", batch_shape, "batch_shape")
+    if dynamic is None:
+        dynamic = convert_to_tensor(np.array(dims, np.int32))
+    shape = execute(op("ConcatV2"), (dynamic if dynamic.dtype is _dt.int32 else execute(
+        op("Cast"), (dynamic,), {"dtype": _dt.int32}), execute(op("Shape"), (matrix,), {
+            "out_type": _dt.int32})), {"axis": 0})
+    return execute(op("BroadcastTo"), (matrix, shape), {"shape": None})
 
 
 ONE_HOT_INDICES = frozenset({_dt.uint8, _dt.int8, _dt.int32, _dt.int64})

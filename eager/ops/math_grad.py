@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from ..base import dtypes as _dt
 from . import math_ops as m
-from .array_ops import reshape, transpose
+from .array_ops import concat, reshape, transpose
+from ..core.shapes import RunTimeShape
 from .creation_ops import ones_like, zeros_like
 from .cumulative_ops import cumprod, cumsum
-from .grad_utils import grad_conj, needs_gradient, restore_reduced, unbroadcast
+from .grad_utils import (broadcast_to_shape, count_as, grad_conj, is_known, needs_gradient,
+                         reduced_count, reshape_to, restore_reduced, shape_tensor, unbroadcast)
 from .product_ops import MATMUL, matmul
 from ..core.registry import get_op
 
@@ -23,34 +25,38 @@ from ..core.registry import get_op
 
 @get_op("AddV2").def_gradient
 def _add_grad(forward, dy):
-    return unbroadcast(dy, forward.input_shapes[0]), unbroadcast(dy, forward.input_shapes[1])
+    sx, sy = forward.input_shapes
+    return unbroadcast(dy, sx, (sy,)), unbroadcast(dy, sy, (sx,))
 
 
 @get_op("Sub").def_gradient
 def _sub_grad(forward, dy):
-    return unbroadcast(dy, forward.input_shapes[0]), unbroadcast(-dy, forward.input_shapes[1])
+    sx, sy = forward.input_shapes
+    return unbroadcast(dy, sx, (sy,)), unbroadcast(-dy, sy, (sx,))
 
 
 @get_op("Mul").def_gradient(keep_inputs=True)
 def _mul_grad(forward, dy):
     x, y = forward.inputs
-    return (unbroadcast(dy * grad_conj(y), forward.input_shapes[0]),
-            unbroadcast(grad_conj(x) * dy, forward.input_shapes[1]))
+    sx, sy = forward.input_shapes
+    return (unbroadcast(dy * grad_conj(y), sx, (sy,)),
+            unbroadcast(grad_conj(x) * dy, sy, (sx,)))
 
 
 @get_op("RealDiv").def_gradient(keep_inputs=True)
 def _realdiv_grad(forward, dy):
     x, y = forward.inputs
     y = grad_conj(y)
-    return (unbroadcast(dy / y, forward.input_shapes[0]),
-            unbroadcast(dy * (-grad_conj(x) / y) / y, forward.input_shapes[1]))
+    sx, sy = forward.input_shapes
+    return (unbroadcast(dy / y, sx, (sy,)),
+            unbroadcast(dy * (-grad_conj(x) / y) / y, sy, (sx,)))
 
 
 @get_op("FloorMod").def_gradient(keep_inputs=True)
 def _floormod_grad(forward, dy):
     x, y = forward.inputs
-    return (unbroadcast(dy, forward.input_shapes[0]),
-            unbroadcast(-dy * m.floordiv(x, y), forward.input_shapes[1]))
+    sx, sy = forward.input_shapes
+    return (unbroadcast(dy, sx, (sy,)), unbroadcast(-dy * m.floordiv(x, y), sy, (sx,)))
 
 
 @get_op("Pow").def_gradient(keep_inputs=True, keep_outputs=True)
@@ -66,7 +72,8 @@ def _pow_grad(forward, dy):
         positive = m.greater(x, 0)
         log_x = m.where(positive, m.log(m.where(positive, x, ones_like(x))), zeros_like(x))
     gy = dy * grad_conj(z * log_x)
-    return unbroadcast(gx, forward.input_shapes[0]), unbroadcast(gy, forward.input_shapes[1])
+    sx, sy = forward.input_shapes
+    return unbroadcast(gx, sx, (sy,)), unbroadcast(gy, sy, (sx,))
 
 
 def _select_grad(mask_for_x):
@@ -74,8 +81,9 @@ def _select_grad(mask_for_x):
         x, y = forward.inputs
         mask = mask_for_x(x, y)
         zero = zeros_like(dy)
-        return (unbroadcast(m.where(mask, dy, zero), forward.input_shapes[0]),
-                unbroadcast(m.where(mask, zero, dy), forward.input_shapes[1]))
+        sx, sy = forward.input_shapes
+        return (unbroadcast(m.where(mask, dy, zero), sx, (sy,)),
+                unbroadcast(m.where(mask, zero, dy), sy, (sx,)))
     return grad
 
 
@@ -199,8 +207,9 @@ def _cast_grad(forward, dy):
 def _select_v2_grad(forward, dy):
     condition = forward.inputs[0]
     zero = zeros_like(dy)
-    return (None, unbroadcast(m.where(condition, dy, zero), forward.input_shapes[1]),
-            unbroadcast(m.where(condition, zero, dy), forward.input_shapes[2]))
+    sc, sx, sy = forward.input_shapes
+    return (None, unbroadcast(m.where(condition, dy, zero), sx, (sc, sy)),
+            unbroadcast(m.where(condition, zero, dy), sy, (sc, sx)))
 
 
 @get_op("ClipByValue").def_gradient(keep_inputs=True)
@@ -209,12 +218,18 @@ def _clip_grad(forward, dy):
     zero = zeros_like(dy)
     below, above = m.less(t, lo), m.greater(t, hi)
     inside = m.logical_not(m.logical_or(below, above))
+    st, slo, shi = forward.input_shapes
     return (m.where(inside, dy, zero),
-            unbroadcast(m.where(below, dy, zero), forward.input_shapes[1]),
-            unbroadcast(m.where(above, dy, zero), forward.input_shapes[2]))
+            unbroadcast(m.where(below, dy, zero), slo, (st, shi)),
+            unbroadcast(m.where(above, dy, zero), shi, (st, slo)))
 
 
 # -- reductions ----------------------------------------------------------------------------------
+
+
+@m.SUM_TO_SHAPE.def_gradient
+def _sum_to_shape_grad(forward, dy):
+    return broadcast_to_shape(dy, forward.input_shapes[0]), None
 
 
 @get_op("Sum").def_gradient
@@ -228,12 +243,13 @@ def _mean_grad(forward, dy):
     attrs = forward.attrs
     shape = forward.input_shapes[0]
     axes = attrs.get("axes")
+    if not is_known(shape):
+        # Known only at run time: the count divides dy before it is broadcast (the same
+        # quotient in every element, for one division instead of one per element).
+        return restore_reduced(dy / count_as(reduced_count(shape, axes), dy.dtype), shape, axes,
+                               attrs.get("keepdims"))
     grad = restore_reduced(dy, shape, axes, attrs.get("keepdims"))
-    count = 1
-    for i, d in enumerate(shape):
-        if axes is None or i in axes:
-            count *= d
-    return grad / m.cast(max(count, 1), grad.dtype)
+    return grad / count_as(reduced_count(shape, axes), grad.dtype)
 
 
 def _extremum_grad(forward, dy):
@@ -278,13 +294,17 @@ def _prod_grad(forward, dy):
     if len(reduced) == 1:
         others = _exclusive_both_ways(x, reduced[0])
     elif len(reduced) == rank:
-        others = reshape(_exclusive_both_ways(reshape(x, [-1]), 0), list(shape))
+        others = reshape_to(_exclusive_both_ways(reshape(x, [-1]), 0), shape)
     else:  # move the reduced axes last, as one axis
         kept = [i for i in range(rank) if i not in reduced]
         perm = kept + list(reduced)
         moved = transpose(x, perm)
-        flat = reshape(moved, [shape[i] for i in kept] + [-1])
-        others = reshape(_exclusive_both_ways(flat, len(kept)), list(moved.shape))
+        moved_shape = tuple(moved.shape) if is_known(moved.shape) else RunTimeShape(moved)
+        if all(shape[i] is not None for i in kept):
+            flat = reshape(moved, [shape[i] for i in kept] + [-1])
+        else:  # the kept sizes read at run time
+            flat = reshape(moved, concat([shape_tensor(moved_shape)[:len(kept)], [-1]], 0))
+        others = reshape_to(_exclusive_both_ways(flat, len(kept)), moved_shape)
         others = transpose(others, [perm.index(i) for i in range(rank)])
     return grad * grad_conj(others)
 

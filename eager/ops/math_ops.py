@@ -18,6 +18,7 @@ from ..base.tensor_shape import TensorShape
 from ..core.argument_conversion import as_tensor, check_dtype, same_type
 from ..core.dispatch import execute, named, run_bare_unary
 from ..core.registry import OpDef, op_error, register_op
+from .shape_arguments import read_dims, shape_elements
 from ..core.shapes import (broadcast_shapes, normalize_axes, normalize_axis, reduced_shape,
                            static_int)
 
@@ -636,6 +637,52 @@ ANY = register_op("Any", _any_kernel, _reduce_infer("Any"), dtypes=BOOL, differe
 ALL = register_op("All", _all_kernel, _reduce_infer("All"), dtypes=BOOL, differentiable=False)
 LOGSUMEXP = register_op("ReduceLogSumExp", _logsumexp_kernel, _reduce_infer("ReduceLogSumExp"),
                         dtypes=_dt.FLOATING)
+
+
+def _sum_to_shape_axes(x_shape, target):
+    """The axes to sum x over to undo broadcasting a tensor of `target`'s shape to x's; the
+    op's error when no such broadcast gives x's shape."""
+    lead = len(x_shape) - len(target)
+    axes = None if lead < 0 else list(range(lead))
+    for i, d in enumerate(target):
+        if axes is None:
+            break
+        n = x_shape[lead + i]
+        if d == 1 and n != 1:
+            axes.append(lead + i)
+        elif d != n and n is not None and d is not None:
+            axes = None
+    if axes is None:
+        raise op_error("SumToShape", f"a tensor of shape {list(target)} does not broadcast to "
+                                     f"shape {list(x_shape)}")
+    return tuple(axes)
+
+
+def _sum_to_shape_infer(x, shape):
+    known = shape_elements("SumToShape", shape)
+    if known is None or x.shape.rank is None:
+        return TensorSpec(TensorShape(None) if known is None else [None] * len(known), x.dtype)
+    _sum_to_shape_axes(tuple(x.shape), known)
+    lead = len(x.shape) - len(known)
+    # An unknown size is x's where x has 1 there (a size-1 dimension came from 1).
+    return TensorSpec([1 if d is None and x.shape[lead + i] == 1 else d
+                       for i, d in enumerate(known)], x.dtype)
+
+
+def _sum_to_shape_kernel(xp, x, shape):
+    target = read_dims("SumToShape", shape)
+    axes = _sum_to_shape_axes(x.shape, target)
+    if axes:
+        x = _sum_kernel(xp, x, axes)
+    return x if x.shape == target else x.reshape(target)
+
+
+#: SumToShape(x, shape): x summed over the axes along which a tensor of `shape` (an int vector,
+#: read when the op runs) was broadcast to x's shape, so that the result has `shape`. The
+#: gradient of broadcasting when a traced function knows the shapes only when it runs
+#: (TensorFlow's BroadcastGradientArgs, Sum and Reshape in one op); static shapes use Sum.
+SUM_TO_SHAPE = register_op("SumToShape", _sum_to_shape_kernel, _sum_to_shape_infer,
+                           dtypes=NUMERIC)
 
 
 _FULL_RANKS = 9  # ranks below this get their full-reduction attributes made once

@@ -21,15 +21,15 @@ import numpy as np
 from ..base import dtypes as _dt
 from ..core.specs import TensorSpec
 from . import math_ops as m
-from .array_ops import expand_dims, reshape, transpose
+from .array_ops import concat, expand_dims, reshape, transpose
 from .conv_ops import (_CONV, _POOL, AVG_POOL, CONV2D, _from_nhwc, _geometry, _lowest, _to_nhwc,
                        _windows, window_counts)
-from ..core.shapes import UnknownDimensionError
 from .creation_ops import range as _range, zeros
 from ..core.dispatch import execute
-from .grad_utils import needs_gradient, output_unused, unbroadcast
+from .grad_utils import needs_gradient, output_unused, shape_tensor, unbroadcast
 from .nn_ops import _normal_cdf, _upcast, log_softmax, softmax
 from ..core.registry import get_op, register_op
+from .shape_arguments import read_dims, shape_elements
 from .slicing_ops import scatter_nd
 
 FLOATING = _dt.FLOATING
@@ -224,9 +224,29 @@ def _conv_filter_grad_kernel(xp, x, dy, filter_shape, strides=(1, 1), dilations=
     return xp.ascontiguousarray(dw.astype(dtype, copy=False))
 
 
-def _conv_input_grad_kernel(xp, w, dy, input_shape, strides=(1, 1), dilations=(1, 1),
-                            padding="VALID", explicit_paddings=(), data_format="NHWC"):
+def _batch_from(input_shape, dy):
+    """`input_shape` with its batch sizes (those before the last three) taken from `dy` where
+    the attribute leaves them unknown: a traced function with a None batch dimension."""
+    if None not in input_shape:
+        return input_shape
+    return tuple(dy.shape[:len(input_shape) - 3]) + tuple(input_shape[-3:])
+
+
+def _input_shape_arg(shape):
+    """A backward op's `input_shape` attribute and extra inputs, from the recorded input shape:
+    the attribute when the image size and depth are known (an unknown batch size the kernel
+    takes from dy), else None and the shape read when the graph runs, as a last input."""
+    if None not in tuple(shape)[-3:]:
+        return tuple(shape), ()
+    return None, (shape_tensor(shape),)
+
+
+def _conv_input_grad_kernel(xp, w, dy, sizes=None, input_shape=None, strides=(1, 1),
+                            dilations=(1, 1), padding="VALID", explicit_paddings=(),
+                            data_format="NHWC"):
     dtype = dy.dtype
+    input_shape = _batch_from(read_dims("Conv2DBackpropInput", sizes, "input_sizes")
+                              if input_shape is None else input_shape, dy)
     dy = _to_nhwc(xp, dy, data_format)
     kh, kw, cin, cout = w.shape
     batch, n, h, wd, depth, groups, og, (oh, pt, pb), (ow, pl, pr) = _conv_plan(
@@ -253,22 +273,26 @@ def _conv_filter_grad_infer(x, dy, filter_shape, **attrs):
     return TensorSpec(filter_shape, x.dtype)
 
 
-def _conv_input_grad_infer(w, dy, input_shape, **attrs):
+def _conv_input_grad_infer(w, dy, sizes=None, input_shape=None, **attrs):
+    if input_shape is None:  # the shape is the last input, read when the op runs
+        input_shape = shape_elements("Conv2DBackpropInput", sizes, "input_sizes")
     return TensorSpec(input_shape, dy.dtype)
 
 
 _CONV_DTYPES = frozenset({_dt.float16, _dt.float32, _dt.float64})
 CONV2D_INPUT_GRAD = register_op("Conv2DBackpropInput", _conv_input_grad_kernel,
                                 _conv_input_grad_infer, dtypes=_CONV_DTYPES,
-                                doc="Gradient of Conv2D w.r.t. its input (filter, dy).")
+                                doc="Gradient of Conv2D w.r.t. its input (filter, dy); the "
+                                    "input's shape is an attribute, or a last input.")
 CONV2D_FILTER_GRAD = register_op("Conv2DBackpropFilter", _conv_filter_grad_kernel,
                                  _conv_filter_grad_infer, dtypes=_CONV_DTYPES,
                                  doc="Gradient of Conv2D w.r.t. its filter (input, dy).")
 
 
 def _conv_input_grad(w, dy, input_shape, attrs):
-    return execute(CONV2D_INPUT_GRAD, (w, dy), {**_conv_attrs(attrs),
-                                                "input_shape": tuple(input_shape)})
+    shape, sizes = _input_shape_arg(input_shape)
+    return execute(CONV2D_INPUT_GRAD, (w, dy, *sizes), {**_conv_attrs(attrs),
+                                                        "input_shape": shape})
 
 
 def _conv_filter_grad(x, dy, filter_shape, attrs):
@@ -286,11 +310,12 @@ def _conv2d_grad(forward, dy):
     return dx, dw
 
 
-@CONV2D_INPUT_GRAD.def_gradient(keep_inputs=True)
+@CONV2D_INPUT_GRAD.def_gradient(keep_inputs=(0, 1))
 def _conv_input_grad_grad(forward, ddx):
-    w, dy = forward.inputs  # dx is linear in each: swap the roles
+    w, dy = forward.inputs[:2]  # dx is linear in each: swap the roles
     return (_conv_filter_grad(ddx, dy, forward.input_shapes[0], forward.attrs),
-            execute(CONV2D, (ddx, w), _conv_attrs(forward.attrs)))
+            execute(CONV2D, (ddx, w), _conv_attrs(forward.attrs))) + (
+        None,) * (len(forward.input_ids) - 2)  # the run-time input shape, if any
 
 
 @CONV2D_FILTER_GRAD.def_gradient(keep_inputs=True)
@@ -423,6 +448,8 @@ def _scatter_last_axis(dy, indices, n):
     """Zeros of dy's shape with the last axis n long, and dy[..., j] added at [..., indices[..., j]]
     (one scatter_nd over the flattened rows)."""
     shape = list(dy.shape)
+    if None in shape or n.__class__ is not int:
+        return _scatter_last_axis_at_run_time(dy, indices, n)
     rows, k = math.prod(shape[:-1]), shape[-1]
     if not rows * k:
         return zeros(shape[:-1] + [n], dy.dtype)
@@ -435,9 +462,28 @@ def _scatter_last_axis(dy, indices, n):
     return reshape(out, shape[:-1] + [n])
 
 
+def _scatter_last_axis_at_run_time(dy, indices, n):
+    """`_scatter_last_axis` for sizes known only when the graph runs (int64 positions)."""
+    dims = execute(get_op("Shape"), (dy,), {"out_type": _dt.int64})
+    rows, k = m.reduce_prod(dims[:-1]), dims[-1]
+    n = m.cast(n, _dt.int64)
+    flat = reshape(m.cast(indices, _dt.int64), [rows, k]) + reshape(
+        _range(m.cast(0, _dt.int64), rows * n, n, dtype=_dt.int64), [rows, 1])
+    out = scatter_nd(reshape(flat, [rows * k, 1]), reshape(dy, [rows * k]), [rows * n])
+    return reshape(out, concat([dims[:-1], reshape(n, [1])], 0))
+
+
+def _size_along(shape, axis):
+    """shape[axis]: an int, or a scalar read from the run-time shape."""
+    if shape[axis] is not None:
+        return shape[axis]
+    return shape_tensor(shape)[axis]
+
+
 @get_op("TopKV2").def_gradient(keep_outputs=(1,))
 def _top_k_grad(forward, dvalues, dindices):
-    return _scatter_last_axis(dvalues, forward.outputs[1], forward.input_shapes[0][-1])
+    shape = forward.input_shapes[0]
+    return _scatter_last_axis(dvalues, forward.outputs[1], _size_along(shape, len(shape) - 1))
 
 
 @get_op("Sort").def_gradient(keep_outputs=(1,))
@@ -446,10 +492,11 @@ def _sort_grad(forward, dvalues, dindices):
     shape = forward.input_shapes[0]
     axis, last = forward.attrs["axis"], len(shape) - 1
     if axis == last:
-        return _scatter_last_axis(dvalues, indices, shape[axis])
+        return _scatter_last_axis(dvalues, indices, _size_along(shape, axis))
     perm = list(range(len(shape)))
     perm[axis], perm[last] = last, axis  # a swap is its own inverse
-    out = _scatter_last_axis(transpose(dvalues, perm), transpose(indices, perm), shape[axis])
+    out = _scatter_last_axis(transpose(dvalues, perm), transpose(indices, perm),
+                             _size_along(shape, axis))
     return transpose(out, perm)
 
 
@@ -458,8 +505,10 @@ def _sort_grad(forward, dvalues, dindices):
 # the input's static shape), and AvgPoolGrad's gradient is AvgPool again.
 # -----------------------------------------------------------------------------------------------
 
-def _avg_pool_grad_kernel(xp, dy, input_shape=(), ksize=(1, 1), strides=(1, 1), padding="VALID",
-                          explicit_paddings=(), data_format="NHWC"):
+def _avg_pool_grad_kernel(xp, dy, sizes=None, input_shape=(), ksize=(1, 1), strides=(1, 1),
+                          padding="VALID", explicit_paddings=(), data_format="NHWC"):
+    input_shape = _batch_from(read_dims("AvgPoolGrad", sizes, "orig_input_shape")
+                              if input_shape is None else input_shape, dy)
     dy = _to_nhwc(xp, dy, data_format)
     hw = tuple(input_shape[2:]) if data_format == "NCHW" else tuple(input_shape[1:3])
     counts, geometry = window_counts(xp, hw, ksize, strides, padding, dy.dtype)
@@ -470,23 +519,27 @@ def _avg_pool_grad_kernel(xp, dy, input_shape=(), ksize=(1, 1), strides=(1, 1), 
     return _from_nhwc(xp, dx, data_format)
 
 
-AVG_POOL_GRAD = register_op("AvgPoolGrad", _avg_pool_grad_kernel,
-                            lambda dy, input_shape=(), **attrs: TensorSpec(input_shape, dy.dtype),
+def _avg_pool_grad_infer(dy, sizes=None, input_shape=(), **attrs):
+    if input_shape is None:  # the shape is the last input, read when the op runs
+        input_shape = shape_elements("AvgPoolGrad", sizes, "orig_input_shape")
+    return TensorSpec(input_shape, dy.dtype)
+
+
+AVG_POOL_GRAD = register_op("AvgPoolGrad", _avg_pool_grad_kernel, _avg_pool_grad_infer,
                             dtypes=FLOATING, doc="Spreads dy (pool-shaped) evenly over each "
-                                                 "window; the input's shape is an attribute.")
+                                                 "window; the input's shape is an attribute, "
+                                                 "or a last input.")
 
 
 @get_op("AvgPool").def_gradient
 def _avg_pool_grad(forward, dy):
-    shape = tuple(forward.input_shapes[0])
-    if None in shape:
-        raise UnknownDimensionError(f"AvgPool: the gradient needs the input's shape, and "
-                                    f"{list(shape)} is only partly known.")
+    shape, sizes = _input_shape_arg(forward.input_shapes[0])
     attrs = {k: forward.attrs[k] for k in _POOL_ATTRS if k in forward.attrs}
-    return execute(AVG_POOL_GRAD, (dy,), dict(attrs, input_shape=shape))
+    return execute(AVG_POOL_GRAD, (dy, *sizes), dict(attrs, input_shape=shape))
 
 
 @AVG_POOL_GRAD.def_gradient
 def _avg_pool_grad_grad(forward, ddx):
     attrs = {k: forward.attrs[k] for k in _POOL_ATTRS if k in forward.attrs}
-    return execute(AVG_POOL, (ddx,), attrs)
+    g = execute(AVG_POOL, (ddx,), attrs)
+    return g if len(forward.input_ids) == 1 else (g, None)

@@ -19,7 +19,7 @@ from ..base import dtypes as _dt
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from ..core.dispatch import execute
 from ..core.registry import op_error
-from ..core.shapes import STRICT, check_bools_in_dims, static_ints
+from ..core.shapes import STRICT, check_bools_in_dims, known_elements, static_ints
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..tensor import Tensor
@@ -144,8 +144,8 @@ def kernel_output_shape(op_name, inputs, shape):
 
 def inferred_output_shape(op_name, inputs, shape):
     """What tracing and async dispatch know of the output shape, and the inputs after the shape
-    tensor: the `shape` attr, or (when it is None) as much as the shape tensor's own shape tells
-    (its length is the rank)."""
+    tensor: the `shape` attr, or (when it is None) as much as the shape tensor tells: its length
+    is the rank, and the sizes the trace knows are known (`core.shapes.known_elements`)."""
     if shape is not None:
         return TensorShape(shape), inputs
     s = inputs[0]
@@ -156,8 +156,10 @@ def inferred_output_shape(op_name, inputs, shape):
     if s.shape.rank != 1:
         raise op_error(op_name, f"shape must be a vector of {{int32,int64}}, got shape "
                                 f"{list(s.shape)}")
-    n = s.shape[0]
-    return (UNKNOWN_SHAPE if n is None else TensorShape([None] * n)), inputs[1:]
+    known = known_elements(s)
+    if known is None:
+        return UNKNOWN_SHAPE, inputs[1:]
+    return TensorShape([d if d is not None and d >= 0 else None for d in known]), inputs[1:]
 
 
 def make_infer(op_name, kind):

@@ -21,7 +21,7 @@ from ..base import dtypes as _dt
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from . import math_ops as m
-from .array_ops import reshape
+from .array_ops import expand_dims, reshape
 from ..core.argument_conversion import as_tensor, check_dtype
 from .creation_ops import zeros_like
 from ..core.dispatch import execute, named
@@ -83,7 +83,9 @@ def _unsorted_segment_sum_grad(forward, dy):
     zero = m.cast(0, ids.dtype)
     gathered = gather(dy, m.maximum(ids, zero))
     rest = len(forward.input_shapes[0]) - len(forward.input_shapes[1])
-    kept = reshape(m.greater_equal(ids, zero), list(ids.shape) + [1] * rest)
+    kept = m.greater_equal(ids, zero)
+    for _ in range(rest):  # one size-1 axis per data axis past the ids' (any ids' shape)
+        kept = expand_dims(kept, -1)
     return m.where(kept, gathered, zeros_like(gathered)), None
 
 

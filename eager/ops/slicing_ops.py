@@ -34,7 +34,8 @@ from ..core.argument_conversion import as_tensor, check_dtype
 from ..core.dispatch import execute
 from ..core.registry import get_op, op_error, register_op
 from .scatter_add import scatter_add
-from ..core.shapes import static_int, static_ints, trace_time_value
+from ..core.shapes import UnknownDimensionError, static_int, static_ints, trace_time_value
+from .shape_arguments import read_dims, shape_argument, shape_elements
 
 __all__ = ["slice", "strided_slice", "gather", "gather_nd", "scatter_nd", "getitem"]
 
@@ -236,19 +237,47 @@ SLICE_AXIS = register_op("SliceAxis", _slice_axis_kernel, _slice_axis_infer, dty
 
 
 def _slice_axis_grad_infer(dy, *bounds, axis, step, start, stop, dynamic, shape):
+    if shape is None:  # the shape is the last input
+        bounds, shape_tensor = bounds[:-1], bounds[-1]
+        known = shape_elements("SliceAxisGrad", shape_tensor)
+        shape = UNKNOWN_SHAPE if known is None else known
     _check_bounds("SliceAxisGrad", bounds)
     return TensorSpec(TensorShape(shape), dy.dtype)
 
 
 def _slice_axis_grad_kernel(xp, dy, *bounds, axis, step, start, stop, dynamic, shape):
+    if shape is None:
+        bounds, shape = bounds[:-1], read_dims("SliceAxisGrad", bounds[-1])
     out = xp.zeros(shape, dy.dtype)
     out[(builtins.slice(None),) * axis + (_axis_slice(bounds, step, start, stop, dynamic),)] = dy
     return out
 
 
-#: The gradient of SliceAxis: zeros of the input's (static) `shape` with `dy` in the slice.
+#: The gradient of SliceAxis: zeros of the input's `shape` with `dy` in the slice. The shape is
+#: the attribute, or, with `shape=None`, a last input read when the op runs (`shape_arguments`).
 SLICE_AXIS_GRAD = register_op("SliceAxisGrad", _slice_axis_grad_kernel, _slice_axis_grad_infer,
                               dtypes=_dt.ALL)
+
+
+def _strided_slice_grad_infer(shape, dy, **attrs):
+    known = shape_elements("StridedSliceGrad", shape)
+    return TensorSpec(UNKNOWN_SHAPE if known is None else known, dy.dtype)
+
+
+def _strided_slice_grad_kernel(xp, shape, dy, **attrs):
+    dims = read_dims("StridedSliceGrad", shape)
+    index, _ = _strided_plan(dims, **attrs)
+    out = xp.zeros(dims, dy.dtype)
+    out[index] = dy
+    return out
+
+
+#: StridedSliceGrad(shape, dy): zeros of `shape` (an int vector read when the op runs) with `dy`
+#: where StridedSlice with the same attributes takes its elements from. The gradient of a
+#: strided slice of an input whose shape a traced function knows only when it runs (static
+#: shapes put dy back with reshapes and pads, `array_grad`).
+STRIDED_SLICE_GRAD = register_op("StridedSliceGrad", _strided_slice_grad_kernel,
+                                 _strided_slice_grad_infer, dtypes=_dt.ALL)
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
@@ -476,7 +505,13 @@ def gather_nd(params, indices, batch_dims=0, name=None):
     return execute(GATHER_ND, (params, indices), {"batch_dims": batch_dims})
 
 
-def _scatter_nd_infer(indices, updates, shape):
+def _scatter_nd_infer(indices, updates, dims=None, shape=None):
+    if shape is None:  # ScatterNd(indices, updates, shape): read when the op runs
+        known = shape_elements("ScatterNd", dims)
+        if known is None or None in known:
+            check_non_negative("ScatterNd", [d for d in known or () if d is not None])
+            return TensorSpec(UNKNOWN_SHAPE if known is None else known, updates.dtype)
+        shape = known
     i, u = indices.shape, updates.shape
     check_non_negative("ScatterNd", shape)
     if i.rank == 0:
@@ -499,9 +534,11 @@ def _scatter_nd_infer(indices, updates, shape):
     return TensorSpec(shape, updates.dtype)
 
 
-def _scatter_nd_kernel(xp, indices, updates, shape):
+def _scatter_nd_kernel(xp, indices, updates, dims=None, shape=None):
+    if shape is None:
+        shape = read_dims("ScatterNd", dims)
     indices, updates = xp.asarray(indices), xp.asarray(updates)
-    _scatter_nd_infer(_spec(indices), _spec(updates), shape)
+    _scatter_nd_infer(_spec(indices), _spec(updates), shape=shape)
     depth = indices.shape[-1]
     _check_nd_range("ScatterNd", xp, indices, shape, "shape")
     rows = prod(indices.shape[:-1])
@@ -516,6 +553,8 @@ def _scatter_nd_kernel(xp, indices, updates, shape):
     return out.reshape(shape)
 
 
+#: ScatterNd(indices, updates) into the `shape` attribute, or, with `shape=None`,
+#: ScatterNd(indices, updates, shape) into a shape read when the op runs (`shape_arguments`).
 SCATTER_ND = register_op("ScatterNd", _scatter_nd_kernel, _scatter_nd_infer, dtypes=_dt.ALL)
 
 
@@ -525,7 +564,11 @@ def scatter_nd(indices, updates, shape, name=None):
     updates = as_tensor(updates)
     indices = as_tensor(indices)
     check_dtype(SCATTER_ND, indices, INDEX_DTYPES, "indices")
-    shape = static_ints("ScatterNd", shape, "shape")
+    try:
+        shape = static_ints("ScatterNd", shape, "shape")
+    except UnknownDimensionError:  # a shape known only when the traced function runs
+        _, dims = shape_argument("ScatterNd", shape, "shape")
+        return execute(SCATTER_ND, (indices, updates, dims), {"shape": None})
     check_non_negative("ScatterNd", shape)
     return execute(SCATTER_ND, (indices, updates), {"shape": shape})
 

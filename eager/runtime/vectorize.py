@@ -394,6 +394,8 @@ def _examples(*batched_positions):
                                  rw.program.specs[original].dtype)
         attrs = dict(node.attrs)
         if "input_shape" in attrs:  # Conv2DBackpropInput: the examples' count is an attribute
+            if attrs["input_shape"] is None or None in attrs["input_shape"]:
+                raise _UnsupportedError  # sizes read at run time
             shape = tuple(attrs["input_shape"])
             attrs["input_shape"] = (rw.n * shape[0], *shape[1:])
         (out,) = node.outputs
@@ -407,10 +409,14 @@ def _examples(*batched_positions):
 
 
 def _reshape(rw, node, flags):
+    if node.attrs["shape"] is None:  # a shape read at run time: no static batched shape
+        raise _UnsupportedError
     return node.inputs, {**node.attrs, "shape": (rw.n, *node.attrs["shape"])}
 
 
 def _broadcast_to(rw, node, flags):
+    if node.attrs["shape"] is None:
+        raise _UnsupportedError
     shape = tuple(node.attrs["shape"])
     (v,) = node.inputs
     return [rw.align(node, v, len(shape))], {**node.attrs, "shape": (rw.n, *shape)}

@@ -47,7 +47,8 @@ def fold_broadcasts(program):
     specs = program.specs
     bypass = {}  # BroadcastTo output -> its input
     for node in program.nodes:
-        if node.op_def is not _array.BROADCAST_TO or node.name in controlled:
+        if (node.op_def is not _array.BROADCAST_TO or node.name in controlled
+                or len(node.inputs) != 1):  # a shape read at run time: nothing is proved
             continue
         (out,), (source,) = node.outputs, node.inputs
         spec, source_spec = specs.get(out), specs.get(source)
