@@ -178,6 +178,20 @@ def _py_functions(x):
     return [doubled, same, also]
 
 
+def _run_time_shapes(x):
+    """The gradient ops of shapes a traced function knows only when it runs, given their shapes
+    as tensors: a broadcast's sum back to a shape, a strided slice's gradient."""
+    flat = eager.reshape(x, [-1])
+    rows = eager.reshape(flat, [2, -1]) if int(flat.shape[0]) % 2 == 0 else eager.reshape(
+        flat, [1, -1])
+    target = eager.stack([1, eager.shape(rows)[1]])
+    summed = _op("SumToShape", rows, target)
+    sliced = _op("StridedSliceGrad", eager.shape(flat), flat[1:], begin=(1,), end=(0,),
+                 strides=(1,), begin_mask=0, end_mask=1, ellipsis_mask=0, new_axis_mask=0,
+                 shrink_axis_mask=0)
+    return [summed, sliced]
+
+
 def _lists(x):
     element = x[0] if x.shape[0] else eager.zeros([3], x.dtype)
     lst = list_ops.tensor_list_from_tensor(x, [3])
@@ -404,6 +418,7 @@ RECIPES = {
     "TensorListScatterAdd": _bulk_lists, "TensorListSplit": _bulk_lists,
     "TensorListConcatV2": _bulk_lists, "TensorListResize": _bulk_lists,
     "TensorListGradientItem": _bulk_lists,
+    "SumToShape": _run_time_shapes, "StridedSliceGrad": _run_time_shapes,
     "EagerPyFunc": _py_functions, "PyFunc": _py_functions, "PyFuncStateless": _py_functions,
     "IndexAxis": _indexing, "SliceAxis": _indexing, "SliceAxisGrad": _indexing,
     "PrintV2": lambda x: eager.print(x, [x, 1.5], output_stream=sys.stdout, summarize=-1),
