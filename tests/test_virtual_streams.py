@@ -138,6 +138,47 @@ def test_a_full_stream_blocks_the_launching_host_thread_until_there_is_room():
         stream.close()
 
 
+def _lose_a_number(stream):
+    """What a Ctrl-C between numbering a launch and queueing it leaves: a number, no item."""
+    with stream._cv:
+        stream._issued += 1
+        return stream._issued
+
+
+def _returns(fn, *args):
+    done = threading.Thread(target=fn, args=args, daemon=True)
+    done.start()
+    done.join(DEADLINE_S)
+    return not done.is_alive()
+
+
+@pytest.mark.parametrize("where", ["last, worker asleep", "last, worker busy", "between items"])
+def test_a_launch_number_an_interrupt_kept_from_its_item_never_hangs_a_wait(where):
+    stream = VirtualStream("interrupted")
+    try:
+        gate = threading.Event()
+        ran = []
+        if where == "last, worker asleep":
+            stream.synchronize()
+            lost = _lose_a_number(stream)
+        else:
+            stream.launch(gate.wait)  # the worker is busy while the number is lost
+            lost = _lose_a_number(stream)
+            if where == "between items":
+                stream.launch(ran.append, 1)
+            gate.set()
+        event = virtual.VirtualEvent(stream, lost)
+        assert _returns(event.synchronize)
+        assert _returns(stream.synchronize)
+        assert stream.pending == 0 and event.query()
+        assert ran == ([1] if where == "between items" else [])
+        stream.launch(ran.append, 2)  # numbering goes on in order
+        stream.synchronize()
+        assert ran[-1] == 2
+    finally:
+        stream.close()
+
+
 def test_a_worker_launching_onto_a_full_stream_never_waits_for_room():
     """A stream worker that launches (a kernel, or a wait's work) must not wait: the work it
     would wait for may itself be waiting for the worker's current item. Here B's head waits for

@@ -102,8 +102,13 @@ class VirtualStream(Stream):
         # RLock: a finalizer (a collected variable's deleter) may launch on this stream from
         # any allocation, also one made while this thread holds the lock in a launch.
         self._cv = threading.Condition(threading.RLock())
-        self._issued = 0  # items launched so far
-        self._completed = 0  # items the worker has finished
+        # Items are numbered as they are queued, and `_completed` is the number of the last one
+        # finished. A Ctrl-C between numbering and queueing (the two cannot be one bytecode)
+        # leaves a number with no item: it counts as done once the worker has finished the
+        # items around it, or finds the queue empty (`_finished`, `_wait_until`), so no wait
+        # for it hangs.
+        self._issued = 0  # items numbered so far
+        self._completed = 0  # the number of the last item finished
         self._error = None  # the first failure since the last synchronization
         self._error_seq = 0  # the number of the item that failed with it
         self._sleeping = False
@@ -172,15 +177,15 @@ class VirtualStream(Stream):
             self._issued += 1
             seq = self._issued
             if not self._closed:
-                self._queue.append(item)
+                self._queue.append((seq, item))
                 if self._sleeping:
                     self._cv.notify_all()
                 return VirtualEvent(self, seq)
         self._wait_until(seq - 1)  # closed: the worker drained its queue and left
         fn, args, name = item
-        _run_item(self, fn, args, name)
+        _run_item(self, seq, fn, args, name)
         with self._cv:
-            self._completed += 1
+            self._completed = max(self._completed, seq)
             self._cv.notify_all()
         return VirtualEvent(self, seq)
 
@@ -209,6 +214,11 @@ class VirtualStream(Stream):
             return
         with self._cv:
             while self._completed < seq:
+                if self._sleeping and not self._queue and not self._closed:
+                    # Everything queued is done: what is left are numbers a Ctrl-C kept from
+                    # their items (see __init__).
+                    self._completed = self._issued
+                    break
                 self._cv.wait()
 
     def __repr__(self):
@@ -253,28 +263,32 @@ def _serve(stream):
         with cv:
             while not queue:
                 if stream._closed:
+                    stream._sleeping = False
                     return
                 stream._sleeping = True
                 cv.wait()
             stream._sleeping = False
-            fn, args, name = queue.popleft()
+            seq, (fn, args, name) = queue.popleft()
         if _PROFILE.active and name is not None:
             start = profile_events.now_ns()
-            _run_item(stream, fn, args, name)
+            _run_item(stream, seq, fn, args, name)
             profile_events.add_slice(stream.name, name, start, profile_events.now_ns())
         else:
-            _run_item(stream, fn, args, name)
+            _run_item(stream, seq, fn, args, name)
         with cv:
-            stream._completed += 1
+            # With nothing queued, every number issued is done: any without an item was lost
+            # to a Ctrl-C (see VirtualStream.__init__).
+            # (Once closed, later numbers are items run by the threads launching them.)
+            stream._completed = seq if queue or stream._closed else stream._issued
             cv.notify_all()
 
 
-def _run_item(stream, fn, args, name):
+def _run_item(stream, seq, fn, args, name):
     try:
         fn(*args)
     except BaseException as exc:  # noqa: BLE001 - reported at the next synchronization
         if stream._error is None:
-            stream._error_seq = stream._completed + 1  # items finish in order: this one
+            stream._error_seq = seq
             stream._error = _as_op_error(exc, name)
 
 
