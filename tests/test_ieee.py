@@ -246,7 +246,7 @@ NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "Resour
                  "PrintV2", "RandomShuffle", "RandomStandardNormal", "RandomUniform",
                  "RandomUniformInt", "TruncatedNormal", "StatefulStandardNormalV2",
                  "StatefulTruncatedNormal", "StatefulUniform", "StatefulUniformFullInt",
-                 "StatefulUniformInt", "_Send", "_Recv", "CheckNumericsV2"}
+                 "StatefulUniformInt", "_Send", "_Recv", "CheckNumericsV2", "Assert"}
 HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
                        "ResourceApplyGradientDescent", "ResourceSparseApplyGradientDescent",
                        "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",
