@@ -53,6 +53,7 @@ _LIBRARIES = frozenset({"numpy", "scipy", "cupy", "cupyx", "pandas", "tensorflow
                         "torch", "jax", "jaxlib", "IPython", "ipykernel", "_pytest", "pytest",
                         "pluggy", "hypothesis", "matplotlib", "absl"})
 _STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
+_CONVERTED = "ag__converted"  # the converted def's name inside the factory
 _NOT_CONVERTED_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
                         inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE)
 
@@ -252,7 +253,10 @@ def _compile(function, options):
     if isinstance(node, ast.Lambda):
         inner = [ast.Return(value=node, **at)]
     else:
-        inner = [node, ast.Return(value=name(node.name, at), **at)]
+        # Renamed inside the factory, so that the function's own name (a recursive call) still
+        # means what it means outside; the code object gets its name back below.
+        node.name = _CONVERTED
+        inner = [node, ast.Return(value=name(_CONVERTED, at), **at)]
     factory = function_def("ag__factory", (OPERATORS, *code.co_freevars), inner, at)
     module = ast.Module(body=[factory], type_ignores=[])
     flags = code.co_flags & _FUTURE_FLAGS
@@ -266,8 +270,14 @@ def _compile(function, options):
                               f"{exc}") from None
     factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     converted = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType)
-                     and c.co_name == code.co_name)
+                     and c.co_name in (_CONVERTED, "<lambda>"))
+    if converted.co_name == _CONVERTED:
+        renamed = {"co_name": code.co_name}
+        if hasattr(code, "co_qualname"):
+            renamed["co_qualname"] = code.co_qualname
+        converted = converted.replace(**renamed)
     _remember_generated(compiled)
+    _remember_generated(converted)
     return converted
 
 
@@ -286,7 +296,7 @@ def converted_source(function, options=None) -> str:
     if isinstance(reason, ConversionError):
         raise reason
     node, _ = _converted_tree(function, options)
-    return ast.unparse(node) + "\n"
+    return ast.unparse(node) + "\n"  # (the def keeps its name: the factory renames it)
 
 
 def clear_cache():

@@ -138,12 +138,15 @@ def _lambda_node(function, code, filename, lines):
     found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
              and n.lineno == code.co_firstlineno and _parameter_names(n.args) == expected]
     if len(found) > 1 and hasattr(code, "co_positions"):
-        # Several on one line: the one whose span holds the code's instructions' columns.
+        # Several on one line: the smallest one whose span holds all the code's instructions
+        # (an enclosing lambda's span holds them too).
         spots = [(line, col) for line, _, col, _ in code.co_positions()
                  if line is not None and col]
-        found = [n for n in found if any(
+        found = [n for n in found if all(
             (n.lineno, n.col_offset) <= spot < (n.end_lineno, n.end_col_offset)
             for spot in spots)]
+        found = sorted(found, key=lambda n: (n.end_lineno - n.lineno,
+                                             n.end_col_offset - n.col_offset))[:1]
     if len(found) != 1:
         why = "none" if not found else f"{len(found)} of them"
         raise ConversionError(f"could not identify the source of {function!r}: {why} on line "

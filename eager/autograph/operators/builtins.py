@@ -89,28 +89,21 @@ def _range_to_tensor(value, dtype=None, name=None, as_ref=False):
 
 register_tensor_conversion_function(TensorRange, _range_to_tensor)
 
-# Whether `eager.range` has refused a traced bound (its size unknown until the function runs):
-# from then on a traced range is a `TensorRange` without trying.
-_TRACED_BOUNDS_REFUSED = False
-
-
 def tensor_range(start, limit=None, delta=1, dtype=None, name="range", clamped=False):
     """`eager.range(...)`, or a `TensorRange` when a traced argument makes its size unknown
     until the function runs."""
-    global _TRACED_BOUNDS_REFUSED
-    traced = dtype is None and any(isinstance(v, SymbolicTensor) for v in (start, limit, delta))
-    if not (traced and _TRACED_BOUNDS_REFUSED):
-        try:
-            if clamped:
-                lower = 0 if limit is None else start
-                upper = start if limit is None else limit
-                return _eager_range(lower, _maximum(lower, upper), delta, dtype=dtype,
-                                    name=name)
-            return _eager_range(start, limit, delta, dtype=dtype, name=name)
-        except UnknownDimensionError:
-            if not traced:
-                raise
-            _TRACED_BOUNDS_REFUSED = True
+    try:
+        if clamped:
+            lower = 0 if limit is None else start
+            upper = start if limit is None else limit
+            return _eager_range(lower, _maximum(lower, upper), delta, dtype=dtype, name=name)
+        return _eager_range(start, limit, delta, dtype=dtype, name=name)
+    except UnknownDimensionError:
+        # A traced bound whose value the trace cannot determine (a traced bound it can, such
+        # as a static size, makes a Range op above).
+        if dtype is not None or not any(isinstance(v, SymbolicTensor)
+                                        for v in (start, limit, delta)):
+            raise
     if limit is None:
         start, limit = 0, start
     return TensorRange(start, limit, delta, clamped)
