@@ -36,6 +36,15 @@ def not_converted(x):
     return x
 
 
+def countdown(x, n):
+    """Recursive by its global name: converted code must still reach this function."""
+    if n == 0:
+        return x
+    if x > 0:
+        x = x + 1.0
+    return countdown(x, n - 1)
+
+
 class Base:
     def scale(self, x):
         if x > 0:
@@ -76,6 +85,18 @@ def test_autograph_false_traces_the_function_as_written():
 # -- recursive conversion ------------------------------------------------------------------------
 def test_called_functions_are_converted():
     assert int(eager.function(lambda x: helper(x))(c(3))) == 30  # TF: 30
+
+
+def test_a_recursive_function_calls_itself_by_name():
+    assert float(eager.function(countdown)(c(1.0), 3)) == 4.0
+
+
+def test_nested_lambdas_on_one_line_are_each_found():
+    value = c([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "could not transform"
+        outer = lambda: eager.function(lambda: eager.identity(value))()  # noqa: E731
+        np.testing.assert_array_equal(eager.function(outer)().numpy(), [1.0, 2.0])
 
 
 def test_methods_callables_partials_and_nested_functions_are_converted():
