@@ -8,10 +8,12 @@ in a converted method: TensorFlow raises AttributeError), the expectation is Pyt
 """
 
 import functools
+import importlib.util
 import json
 import sys
 import traceback
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -342,3 +344,18 @@ def test_the_feature_list_is_checked():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         eager.autograph.experimental.set_loop_options(maximum_iterations=3)  # a no-op outside
+
+
+def test_the_function_tracing_example_shows_autograph(capsys):
+    path = Path(__file__).resolve().parents[1] / "examples" / "function_tracing.py"
+    spec = importlib.util.spec_from_file_location("function_tracing", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    results, rows = example.autograph()
+    out = capsys.readouterr().out
+    assert results == {6: 8, 7: 16, 27: 111}
+    assert "Collatz steps {6: 8, 7: 16, 27: 111}; traces: 1; ops: 1 While" in out
+    assert "odd numbers below 10 summed, stopping at 7: 9" in out
+    np.testing.assert_allclose(rows, [5.0, 10.0, 13.0])
+    assert "def collatz_steps(n):" in out and "def loop_body():" in out
+    assert "ValueError: 'y' must also be initialized in the else branch" in out
