@@ -25,7 +25,7 @@ import ast
 
 from .nodes import children
 
-__all__ = ["bound_names", "reads", "free_names", "declared", "Facts", "analyze"]
+__all__ = ["bound_names", "walrus_names", "reads", "free_names", "declared", "Facts", "analyze"]
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
            ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -44,7 +44,7 @@ def _target_names(target, out):
         _target_names(target.value, out)
 
 
-def _walrus_names(node, out):
+def walrus_names(node, out):
     """Names bound by `:=` in an expression (not inside lambdas, which are their own scope;
     inside comprehensions they bind in this scope)."""
     stack = [node]
@@ -71,7 +71,7 @@ def _bound(s, out, walrus=True):
     if not walrus:
         _walrus = _no_walrus
     else:
-        _walrus = _walrus_names
+        _walrus = walrus_names
     if t in (ast.Assign,):
         for target in s.targets:
             _target_names(target, out)
@@ -284,7 +284,10 @@ class _Liveness:
                 if new == head:
                     break
                 head = new
-            self._record(s, head, live, bound_names(s.body, self.walrus))
+            modified = bound_names(s.body, self.walrus)
+            if self.walrus:
+                walrus_names(s.test, modified)  # `while (v := f()):` assigns v each time
+            self._record(s, head, live, modified)
             return head
         if t in (ast.For, ast.AsyncFor):
             after = self.block(s.orelse, live) if s.orelse else live

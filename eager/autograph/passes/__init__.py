@@ -63,8 +63,8 @@ def run(tree, ctx):
     found = expression_walk.transform(tree, ctx)
     for function in found.functions:
         kinds = found.kinds[id(function)]
-        if ast.Break in kinds:
-            jumps.lower_breaks(function, ctx)
+        if ast.Break in kinds or ast.While in kinds or ast.For in kinds:
+            jumps.lower_breaks(function, ctx)  # (also moves loops' `else:` blocks out)
         if ast.Continue in kinds:
             jumps.lower_continues(function, ctx)
         if ast.Return in kinds:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import ast
 
-from ..analysis import analyze, declared
+from ..analysis import analyze, declared, walrus_names
 from ..nodes import LOAD, ag, assign, call, const, function_def, header, name, position
 from .scopes import statements_of
 
@@ -70,6 +70,7 @@ def _hoist_declarations(function):
 class _Converter:
     def __init__(self, function, ctx, kinds):
         self.ctx = ctx
+        self.kinds = kinds
         if ast.Global in kinds or ast.Nonlocal in kinds:
             self.globals, self.nonlocals = declared(function)
         else:
@@ -179,12 +180,21 @@ class _Converter:
         names, _ = self.ordered_state(node)
         test = self.ctx.namer.new("loop_test")
         body = self.ctx.namer.new("loop_body")
-        return [function_def(test, (), [ast.Return(value=node.test, **at)], at),
+        assigned_in_test = sorted(v for v in names if v in self.walrus_names(node.test))
+        return [function_def(test, (), [*self.declarations(assigned_in_test, at),
+                                        ast.Return(value=node.test, **at)], at),
                 function_def(body, (), [*self.declarations(names, at), *node.body], at),
                 *self.undefined_inits(node, at),
                 self.statement_call("while_stmt", [
                     name(test, at), name(body, at), self.names_tuple(names, at),
                     self.options(node, at)], at)]
+
+    def walrus_names(self, expression):
+        if ast.NamedExpr not in self.kinds:
+            return set()
+        found = set()
+        walrus_names(expression, found)
+        return found
 
     def convert_for(self, node):
         at = header(node)
