@@ -1,4 +1,4 @@
-"""Converted code on Python values means what the Python code means.
+"""Converted code means what the Python code means: on Python values, and traced on tensors.
 
 AutoGraph rewrites every `if`, `while`, `for`, `break`, `continue`, `return`, `and`, `or`,
 `not` and call, whatever the values; on Python values each must still do exactly what Python
@@ -6,13 +6,21 @@ does. Each function below is run as written and through `eager.autograph.to_grap
 results (or the exceptions' types) must agree: loops with `else`, `break` and `continue`, early
 `return`s inside loops and `try`, nested functions with `nonlocal`, `global`, generators,
 classes, `match`, walrus in a `while` test, comprehensions and lambdas, `del`, star arguments.
+Then functions of tensors with loops and branches on tensors (`break`, `continue`, `else`,
+early returns, nested loops, conditional expressions, `and`/`not`): traced by `eager.function`
+(one `If`/`While` op per statement) they must compute what they compute run eagerly, where each
+`if` and `while` is Python's on an eager tensor.
 """
 
 import contextlib
 
+import numpy as np
 import pytest
 
+import eager
 from eager.autograph import to_graph
+
+c = eager.constant
 
 G = 0
 
@@ -224,3 +232,108 @@ def test_converted_code_on_python_values_is_python(function, args):
             return ("raised", type(exc).__name__)
 
     assert outcome(to_graph(function)) == outcome(function)
+
+
+# -- on tensors: traced (staged) against eager (Python on eager tensors) ------------------------
+def t1(x, n):
+    s = eager.zeros_like(x)
+    for i in range(n):
+        if eager.reduce_sum(s) > 10.0:
+            break
+        s = s + x * eager.cast(i, eager.float32)
+    return s
+
+def t2(x):
+    while eager.reduce_max(x) > 1.0:
+        x = x / 2.0
+        if eager.reduce_min(x) < 0.1:
+            x = x + 0.05
+            continue
+        x = x - 0.01
+    return x
+
+def t3(x, n):
+    if n > 3:
+        if eager.reduce_sum(x) > 0:
+            return x * 2.0
+        return x * 3.0
+    elif n > 1:
+        return -x
+    return x
+
+def t4(x, n):
+    total = 0.0
+    i = 0
+    while i < n:
+        j = 0
+        while j < i:
+            total += eager.reduce_sum(x) * eager.cast(j, eager.float32)
+            j += 1
+        i += 1
+    return total
+
+def t5(x):
+    count = 0
+    for v in x:
+        if v > 0 and v < 5:
+            count += 1
+        elif not v > -1:
+            count -= 1
+    return count
+
+def t6(x, n):
+    acc = x
+    for _ in range(n):
+        acc = acc * 0.5 if eager.reduce_sum(acc) > 1.0 else acc + 1.0
+    return acc
+
+def t7(x, n):
+    r = c(0.0)
+    for i in range(n):
+        if i % 2 == 0:
+            continue
+        for j in range(i):
+            if j > 2:
+                break
+            r += eager.cast(i * j, eager.float32)
+    return r + eager.reduce_sum(x)
+
+def t8(x, n):
+    res = x
+    k = 0
+    while k < n:
+        k += 1
+        if eager.reduce_sum(res) > 100.0:
+            break
+        res = res * 2.0
+    else:
+        res = res - 1.0
+    return res, k
+
+
+_X2 = np.array([1.0, -3.0], np.float32)
+TENSOR_CASES = [
+    (t1, (np.array([0.5, 1.5, -0.2], np.float32), 6)),
+    (t2, (np.array([5.0, 0.3], np.float32),)), (t2, (np.array([0.5], np.float32),)),
+    *[(t3, (_X2, k)) for k in (0, 2, 4)], (t3, (np.array([1.0, 3.0], np.float32), 5)),
+    (t4, (np.ones(2, np.float32), 4)), (t4, (np.ones(2, np.float32), 0)),
+    (t5, (np.array([1.0, -2.0, 3.0, 7.0, 0.5], np.float32),)),
+    (t6, (np.array([3.0], np.float32), 5)), (t6, (np.array([0.1], np.float32), 3)),
+    (t7, (np.ones(2, np.float32), 7)), (t7, (np.ones(2, np.float32), 0)),
+    (t8, (np.ones(2, np.float32), 3)), (t8, (np.ones(2, np.float32), 10)),
+]
+
+
+@pytest.mark.parametrize("function,args", TENSOR_CASES,
+                         ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(TENSOR_CASES)])
+def test_converted_code_traced_on_tensors_computes_what_it_computes_eagerly(function, args):
+    tensors = [c(a) for a in args]
+    want = function(*tensors)
+    traced = eager.function(function)
+    got = traced(*tensors)
+    want = want if isinstance(want, tuple) else (want,)
+    got = got if isinstance(got, tuple) else (got,)
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
+    ops = {op.type for op in traced.get_concrete_function(*tensors).graph.get_operations()}
+    assert ops & {"If", "While"}
