@@ -475,3 +475,58 @@ def test_gradient_through_a_converted_loop():
         tape.watch(x)
         y = cube_by_loop(x)
     assert float(tape.gradient(y, x)) == 12.0
+
+
+def test_the_guides_fizzbuzz_traces_each_branch_once_and_prints_per_call(capsys):
+    """TensorFlow's "Better performance with tf.function" guide, AutoGraph section, run as
+    written with `import eager as tf`; TensorFlow 2.21's output recorded."""
+    tf = eager
+
+    @tf.function
+    def fizzbuzz(n):
+        for i in tf.range(1, n + 1):
+            print('Tracing for loop')
+            if i % 15 == 0:
+                print('Tracing fizzbuzz branch')
+                tf.print('fizzbuzz')
+            elif i % 3 == 0:
+                print('Tracing fizz branch')
+                tf.print('fizz')
+            elif i % 5 == 0:
+                print('Tracing buzz branch')
+                tf.print('buzz')
+            else:
+                print('Tracing default branch')
+                tf.print(i)
+
+    fizzbuzz(tf.constant(5))
+    fizzbuzz(tf.constant(20))
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ["Tracing for loop", "Tracing fizzbuzz branch",
+                                "Tracing fizz branch", "Tracing buzz branch",
+                                "Tracing default branch"]
+    assert err.split() == ("1 2 fizz 4 buzz 1 2 fizz 4 buzz fizz 7 8 fizz buzz 11 fizz 13 14 "
+                           "fizzbuzz 16 17 fizz 19 buzz").split()
+
+
+def test_the_guides_sum_even_and_simple_relu():
+    """TensorFlow's guides ("Better performance with tf.function", "Introduction to graphs")."""
+    @eager.function
+    def sum_even(items):
+        s = 0
+        for c in items:
+            if c % 2 > 0:
+                continue
+            s += c
+        return s
+
+    def simple_relu(x):
+        if eager.greater(x, 0):
+            return x
+        else:
+            return 0
+
+    tf_simple_relu = eager.function(simple_relu)
+    assert int(sum_even(c([10, 12, 15, 20]))) == 42  # TF: 42
+    assert int(tf_simple_relu(c(1))) == 1 and int(tf_simple_relu(c(-1))) == 0  # TF: 1, 0
+    assert "ag__.if_stmt" in eager.autograph.to_code(simple_relu)
