@@ -359,3 +359,16 @@ def test_the_function_tracing_example_shows_autograph(capsys):
     np.testing.assert_allclose(rows, [5.0, 10.0, 13.0])
     assert "def collatz_steps(n):" in out and "def loop_body():" in out
     assert "ValueError: 'y' must also be initialized in the else branch" in out
+
+
+def test_a_converter_failure_warns_and_runs_the_function_as_it_is(monkeypatch):
+    def broken(function, options):
+        raise RuntimeError("a converter bug")
+
+    monkeypatch.setattr(conversion, "_compile", broken)
+
+    def body(x):
+        return x * 2
+
+    with pytest.warns(UserWarning, match="the converter failed .RuntimeError: a converter bug."):
+        assert int(eager.function(body)(c(2))) == 4

@@ -3,8 +3,9 @@
 `convert(function, options)` returns the converted function, or None when `function` is not
 converted (see `why_not_converted`): eager's own code, numpy's and other libraries' code, the
 standard library, code this module generated, generators and `async` functions (TensorFlow
-leaves them too), and functions whose source cannot be read; the last warn once, naming the
-function and the cause, and are then called as they are.
+leaves them too), and functions whose source cannot be read or that the converter fails on;
+the last warn once, naming the function and the cause, and are then called as they are (as
+TensorFlow's AutoGraph falls back).
 
 How the converted function is made. The converted `def` (or lambda) is put inside a factory,
 `def ag__factory(ag__, <the function's free variables>): <converted def>; return <it>`, so that
@@ -192,7 +193,11 @@ def convert(function, options=None):
             if converted is None:
                 try:
                     converted = _compile(function, options)
-                except ConversionError as exc:
+                except Exception as exc:  # noqa: BLE001 - any failure: run it as it is
+                    if not isinstance(exc, ConversionError):  # a converter bug
+                        exc = ConversionError(
+                            f"the converter failed ({type(exc).__name__}: {exc}); this is a "
+                            "bug in eager.autograph, please report it with the function")
                     _REFUSED.set(code, exc)
                     _warn(function, exc)
                     return None
