@@ -112,9 +112,11 @@ def _assert_kernel(xp, condition, message):
 
 
 # TensorFlow's Assert, with the message as an attribute (eager has no string tensors). Stateful,
-# so it runs wherever its function runs, even though nothing reads it.
+# so it runs wherever its function runs, even though nothing reads it; a host op (its condition
+# in host memory, as TensorFlow's), so its error is the call's, not a later sync point's.
 ASSERT = register_op("Assert", _assert_kernel, _assert_infer, stateful=True, num_outputs=0,
                      differentiable=False, dtypes=frozenset({_dt.bool}),
+                     device_types=frozenset({"CPU"}),
                      doc="An InvalidArgumentError 'assertion failed: [message]' unless its "
                          "scalar bool input is true.")
 
