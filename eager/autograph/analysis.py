@@ -11,10 +11,12 @@ class or comprehension is another scope: only the names it reads from this one c
   and every name a nested scope reads (a closure may run later). Computed backwards over the
   structured code (the converter has already turned `break`, `continue` and `return` into
   flags), loops to a fixed point.
-* **definedness**: which names are certainly, and which possibly, bound at a point, so that
-  the converter binds a state variable to `Undefined` before a statement only when it may be
-  unbound. A converted statement's body becomes a function of its own: inside it, the names it
-  assigns that are not its state are that function's locals, unbound at its start.
+* **definedness**: which names are possibly bound at a point, so that the converter binds a
+  state variable to `Undefined` before a statement only where no path binds it (the generated
+  functions' `nonlocal` declarations need a binding; a variable bound on some paths has one,
+  and an empty cell reads as `Undefined`). A converted statement's body becomes a function of
+  its own: inside it, the names it assigns that are not its state are that function's locals,
+  unbound at its start.
 
 `Facts` holds the results per converted statement (`If`, `While`, `For` node).
 """
@@ -240,13 +242,12 @@ def _comprehension_free(node) -> set:
 class Facts:
     """Per converted statement (keyed by `id(node)`): `live_in`, `live_out` (names live at its
     start and right after it), `modified` (names its blocks bind, `for` target included),
-    `defined` and `maybe_defined` (names certainly / possibly bound when it starts, in the
-    scope its code will run in)."""
+    `maybe_defined` (names possibly bound when it starts, in the scope its code will run in),
+    `nodes` (the statement)."""
 
     def __init__(self):
         self.live_in, self.live_out, self.modified = {}, {}, {}
-        self.defined, self.maybe_defined = {}, {}
-        self.nodes = {}
+        self.maybe_defined, self.nodes = {}, {}
 
 
 class _Liveness:
@@ -364,59 +365,53 @@ def exit_live(function_node) -> set:
 
 
 # -- definedness -------------------------------------------------------------------------------
-class _Definedness:
-    """Forward: (certainly bound, possibly bound) before each converted statement.
-    `state(facts, s)` gives a converted statement's state variables, which are bound (maybe to
-    `Undefined`) from the statement on and inside its functions."""
+class _Bindings:
+    """Forward: the names possibly bound before each converted statement, in the scope its code
+    will run in. `state(facts, s)` gives a converted statement's state variables, which are
+    bound (maybe to `Undefined`) from the statement on and inside its functions; the other names
+    its blocks assign are locals of its generated functions, unbound when each call starts."""
 
     def __init__(self, facts, state, walrus):
         self.facts = facts
         self.state = state
         self.walrus = walrus
 
-    def block(self, stmts, defined, maybe):
+    def block(self, stmts, bound):
         for s in stmts:
-            defined, maybe = self.stmt(s, defined, maybe)
-        return defined, maybe
+            bound = self.stmt(s, bound)
+        return bound
 
-    def stmt(self, s, defined, maybe):
+    def stmt(self, s, bound):
         t = type(s)
         if t in _CONVERTED:
             key = id(s)
-            self.facts.defined[key] = frozenset(defined)
-            self.facts.maybe_defined[key] = frozenset(maybe)
+            self.facts.maybe_defined[key] = frozenset(bound)
             state = self.state(self.facts, s)
-            local = self.facts.modified[key] - state
-            inner_defined = (defined - local) | state
-            inner_maybe = (maybe - local) | state
+            inner = (bound - (self.facts.modified[key] - state)) | state
             if t is ast.For:
-                targets = set()
-                _target_names(s.target, targets)
-                inner_defined |= targets
-                inner_maybe |= targets
+                _target_names(s.target, inner)
             for b in (s.body, s.orelse):
-                self.block(b, set(inner_defined), set(inner_maybe))
-            return defined | state, maybe | state
+                self.block(b, set(inner))
+            return bound | state
         if t in (ast.With, ast.AsyncWith):
             names = set()
             for item in s.items:
                 if item.optional_vars is not None:
                     _target_names(item.optional_vars, names)
-            return self.block(s.body, defined | names, maybe | names)
+            return self.block(s.body, bound | names)
         if t is ast.Try or t.__name__ == "TryStar":
-            body_defined, body_maybe = self.block(s.body, set(defined), set(maybe))
-            everything = maybe | bound_names([s], self.walrus)
+            everything = bound | bound_names([s], self.walrus)
+            self.block(s.body, set(bound))
             for h in s.handlers:
-                extra = {h.name} if h.name else set()
-                self.block(h.body, defined | extra, everything)
-            self.block(s.orelse, body_defined, everything)
-            final_defined, _ = self.block(s.finalbody, set(defined), everything)
-            return final_defined, everything
+                self.block(h.body, everything | ({h.name} if h.name else set()))
+            self.block(s.orelse, everything)
+            self.block(s.finalbody, everything)
+            return everything
         if t in (ast.AsyncFor, ast.AsyncWith) or t.__name__ == "Match":
-            return defined, maybe | bound_names([s], self.walrus)
+            return bound | bound_names([s], self.walrus)
         names = set()
         _bound(s, names, self.walrus)
-        return defined | names, maybe | names
+        return bound | names
 
 
 _NESTED_SCOPES = {ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
@@ -440,6 +435,6 @@ def analyze(function_node, state, kinds=None) -> Facts:
     else:
         exit_names = globals_ | nonlocals
     _Liveness(facts, walrus).block(body, exit_names)
-    start = _parameters(function_node.args) | globals_ | nonlocals
-    _Definedness(facts, state, walrus).block(body, set(start), set(start))
+    _Bindings(facts, state, walrus).block(body, _parameters(function_node.args) | globals_ |
+                                          nonlocals)
     return facts
