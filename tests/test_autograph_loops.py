@@ -530,3 +530,18 @@ def test_the_guides_sum_even_and_simple_relu():
     assert int(sum_even(c([10, 12, 15, 20]))) == 42  # TF: 42
     assert int(tf_simple_relu(c(1))) == 1 and int(tf_simple_relu(c(-1))) == 0  # TF: 1, 0
     assert "ag__.if_stmt" in eager.autograph.to_code(simple_relu)
+
+
+def test_an_iterables_loop_hook_also_runs_eagerly():
+    class Steps:
+        def __eager_for_loop__(self, loop):
+            loop.run_range(0, 6, 2)
+
+    def body():
+        s = c(0)
+        for v in Steps():
+            s += v
+        return s
+
+    assert int(eager.autograph.to_graph(body)()) == 6  # eagerly: 0 + 2 + 4
+    assert int(eager.function(body)()) == 6

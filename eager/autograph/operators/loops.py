@@ -31,6 +31,7 @@ else runs Python's loop. `for_stmt` decides by the iterable, first match wins:
 from __future__ import annotations
 
 from ...graph import get_default_graph
+from ...ops.array_ops import range as _eager_range
 from ...control_flow.ops import trace_branch
 from ...graph.symbolic import SymbolicTensor
 from .builtins import TensorRange, is_tensor_array_like, len_
@@ -101,8 +102,12 @@ class ForLoop:
             indexed_loop(self, length, element_at)
 
     def run_range(self, start, limit, delta, dtype=None):
-        """A staged loop over `range(start, limit, delta)` (scalars: tensors or numbers)."""
-        range_loop(self, start, limit, delta, dtype)
+        """A loop over `range(start, limit, delta)` (scalars: tensors or numbers): staged while
+        tracing, Python's otherwise."""
+        if get_default_graph() is None:  # as `for i in eager.range(...)` runs eagerly
+            self.run_python(_eager_range(start, limit, delta, dtype=dtype))
+        else:
+            range_loop(self, start, limit, delta, dtype)
 
     def _going_on(self) -> bool:
         value = self.extra_test()
