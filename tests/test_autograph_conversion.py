@@ -8,9 +8,11 @@ in a converted method: TensorFlow raises AttributeError), the expectation is Pyt
 """
 
 import functools
+import gc
 import importlib.util
 import json
 import sys
+import tracemalloc
 import traceback
 import warnings
 from pathlib import Path
@@ -372,3 +374,30 @@ def test_a_converter_failure_warns_and_runs_the_function_as_it_is(monkeypatch):
 
     with pytest.warns(UserWarning, match="the converter failed .RuntimeError: a converter bug."):
         assert int(eager.function(body)(c(2))) == 4
+
+
+def test_making_and_dropping_converted_functions_keeps_memory_flat():
+    """Conversions are cached per code object: a function (or lambda) made again and again
+    from the same source converts once, and nothing accumulates per function made."""
+
+    x = c([1.0, 2.0])
+
+    def step():
+        f = eager.function(lambda a: a * 2.0 if eager.reduce_sum(a) > 0 else -a)
+        f(x)
+
+    for _ in range(200):
+        step()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        growth = []
+        for _ in range(3):
+            before = tracemalloc.get_traced_memory()[0]
+            for _ in range(300):
+                step()
+            gc.collect()
+            growth.append((tracemalloc.get_traced_memory()[0] - before) / 1024 * 1000 / 300)
+    finally:
+        tracemalloc.stop()
+    assert sorted(growth)[1] < 10.0, growth  # KiB per 1,000 functions (the median window)

@@ -30,6 +30,7 @@ from .errors import ConversionError
 __all__ = ["parse_function"]
 
 _FILE_TREES = {}  # file name -> (the linecache lines it was parsed from, module tree)
+_MAX_FILE_TREES = 16  # the files most recently searched for lambdas
 _LOCK = threading.Lock()
 
 
@@ -117,6 +118,9 @@ def _module_tree(filename, lines):
     except SyntaxError as exc:
         raise ConversionError(f"could not parse {filename}: {exc}") from None
     with _LOCK:
+        _FILE_TREES.pop(filename, None)
+        while len(_FILE_TREES) >= _MAX_FILE_TREES:
+            del _FILE_TREES[next(iter(_FILE_TREES))]
         _FILE_TREES[filename] = (lines, tree)
     return tree
 
