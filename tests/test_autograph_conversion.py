@@ -215,6 +215,8 @@ def test_to_graph_gives_the_converted_callable():
     method = eager.autograph.to_graph(Base().scale)
     assert int(eager.function(method, autograph=False)(c(1))) == 2
     assert eager.autograph.to_graph(eager.reduce_sum) is eager.reduce_sum
+    traced = eager.function(helper)  # stands for its python_function
+    assert eager.autograph.to_code(traced) == eager.autograph.to_code(helper)
     with pytest.raises(TypeError, match="converts Python functions and methods"):
         eager.autograph.to_graph(Adder(1))
 

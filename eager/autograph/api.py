@@ -17,11 +17,15 @@ def _options(recursive, features) -> Options:
 
 
 def _function_of(entity):
-    """(the Python function to convert, the object it is bound to or None)."""
+    """(the Python function to convert, the object it is bound to or None). An
+    `eager.function` stands for the Python function it traces (its `python_function`)."""
     if isinstance(entity, types.MethodType) and isinstance(entity.__func__, types.FunctionType):
         return entity.__func__, entity.__self__
     if isinstance(entity, types.FunctionType):
         return entity, None
+    traced = getattr(type(entity), "python_function", None)
+    if isinstance(traced, property):
+        return _function_of(entity.python_function)
     raise TypeError(f"eager.autograph converts Python functions and methods, got "
                     f"{type(entity).__name__} {entity!r}.")
 
