@@ -1,7 +1,8 @@
 """Staged loops: a converted `while` or `for` as one `eager.while_loop`.
 
 The converted body assigns the user's variables through `nonlocal`; `get_state` reads the loop
-variables and `set_state` writes them (see `eager.autograph.operators.loops`). `staged_while`
+variables and `set_state` writes them (through the body's closure cells, `state.State`; a `for`
+loop adds its iterate, see `eager.autograph.operators.loops`). `staged_while`
 turns that into `while_loop(cond, body, loop_vars)`: each traced iteration starts by writing the
 loop's placeholders into the variables, runs the user's body, checks the new values against
 TensorFlow's rules (`loop_vars.check_iteration`) and returns them; the loop's results are
