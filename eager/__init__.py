@@ -36,7 +36,7 @@ from .ops.composite_ops import (add_n, boolean_mask, clip_by_global_norm, clip_b
 from .ops.sort_ops import argsort, sort
 from .ops.logging_ops import print  # noqa: A004
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
-from . import optimizers, profiler, train  # noqa: F401
+from . import autograph, optimizers, profiler, train  # noqa: F401
 from .state.module import Module
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient
 from .variables import (Variable, VariableAggregation, VariableSynchronization,

@@ -10,7 +10,12 @@ Run it: `python examples/function_tracing.py`. It prints what it does:
 3. `eager.print` inside a function prints on every call, in program order with the function's
    other effects (a Python `print` would print once, while tracing);
 4. `eager.cond` and `eager.while_loop` inside a function: both branches and the loop body are
-   traced once, and the taken branch and the loop run per call.
+   traced once, and the taken branch and the loop run per call;
+5. AutoGraph: the same Collatz function written with Python's `while` and `if` (converted into
+   a `While` and an `If` op, one trace for every input), a `for` over `range(n)` with `break`
+   and `continue`, a `for` over a tensor's rows, the converted source (`to_code`), and the
+   error a variable assigned in only one branch gets (TensorFlow's, naming the variable and the
+   line).
 """
 
 import sys
@@ -106,12 +111,77 @@ def control_flow():
     return results
 
 
+def autograph():
+    print("5. AutoGraph: Python control flow on tensors becomes eager.cond / eager.while_loop")
+
+    @eager.function
+    def collatz_steps(n):
+        steps = 0
+        while n > 1:
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+        return steps
+
+    results = {n: int(collatz_steps(eager.constant(n)).numpy()) for n in (6, 7, 27)}
+    ops = [op.type for op in
+           collatz_steps.get_concrete_function(eager.constant(6)).graph.get_operations()]
+    print(f"   Collatz steps {results}; traces: "
+          f"{collatz_steps.experimental_get_tracing_count()}; ops: {ops.count('While')} While")
+
+    @eager.function
+    def sum_of_odd_below(n, limit):
+        total = 0
+        for i in range(n):
+            if i >= limit:
+                break
+            if i % 2 == 0:
+                continue
+            total += i
+        return total
+
+    print(f"   odd numbers below 10 summed, stopping at 7: "
+          f"{int(sum_of_odd_below(eager.constant(10), eager.constant(7)).numpy())}")
+
+    @eager.function
+    def row_norms(x):
+        norms = eager.zeros([0])
+        for row in x:
+            eager.autograph.experimental.set_loop_options(
+                shape_invariants=[(norms, eager.TensorShape([None]))])
+            norms = eager.concat([norms, eager.reshape(eager.norm(row), [1])], 0)
+        return norms
+
+    rows = row_norms(eager.constant([[3.0, 4.0], [6.0, 8.0], [5.0, 12.0]])).numpy()
+    print(f"   row norms from a loop over the rows: {rows.tolist()}")
+
+    print("   converted source of collatz_steps (first lines):")
+    source = eager.autograph.to_code(collatz_steps.python_function)
+    for line in [line for line in source.splitlines() if line.strip()][:10]:
+        print("     " + line)
+
+    @eager.function
+    def one_branch(x):
+        if x > 0:
+            y = x * 2
+        return y
+
+    try:
+        one_branch(eager.constant(1))
+    except ValueError as exc:
+        print(f"   {type(exc).__name__}: {str(exc).splitlines()[0]}")
+    return results, rows
+
+
 def main():
     traces = retracing()
     losses = training()
     count = printing()
     collatz = control_flow()
-    return traces, losses, count, collatz
+    converted = autograph()
+    return traces, losses, count, collatz, converted
 
 
 if __name__ == "__main__":

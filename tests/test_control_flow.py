@@ -232,7 +232,7 @@ def test_traced_errors():
 
 
 def test_python_if_on_symbolic_tensor_still_names_cond():
-    @eager.function
+    @eager.function(autograph=False)  # with AutoGraph, the `if` becomes an eager.cond
     def f(p):
         if p:
             return c(1)
@@ -473,3 +473,20 @@ def test_an_error_inside_a_body_or_branch_names_its_line(mode, case, cpu_only):
         assert any(f"Detected at node 'GatherV2' (GatherV2) defined at {where}: " in n
                    for n in notes), notes
         assert any(f"Detected at node '{op}' ({op})" in n for n in notes), notes  # the call
+
+
+def test_traced_cond_traces_true_fn_first():
+    # TensorFlow 2.21 traces tf.cond's true_fn before its false_fn (and switch_case's branches
+    # in order), so Python side effects of tracing come in that order.
+    seen = []
+
+    @eager.function
+    def f(x):
+        a = eager.cond(x > 0, lambda: seen.append("true") or x, lambda: seen.append("false") or -x)
+        b = eager.switch_case(eager.constant(1), [lambda: seen.append("b0") or x,
+                                                  lambda: seen.append("b1") or x,
+                                                  lambda: seen.append("b2") or x])
+        return a + b
+
+    assert int(f(c(2))) == 4 and int(f(c(-2))) == 0
+    assert seen == ["true", "false", "b0", "b1", "b2"]

@@ -280,7 +280,7 @@ def test_returned_eager_tensor_and_python_values():
 
 
 def test_python_if_on_symbolic_tensor_names_cond():
-    @eager.function
+    @eager.function(autograph=False)
     def f(x):
         if x > 0:
             return x
@@ -290,18 +290,19 @@ def test_python_if_on_symbolic_tensor_names_cond():
         f(eager.constant(1.0))
 
 
-def test_autograph_is_accepted_and_converts_nothing():
-    """There is no AutoGraph: `autograph=True` is accepted, and Python control flow on a
-    symbolic tensor still raises, naming the ops to use instead."""
-    @eager.function(autograph=True)
+def test_autograph_false_converts_nothing():
+    """`autograph=False` traces the function as written: Python control flow on a symbolic
+    tensor raises, naming the ops to use instead. `autograph=True` (the default) converts it
+    (tests/test_autograph*.py)."""
     def f(x):
         while x > 0:
             x = x - 1.0
         return x
 
     with pytest.raises(TypeError, match="eager.cond / eager.while_loop"):
-        f(eager.constant(2.0))
-    assert float(eager.function(lambda x: x * 2.0, autograph=True)(eager.constant(2.0))) == 4.0
+        eager.function(f, autograph=False)(eager.constant(2.0))
+    assert float(eager.function(f, autograph=True)(eager.constant(2.5))) == -0.5
+    assert float(eager.function(lambda x: x * 2.0, autograph=False)(eager.constant(2.0))) == 4.0
 
 
 def test_unguarded_variable_creation_raises_at_the_first_call():

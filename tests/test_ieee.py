@@ -248,7 +248,7 @@ NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "Resour
                  "RandomUniformInt", "TruncatedNormal", "StatefulStandardNormalV2",
                  "StatefulTruncatedNormal", "StatefulUniform", "StatefulUniformFullInt",
                  "StatefulUniformInt", "_Send", "_Recv", "CheckNumericsV2", "EagerPyFunc",
-                 "PyFunc"}
+                 "PyFunc", "Assert"}
 HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
                        "ResourceApplyGradientDescent", "ResourceSparseApplyGradientDescent",
                        "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",

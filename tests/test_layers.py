@@ -25,7 +25,7 @@ LAYERS = [
     ("interpreters", ["eager.async_exec", "eager.graph", "eager.autodiff"]),
     ("runtime", ["eager.runtime"]),
     ("state", ["eager.variables", "eager.state", "eager.optimizers", "eager.train"]),
-    ("functions", ["eager.function", "eager.functions", "eager.control_flow"]),
+    ("functions", ["eager.function", "eager.functions", "eager.control_flow", "eager.autograph"]),
     ("public", ["eager"]),
 ]
 

@@ -143,7 +143,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     _check_scalar(pred, "pred", (_bool,))
     return _traced_case("If", "cond", pred, [false_fn, true_fn], ["false_fn", "true_fn"],
                         "true_fn and false_fn arguments to eager.cond must have the same number, "
-                        "type, and overall structure of return values.", graph)
+                        "type, and overall structure of return values.", graph,
+                        trace_order=(1, 0))
 
 
 def switch_case(branch_index, branch_fns, default=None, name=None):
@@ -198,12 +199,13 @@ def _canonical_branches(branch_fns):
     return [fn for _, fn in sorted(items, key=lambda kv: kv[0])]
 
 
-def _traced_case(op_name, scope, selector, fns, fn_names, message, graph):
-    branches, results = [], []
-    for fn, fn_name in zip(fns, fn_names):
-        g, result = _cf.trace_branch(fn, graph, f"{scope}_{fn_name}")
-        branches.append(g)
-        results.append(result)
+def _traced_case(op_name, scope, selector, fns, fn_names, message, graph, trace_order=None):
+    """Traces the branches (in `trace_order`: cond traces `true_fn` first, as TensorFlow, so
+    the trace-time Python effects of its branches come in TensorFlow's order) and adds the
+    op, its branches in selector order."""
+    branches, results = [None] * len(fns), [None] * len(fns)
+    for k in (trace_order or range(len(fns))):
+        branches[k], results[k] = _cf.trace_branch(fns[k], graph, f"{scope}_{fn_names[k]}")
     flats = [_flat_tensors(r) for r in results]
     leaves = [nest.flatten(r) for r in results]
     for r, flat, fn_name, leaf in zip(results[1:], flats[1:], fn_names[1:], leaves[1:]):

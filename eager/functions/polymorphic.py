@@ -24,9 +24,11 @@ Variable arguments are keyed by shape and dtype (see `arguments`).
 call run the Python function itself, as TensorFlow's switch does; `get_concrete_function` still
 traces.
 
-There is no AutoGraph conversion: `autograph=True` is accepted and changes nothing, and a
-Python `if` or `while` on a symbolic tensor raises a TypeError that names `eager.cond` and
-`eager.while_loop`.
+AutoGraph: with `autograph=True` (the default) what is traced is the function as
+`eager.autograph` converts it (on the first trace, cached per code object), so a Python `if`,
+`while` or `for` on a symbolic tensor becomes `eager.cond` / `eager.while_loop`; with
+`autograph=False` the function is traced as written, and such a statement raises a TypeError
+that names `eager.cond` and `eager.while_loop`.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import threading
 import warnings
 import weakref
 
+from ..autograph.api import converting_call
 from ..base import nest
 from ..core import context as _context
 from ..core.context import thread_state as _thread_state
@@ -93,7 +96,7 @@ class Function:
 
     def __init__(self, python_function, input_signature=None, autograph=True, jit_compile=None,
                  reduce_retracing=False, name=None, _instance_ref=None, *,
-                 experimental_inter_op_threads=None):
+                 experimental_inter_op_threads=None, experimental_autograph_options=None):
         if not callable(python_function):
             raise TypeError(f"eager.function needs a callable, got {python_function!r}.")
         if input_signature is not None:
@@ -105,14 +108,17 @@ class Function:
         self._python_function = python_function
         self._input_signature = input_signature
         self._autograph = autograph
+        self._autograph_options = experimental_autograph_options
         self._jit_compile = jit_compile
         self._reduce_retracing = bool(reduce_retracing)
         self._inter_op_threads = _checked_threads(experimental_inter_op_threads)
         self._name = name or getattr(python_function, "__name__", "function")
         self._instance_ref = _instance_ref
         self._binder = Binder(python_function, skip_first=_instance_ref is not None)
-        self._call_target = (python_function if _instance_ref is None
-                             else _WeakMethod(python_function, _instance_ref))
+        target = (converting_call(python_function, experimental_autograph_options)
+                  if autograph else python_function)
+        self._call_target = (target if _instance_ref is None
+                             else _WeakMethod(target, _instance_ref))
         self._cache = {}  # exact key -> ConcreteFunction
         # The fast lookup (see `__call__`): for calls with only positional EagerTensors, no
         # keywords and no device scope, (meta, array shape) per argument -> ConcreteFunction.
@@ -366,7 +372,8 @@ class Function:
             bound = Function(self._python_function, self._input_signature, self._autograph,
                              self._jit_compile, self._reduce_retracing, self._name,
                              _instance_ref=ref,
-                             experimental_inter_op_threads=self._inter_op_threads)
+                             experimental_inter_op_threads=self._inter_op_threads,
+                             experimental_autograph_options=self._autograph_options)
             self._bound[key] = (ref, bound)
             return bound
 
@@ -408,15 +415,17 @@ def _device_key():
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=None,
              reduce_retracing=False, experimental_relax_shapes=None, *,
-             experimental_inter_op_threads=None):
+             experimental_inter_op_threads=None, experimental_autograph_options=None):
     """≈ `tf.function`: `@eager.function`, `@eager.function(...)`, or `eager.function(f, ...)`.
 
     Returns a `Function` that traces `func` into a graph per kind of arguments (see the module
     doc) and runs the graph on later calls. Python side effects (appending to a list, `print`)
     happen while tracing only; `eager.print` prints on every call. Variables may be created on
     the first call only (TensorFlow's rule; see the module doc). `experimental_relax_shapes` is
-    the deprecated name of `reduce_retracing`. `autograph` is accepted and ignored: there is no
-    AutoGraph conversion (see the module doc).
+    the deprecated name of `reduce_retracing`. `autograph=True` traces the function as
+    `eager.autograph` converts it (Python `if`/`while`/`for` on tensors become `eager.cond` /
+    `eager.while_loop`); `experimental_autograph_options` takes
+    `eager.autograph.experimental.Feature`s (see the module doc).
 
     `jit_compile=True`: there is no XLA here; it asks for the graph runtime's fully optimised,
     compiled plan (pruning, folding, fusion, straight-line code) from the first call on,
@@ -433,7 +442,8 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     def decorate(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
                         jit_compile=jit_compile, reduce_retracing=reduce_retracing,
-                        experimental_inter_op_threads=experimental_inter_op_threads)
+                        experimental_inter_op_threads=experimental_inter_op_threads,
+                        experimental_autograph_options=experimental_autograph_options)
 
     if func is None:
         return decorate

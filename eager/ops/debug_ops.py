@@ -1,5 +1,6 @@
 """Numerics checking: `debugging.enable_check_numerics` / `disable_check_numerics`, TensorFlow's
-check-numerics callback, and the `CheckNumericsV2` op it runs.
+check-numerics callback, and the `CheckNumericsV2` op it runs; and `Assert`, the check a
+condition makes when the graph runs (`assert_that`).
 
 Kernels return inf and nan silently, as TensorFlow's do (`eager.base.ieee`). Checking is how to
 ask for errors instead: while it is enabled on a thread, every floating-point output of every op
@@ -36,7 +37,8 @@ from ..core.registry import describe_inputs, register_op
 from ..core.specs import TensorSpec
 from ..tensor import EagerTensor
 
-__all__ = ["enable_check_numerics", "disable_check_numerics", "CHECK_NUMERICS", "SKIPPED"]
+__all__ = ["enable_check_numerics", "disable_check_numerics", "CHECK_NUMERICS", "SKIPPED",
+           "ASSERT", "assert_that"]
 
 #: Ops whose outputs are not checked: TensorFlow's callback skips the ones that only move or
 #: select values (its SAFE_OPS, with eager's names: `Pack` is tf.stack, `Zeros`/`Ones` are its
@@ -94,6 +96,35 @@ CHECK_NUMERICS = register_op(
     "CheckNumericsV2", _check_kernel, lambda x, head, tail, counts: TensorSpec(x.shape, x.dtype),
     dtypes=_dt.FLOATING, stateful=True, differentiable=False,
     doc="Passes its input through; an InvalidArgumentError if it holds inf or nan.")
+
+
+def _assert_infer(condition, message):
+    if condition.dtype != _dt.bool or (condition.shape.rank not in (None, 0)):
+        raise InvalidArgumentError(None, "Assert", f"In[0] is not a scalar bool: "
+                                                   f"{condition.dtype.name} {condition.shape}")
+    return ()
+
+
+def _assert_kernel(xp, condition, message):
+    if not bool(condition):
+        raise InvalidArgumentError(None, "Assert", f"assertion failed: [{message}]")
+    return ()
+
+
+# TensorFlow's Assert, with the message as an attribute (eager has no string tensors). Stateful,
+# so it runs wherever its function runs, even though nothing reads it; a host op (its condition
+# in host memory, as TensorFlow's), so its error is the call's, not a later sync point's.
+ASSERT = register_op("Assert", _assert_kernel, _assert_infer, stateful=True, num_outputs=0,
+                     differentiable=False, dtypes=frozenset({_dt.bool}),
+                     device_types=frozenset({"CPU"}),
+                     doc="An InvalidArgumentError 'assertion failed: [message]' unless its "
+                         "scalar bool input is true.")
+
+
+def assert_that(condition, message: str) -> None:
+    """Runs `Assert`: eagerly it raises at once when `condition` is false; traced, when the
+    graph runs (TensorFlow's `tf.debugging.Assert` with one string of data)."""
+    _dispatch.execute(ASSERT, (condition,), {"message": message})
 
 
 # -----------------------------------------------------------------------------------------------
