@@ -166,6 +166,17 @@ def test_a_function_without_source_warns_once_and_runs_as_it_is():
         assert int(f(c(2))) == 4
         assert int(f(c(3.0))) == 6  # a second trace: no second warning
     assert len([w for w in seen if "could not transform" in str(w.message)]) == 1
+
+
+def test_a_warnings_as_errors_filter_does_not_stop_a_function_without_source(capsys):
+    # TensorFlow logs this warning and runs the function: `-W error` or pytest's
+    # `filterwarnings = error` must not turn it into a failed call. It is printed instead.
+    scope = {}
+    exec("def unseen(x):\n    return x + 1\n", scope)  # noqa: S102 - code without a source file
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert int(eager.function(scope["unseen"])(c(2))) == 3
+    assert "AutoGraph could not transform <function unseen" in capsys.readouterr().err
     assert "could not get source code" in str(seen[0].message)
     with pytest.raises(ConversionError, match="could not get source code"):
         eager.autograph.to_graph(scope["made"])

@@ -72,4 +72,6 @@ class converting_call:  # noqa: N801 - a function-like object
         return self._call(self._function, args, kwargs)
 
     def __repr__(self):
-        return f"<autograph of {self._function!r}>"
+        # The user's function: messages that name what is traced (TensorFlow's "in compilation
+        # of <function f at ...>") name the function the user wrote, not this wrapper.
+        return repr(self._function)

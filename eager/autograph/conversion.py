@@ -32,6 +32,7 @@ import os
 import sysconfig
 import threading
 import types
+import sys
 import warnings
 import weakref
 
@@ -211,12 +212,18 @@ def convert(function, options=None):
 def _warn(function, exc):
     """The one warning for a function that cannot be converted, at its definition."""
     code = function.__code__
-    warnings.warn_explicit(
-        f"AutoGraph could not transform {function!r} and will run it as-is.\nCause: {exc}\n"
-        "To silence this warning, decorate the function with "
-        "@eager.autograph.experimental.do_not_convert",
-        UserWarning, code.co_filename, code.co_firstlineno,
-        module=getattr(function, "__module__", None) or "<unknown>")
+    message = (f"AutoGraph could not transform {function!r} and will run it as-is.\nCause: "
+               f"{exc}\nTo silence this warning, decorate the function with "
+               "@eager.autograph.experimental.do_not_convert")
+    try:
+        warnings.warn_explicit(message, UserWarning, code.co_filename, code.co_firstlineno,
+                               module=getattr(function, "__module__", None) or "<unknown>")
+    except Warning:
+        # A filter that turns warnings into errors (`-W error`, pytest's `filterwarnings =
+        # error`) must not stop a function that runs fine as written; TensorFlow logs this
+        # warning and goes on. It is printed instead.
+        print(f"{code.co_filename}:{code.co_firstlineno}: UserWarning: {message}",
+              file=sys.stderr)
 
 
 def _bind(code, function, options):
