@@ -498,9 +498,8 @@ def test_cond_branches_must_agree_on_tensor_arrays():
         ta = tf.TensorArray(f32, size=2)
         return tf.cond(p, lambda: ta.write(0, 1.0), lambda: ta.write(1, [2.0])).stack()
 
-    # Both branches write into one element-shape cell (TF's words; TF traces true_fn first
-    # and says "saw (1,) but expected ()", eager.cond traces false_fn first).
-    with pytest.raises(ValueError, match="Inconsistent shapes: saw \\(\\) but expected \\(1,\\)"):
+    # Both branches write into one element-shape cell: TF's words (true_fn is traced first).
+    with pytest.raises(ValueError, match="Inconsistent shapes: saw \\(1,\\) but expected \\(\\)"):
         traced(shapes)(tf.constant(True))
 
     def array_or_tensor(p):
