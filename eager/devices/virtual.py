@@ -35,9 +35,9 @@ can be split into logical GPUs like real ones.
 
 from __future__ import annotations
 
-import _thread
 import collections
 import threading
+import weakref
 
 import numpy as np
 
@@ -91,8 +91,8 @@ class VirtualEvent(Event):
 class VirtualStream(Stream):
     """An in-order queue of work run by one worker thread (see the module doc)."""
 
-    __slots__ = ("name", "max_pending", "_queue", "_cv", "_issued", "_completed", "_error",
-                 "_error_seq", "_sleeping", "_closed", "_worker", "__weakref__")
+    __slots__ = ("name", "max_pending", "_queue", "_lock", "_cv", "_issued", "_completed",
+                 "_error", "_error_seq", "_sleeping", "_closed", "_worker", "__weakref__")
     inline = False
 
     def __init__(self, name: str, max_pending: int = MAX_PENDING_LAUNCHES):
@@ -101,7 +101,12 @@ class VirtualStream(Stream):
         self._queue = collections.deque()
         # RLock: a finalizer (a collected variable's deleter) may launch on this stream from
         # any allocation, also one made while this thread holds the lock in a launch.
-        self._cv = threading.Condition(threading.RLock())
+        # Blocks take `_lock` itself, never `with self._cv`: a Condition's `__enter__` and
+        # `__exit__` are Python functions, and a Ctrl-C between the lock's acquire and their
+        # return left the lock held for good (a stream worker then waited on it forever); the
+        # C lock's own `with` leaves no such gap.
+        self._lock = threading.RLock()
+        self._cv = threading.Condition(self._lock)
         # Items are numbered as they are queued, and `_completed` is the number of the last one
         # finished. A Ctrl-C between numbering and queueing (the two cannot be one bytecode)
         # leaves a number with no item: it counts as done once the worker has finished the
@@ -149,7 +154,7 @@ class VirtualStream(Stream):
         meanwhile) and raises the first failure among them, as `synchronize` does."""
         self._wait_until(seq)
         if self._error is not None:
-            with self._cv:
+            with self._lock:
                 error = self._error
                 if error is None or self._error_seq > seq:
                     return  # a later item failed: its own synchronization reports it
@@ -171,7 +176,7 @@ class VirtualStream(Stream):
         # Hot: every kernel; one comparison unless the queue is full.
         if bounded and self._issued - self._completed >= self.max_pending:
             self._wait_for_room()
-        with self._cv:
+        with self._lock:
             # Numbered and queued with no allocation between (an allocation may run a
             # finalizer that launches here too): the queue stays in number order.
             self._issued += 1
@@ -184,7 +189,7 @@ class VirtualStream(Stream):
         self._wait_until(seq - 1)  # closed: the worker drained its queue and left
         fn, args, name = item
         _run_item(self, seq, fn, args, name)
-        with self._cv:
+        with self._lock:
             self._completed = max(self._completed, seq)
             self._cv.notify_all()
         return VirtualEvent(self, seq)
@@ -199,20 +204,20 @@ class VirtualStream(Stream):
         if (self._cv._is_owned() or getattr(_this_thread, "is_stream_worker", False)
                 or _pausing_threads[threading.get_ident()]):
             return
-        with self._cv:
+        with self._lock:
             while self._issued - self._completed >= self.max_pending and not self._closed:
                 self._cv.wait()
 
     def close(self):
         """Lets the worker finish what is queued and exit; later work runs on the caller."""
-        with self._cv:
+        with self._lock:
             self._closed = True
             self._cv.notify_all()
 
     def _wait_until(self, seq):
         if self._completed >= seq:
             return
-        with self._cv:
+        with self._lock:
             while self._completed < seq:
                 if self._sleeping and not self._queue and not self._closed:
                     # Everything queued is done: what is left are numbers a Ctrl-C kept from
@@ -257,10 +262,10 @@ def _serve(stream):
     compute with numpy's floating-point error state set to ignore (this thread's own), as CuPy's
     kernels never signal inf or nan (`eager.base.ieee`)."""
     quiet_thread()
-    queue, cv = stream._queue, stream._cv
+    queue, cv, lock = stream._queue, stream._cv, stream._lock
     _this_thread.is_stream_worker = True
     while True:
-        with cv:
+        with lock:
             while not queue:
                 if stream._closed:
                     stream._sleeping = False
@@ -275,7 +280,7 @@ def _serve(stream):
             profile_events.add_slice(stream.name, name, start, profile_events.now_ns())
         else:
             _run_item(stream, seq, fn, args, name)
-        with cv:
+        with lock:
             # With nothing queued, every number issued is done: any without an item was lost
             # to a Ctrl-C (see VirtualStream.__init__).
             # (Once closed, later numbers are items run by the threads launching them.)
@@ -301,10 +306,11 @@ def _as_op_error(exc, name):
 
 class VirtualArray:
     """A simulated-GPU array: the shape and dtype, the pool block holding the data, and the
-    stream event after which the data is there. Its lifetime is the block's: when it is
-    collected, the block returns to the pool of the stream that allocated it."""
+    stream event after which the data is there. Its lifetime is the block's: once it is
+    collected, the block goes back to the pool of the stream that allocated it (`_Pool`), with
+    no Python code run at collection, so a Ctrl-C can never land in (and be lost in) it."""
 
-    __slots__ = ("shape", "dtype", "_block", "_pool", "_home", "_ready")
+    __slots__ = ("shape", "dtype", "_block", "_ready", "__weakref__")
 
     @property
     def ndim(self) -> int:
@@ -324,58 +330,49 @@ class VirtualArray:
         raise TypeError("Implicit conversion of a simulated-GPU array to a NumPy array is not "
                         "allowed; copy it with the device's to_host")
 
-    def __del__(self):
-        # Runs wherever the collector does: when Ctrl-C lands, at interpreter exit, on an array
-        # whose construction an interrupt cut short (no `_pool` yet). An exception raised here
-        # is only printed, and lost: so nothing escapes, and an interrupt that lands here is
-        # delivered again once this has returned (see `_interrupt_main_again`).
-        try:
-            pool = self._pool
-            if pool is not None:
-                pool.release(self._home, self._block)
-        except KeyboardInterrupt:
-            _interrupt_main_again()
-        except Exception:  # noqa: BLE001 - half-built, or modules torn down at exit: nothing to do
-            pass
-
     def __repr__(self):
         return f"<VirtualArray {self.dtype}{list(self.shape)} ready={self._ready.query()}>"
 
 
-def _interrupt_main_again():
-    """Re-sends an interrupt that a finalizer caught. Not from the finalizer itself: the main
-    thread would raise it at its next instruction, still inside the finalizer, where it would
-    be lost again. A new thread sends it once it gets the interpreter, by when the finalizer has
-    normally returned (if not, the finalizer catches it and sends it once more)."""
-    try:
-        _thread.start_new_thread(_thread.interrupt_main, ())
-    except Exception:  # noqa: BLE001 - no new threads at interpreter exit: nothing to interrupt
-        pass
-
-
 class _Pool:
-    """Free blocks per (stream, shape, dtype): freed blocks are reused at once, by allocations
-    on the stream that allocated them (CuPy's policy)."""
+    """Free blocks per (stream, shape, dtype): freed blocks are reused by the next allocations
+    on the stream that allocated them (CuPy's policy).
 
-    __slots__ = ("_free", "_lock", "reused")
+    A block lent to an array comes back when the array is collected, through a weak reference
+    whose callback is a deque's `append`: C code, so collection runs no Python frame where a
+    Ctrl-C could land (in a `__del__` it would be printed as "Exception ignored" and lost). The
+    next allocation takes the collected arrays' blocks back."""
+
+    __slots__ = ("_free", "_lent", "_collected", "_lock", "reused")
 
     def __init__(self):
         self._free = collections.defaultdict(list)
-        self._lock = threading.RLock()  # re-entrant: VirtualArray.__del__ (GC) releases into it
+        self._lent = {}  # weak reference to a live array -> (its stream's id, its block)
+        self._collected = collections.deque()  # references whose arrays were collected
+        # Re-entrant: an allocation made under it may collect objects whose finalizers (a
+        # variable's deleter) launch work that allocates here too.
+        self._lock = threading.RLock()
         self.reused = 0  # allocations served from a freed block (tests look at it)
 
-    def allocate(self, stream, shape, dtype):
+    def lend(self, array, stream, shape, dtype):
+        """Gives `array` a block for `stream` (a freed one if there is one), taken back when
+        the array is collected."""
         key = (id(stream), shape, dtype)
         with self._lock:
+            collected = self._collected
+            while collected:
+                entry = self._lent.pop(collected.popleft(), None)
+                if entry is not None:
+                    stream_id, block = entry
+                    self._free[(stream_id, block.shape, block.dtype)].append(block)
             free = self._free.get(key)
             if free:
                 self.reused += 1
-                return free.pop()
-        return np.empty(shape, dtype)
-
-    def release(self, stream, block):
-        with self._lock:
-            self._free[(id(stream), block.shape, block.dtype)].append(block)
+                block = free.pop()
+            else:
+                block = np.empty(shape, dtype)
+            self._lent[weakref.ref(array, collected.append)] = (key[0], block)
+        return block
 
 
 def _write_outputs(op, in_blocks, attrs, out_blocks):
@@ -421,10 +418,8 @@ class VirtualDevice(Device):
         array = VirtualArray()
         array.shape = tuple(shape)
         array.dtype = np.dtype(dtype)
-        array._block = self.pool.allocate(self.compute_stream, array.shape, array.dtype)
-        array._home = self.compute_stream
+        array._block = self.pool.lend(array, self.compute_stream, array.shape, array.dtype)
         array._ready = ready
-        array._pool = self.pool  # last: with it, `__del__` returns the block
         return array
 
     def _adopt(self, value, ready):

@@ -58,7 +58,7 @@ class Rendezvous:
     `error` and makes later receives fail the same way; later sends are dropped (a send may
     run on a GPU stream, where raising would only leave a stale error for a later call)."""
 
-    __slots__ = ("_items", "_cv", "error")
+    __slots__ = ("_items", "_lock", "_cv", "error")
 
     # What dispatch and EagerTensor read from a value: a scalar of dtype `variant`.
     eager_dtype = dtype = _variant
@@ -67,11 +67,14 @@ class Rendezvous:
 
     def __init__(self):
         self._items = {}
-        self._cv = threading.Condition(threading.Lock())
+        # Blocks take `_lock`, not `with self._cv` (whose Python `__enter__` a Ctrl-C can cut
+        # after the acquire, leaving the lock held; see eager.devices.virtual).
+        self._lock = threading.Lock()
+        self._cv = threading.Condition(self._lock)
         self.error = None  # the error the call was aborted with (the first one)
 
     def send(self, key, payload) -> None:
-        with self._cv:
+        with self._lock:
             if self.error is not None:
                 return
             if key in self._items:
@@ -81,7 +84,7 @@ class Rendezvous:
             self._cv.notify_all()
 
     def recv(self, key):
-        with self._cv:
+        with self._lock:
             items = self._items
             while key not in items:
                 if self.error is not None:
@@ -91,7 +94,7 @@ class Rendezvous:
 
     def abort(self, error) -> bool:
         """Records `error` (if it is the first) and wakes every receive; True if it was."""
-        with self._cv:
+        with self._lock:
             first = self.error is None
             if first:
                 self.error = error
@@ -106,7 +109,7 @@ class Rendezvous:
 
     def pending(self) -> int:
         """Values sent and not received yet (tests look at it)."""
-        with self._cv:
+        with self._lock:
             return len(self._items)
 
     def __repr__(self):
