@@ -289,6 +289,28 @@ def test_symbolic_tensor_hash_and_repr():
     assert x.is_symbolic and x.device == ""
 
 
+def test_a_tensor_leaked_from_a_trace_is_tensorflows_out_of_scope_type_error():
+    # TF 2.21 (the "Better performance with tf.function" guide catches exactly TypeError):
+    # "<tf.Tensor 'add:0' shape=() dtype=int32> is out of scope and cannot be used here. Use
+    # return values, explicit Python locals or TensorFlow collections to access it."
+    leaked = []
+
+    @eager.function
+    def leaky(a):
+        leaked.append(a + 1)
+        return a + 2
+
+    @eager.function
+    def uses_leaked(b):
+        return b + leaked[0]
+
+    assert int(leaky(eager.constant(1))) == 3
+    with pytest.raises(TypeError, match="is out of scope and cannot be used here. Use return "
+                                        "values, explicit Python locals or TensorFlow "
+                                        "collections to access it."):
+        uses_leaked(eager.constant(2))
+
+
 def test_foreign_graph_tensor_raises():
     outer = Graph("outer")
     with outer.as_default():

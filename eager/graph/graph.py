@@ -310,6 +310,12 @@ class Graph:
                 copied = self._copy_source
                 if copied is not None and t._op._graph is copied[0] and id(t) in copied[1]:
                     return self._checked_input(copied[1][id(t)], op_def)
+                if t._op._graph.building_function:  # a tensor leaked out of a function trace
+                    raise TypeError(
+                        f"{t!r} is out of scope and cannot be used here. Use return values, "
+                        "explicit Python locals or TensorFlow collections to access it. "
+                        f"({op_def.name}: it belongs to the trace of {t.graph!r}, not to the "
+                        f"graph being built ({self!r}); pass it in as an argument.)")
                 raise ValueError(
                     f"{op_def.name}: input {t.name} belongs to another graph ({t.graph!r}), not "
                     f"to the graph being built ({self!r}). A tensor from an enclosing or finished "
