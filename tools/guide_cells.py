@@ -141,7 +141,7 @@ def run(python: str, cells: list[str], timeout: int) -> list[dict]:
 
 #: A traceback's frames (which differ by framework: each shows its own internals), not its
 #: final message.
-_FRAMES = re.compile(r"^Traceback \(most recent call last\):\n|^  File .*\n(?:    .*\n)*", re.M)
+_FRAMES = re.compile(r"Traceback \(most recent call last\):\n|^  File .*\n(?:    .*\n)*", re.M)
 
 
 def normalise(text: str) -> str:
