@@ -59,9 +59,9 @@ def test_the_signature_trace_keeps_its_none_dimensions_and_is_enforced():
                                                    eager.TensorSpec([None], eager.int32)])
     traced(*_batch(2, 0))
     x, labels = _batch(2, 1)
-    with pytest.raises(TypeError, match="can not cast"):
+    with pytest.raises(TypeError, match="Can not cast"):
         traced(eager.cast(x, eager.float64), labels)
-    with pytest.raises(TypeError, match="can not cast"):
+    with pytest.raises(TypeError, match="Can not cast"):
         traced(eager.constant(np.ones((2, 4), np.float32)), labels)
     cf = traced.get_concrete_function()
     assert cf.inputs[0].shape.as_list() == [None, 3]

@@ -125,7 +125,7 @@ def run(python: str, cells: list[str], timeout: int) -> list[dict]:
             json.dump(cells, f)
         with open(runner, "w") as f:
             f.write(_RUNNER)
-        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore", MPLBACKEND="Agg")
         try:
             subprocess.run([python, runner, cells_path, out_path, str(timeout)], cwd=tmp,
                            env=env, check=False, timeout=timeout * max(len(cells), 1) + 60)

@@ -270,6 +270,15 @@ class ConcreteFunction:
             _check(expected, given, name, tensors)
         return tensors
 
+    def binding_error(self, exc, args, kwargs) -> TypeError:
+        """TensorFlow's TypeError for a call of a Function with an input_signature that the
+        call's arguments do not fit (`exc`, from `check_arguments`)."""
+        params = _signatures.parameters(self._binder.names, self._binder.kinds, self._template)
+        signature = _signatures.signature_text(params, None, (), verbose=False)
+        return TypeError(f"Binding inputs to tf.function failed due to `{exc}`. Received args: "
+                         f"{args} and kwargs: {kwargs} for signature: "
+                         f"{signature.rsplit(' -> ', 1)[0]}.")
+
     def accepts(self, tensors) -> bool:
         """Whether tensors (or specs) of these shapes and dtypes fit this trace's tensor
         arguments (the rest of the cache key is known to match)."""
@@ -520,10 +529,9 @@ def _check(expected, given, name, tensors):
                 raise TypeError(f"Argument {name!r}: expected a tensor matching {spec}, got "
                                 f"{given!r:.80} ({exc}).") from None
         if not _fits(given, spec):
-            raise TypeError(
-                f"Binding inputs to the traced function failed: argument {name!r} can not cast "
-                f"{TensorSpec(given.shape, given.dtype)} to {spec} (wrong "
-                f"{'dtype' if given.dtype != spec.dtype else 'shape'}).")
+            # TensorFlow's words (callers add what was received, as TF does)
+            raise TypeError(f"Can not cast {TensorSpec(given.shape, given.dtype)} to "
+                            f"{TensorSpec(spec.shape, spec.dtype)}")
         tensors.append(given)
         return
     if isinstance(expected, dict):
@@ -541,9 +549,8 @@ def _check(expected, given, name, tensors):
             _check(e, g, f"{name}[{i}]", tensors)
         return
     if type(given) is not type(expected) or given != expected:
-        raise TypeError(f"Argument {name!r}: the function was traced with the Python value "
-                        f"{expected!r:.80}, got {given!r:.80}; Python values must match the "
-                        "trace (call the Function, which retraces, instead).")
+        # TensorFlow's words: the traced value is the parameter's type, `Literal[2]`
+        raise TypeError(f"Can not cast {given!r:.80} to Literal[{expected!r:.80}]")
 
 
 @contextlib.contextmanager

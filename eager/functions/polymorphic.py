@@ -203,7 +203,10 @@ class Function:
         values = self._binder.bind(args, kwargs)
         if self._input_signature is not None:
             concrete = self._concrete_for_signature()
-            tensors = concrete.check_arguments(values)
+            try:
+                tensors = concrete.check_arguments(values)
+            except TypeError as exc:
+                raise concrete.binding_error(exc, args, kwargs) from None
         else:
             tensors = []
             key = (describe(values, tensors), _device_key())
