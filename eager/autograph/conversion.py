@@ -74,6 +74,7 @@ class Options:
         self.builtin_functions = builtin_functions
         namespace = types.SimpleNamespace(**NAMESPACE)
         namespace.converted_call = self.caller = Caller(self.convert, recursive=recursive)
+        namespace.converted_iterable = self.caller.iterable
         self.cell = types.CellType(namespace)
 
     @classmethod

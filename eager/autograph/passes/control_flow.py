@@ -23,7 +23,9 @@ every read of such a name in the function goes through `ag__.ld`, which raises P
 UnboundLocalError for an `Undefined`. `global`/`nonlocal` statements move to the top of the
 function, so that they still cover the code that moves into the generated functions.
 
-`for` loops bind their target from the body function's argument; a loop's options
+`for` loops bind their target from the body function's argument, and a call as their iterable
+goes through `ag__.converted_iterable` (`converted_call`, but `range` of a traced bound gives
+the loop its bounds instead of building a Range op); a loop's options
 (`directives`) and, for a `for`, its target's name (`iterate_names`) and extra test (`jumps`,
 `returns`) are passed along.
 """
@@ -33,7 +35,7 @@ from __future__ import annotations
 import ast
 
 from ..analysis import analyze, declared, walrus_names
-from ..nodes import LOAD, ag, assign, call, const, function_def, header, name, position
+from ..nodes import LOAD, OPERATORS, ag, assign, call, const, function_def, header, name, position
 from .scopes import statements_of
 
 __all__ = ["transform"]
@@ -217,10 +219,22 @@ class _Converter:
             iterate_names.append(ast.keyword(arg="iterate_names",
                                              value=const(node.target.id, at), **at))
         out.extend(self.undefined_inits(node, at))
+        iterable = node.iter
+        if _is_operator_call(iterable, "converted_call"):
+            iterable.func.attr = "converted_iterable"
         out.append(self.statement_call("for_stmt", [
-            node.iter, extra, name(body, at), self.names_tuple(names, at),
+            iterable, extra, name(body, at), self.names_tuple(names, at),
             self.options(node, at, iterate_names)], at))
         return out
+
+
+def _is_operator_call(node, operator) -> bool:
+    """Whether `node` is a call of `ag__.<operator>`."""
+    if node.__class__ is not ast.Call:
+        return False
+    func = node.func
+    return func.__class__ is ast.Attribute and func.attr == operator and \
+        func.value.__class__ is ast.Name and func.value.id == OPERATORS
 
 
 class _ReadsThroughLd(ast.NodeTransformer):
