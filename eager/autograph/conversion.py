@@ -131,7 +131,7 @@ class _ByIdentity:
         self._items.clear()
 
 
-_GENERATED = _ByIdentity()  # code objects this module compiled (and those nested in them)
+_GENERATED = _ByIdentity()  # converted code objects (and those nested in them)
 _REFUSED = _ByIdentity()    # code object -> why it is not converted
 _CODE = _ByIdentity()       # code object -> {options: converted code object}
 _LOCK = threading.RLock()
@@ -289,8 +289,7 @@ def _compile(function, options):
         if hasattr(code, "co_qualname"):
             renamed["co_qualname"] = code.co_qualname
         converted = converted.replace(**renamed)
-    _remember_generated(compiled)
-    _remember_generated(converted)
+    _remember_generated(converted)  # (the module's and the factory's code never run)
     return converted
 
 

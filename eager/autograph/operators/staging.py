@@ -211,6 +211,7 @@ def range_loop(loop, start, limit, delta, dtype=None):
     start, limit, delta = (_as(v, dtype) for v in (start, limit, delta))
     iterate = start
     step = constant_value(delta) if isinstance(delta, Tensor) else delta
+    ascending = None if step is None else bool(np.all(step >= 0))
     iterate_name = loop.opts.get("iterate_names")
 
     def state():
@@ -230,8 +231,8 @@ def range_loop(loop, start, limit, delta, dtype=None):
         iterate = iterate + delta
 
     def test():
-        if step is not None:
-            going = iterate < limit if np.all(step >= 0) else iterate > limit
+        if ascending is not None:
+            going = iterate < limit if ascending else iterate > limit
         else:
             going = logical_or(logical_and(delta >= 0, iterate < limit),
                                logical_and(delta < 0, iterate > limit))

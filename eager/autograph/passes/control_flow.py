@@ -35,8 +35,9 @@ from __future__ import annotations
 import ast
 
 from ..analysis import analyze, declared, walrus_names
-from ..nodes import LOAD, OPERATORS, ag, assign, call, const, function_def, header, name, position
-from .scopes import statements_of
+from ..nodes import (LOAD, OPERATORS, ag, assign, call, const, function_def, header, located,
+                     name, position)
+from .scopes import COMPOUND, statements_of
 
 __all__ = ["transform"]
 
@@ -115,7 +116,7 @@ class _Converter:
         return out
 
     def stmt(self, s):
-        if isinstance(s, _NESTED):
+        if s.__class__ not in COMPOUND or isinstance(s, _NESTED):
             return [s]
         for field in ("body", "orelse", "finalbody"):
             block = getattr(s, field, None)
@@ -138,9 +139,9 @@ class _Converter:
         globals_ = [v for v in names if v in self.globals]
         others = [v for v in names if v not in self.globals]
         if globals_:
-            out.append(ast.Global(names=globals_, **at))
+            out.append(located(ast.Global(globals_), at))
         if others:
-            out.append(ast.Nonlocal(names=others, **at))
+            out.append(located(ast.Nonlocal(others), at))
         return out
 
     def undefined_inits(self, node, at):
@@ -150,15 +151,22 @@ class _Converter:
                 for v in self.inits.get(id(node), ())]
 
     def names_tuple(self, names, at):
-        return ast.Tuple(elts=[const(v, at) for v in names], ctx=LOAD, **at)
+        return located(ast.Tuple([const(v, at) for v in names], LOAD), at)
 
     def options(self, node, at, extra=()):
-        keywords = list(getattr(node, "loop_options", ())) + list(extra)
-        return ast.Dict(keys=[const(k.arg, at) for k in keywords],
-                        values=[k.value for k in keywords], **at)
+        """The loop's options as a dict display: its `set_loop_options` keywords, then `extra`
+        ((name, value node) pairs)."""
+        keys, values = [], []
+        for keyword in getattr(node, "loop_options", ()):
+            keys.append(const(keyword.arg, at))
+            values.append(keyword.value)
+        for key, value in extra:
+            keys.append(const(key, at))
+            values.append(value)
+        return located(ast.Dict(keys, values), at)
 
     def statement_call(self, operator, arguments, at):
-        return ast.Expr(value=call(ag(operator, at), arguments, at), **at)
+        return located(ast.Expr(call(ag(operator, at), arguments, at)), at)
 
     def convert_if(self, node):
         at = header(node)
@@ -204,7 +212,7 @@ class _Converter:
         body = self.ctx.namer.new("loop_body")
         iterate = self.ctx.namer.new("itr")
         target_at = position(node.target)
-        target = ast.Assign(targets=[node.target], value=name(iterate, target_at), **target_at)
+        target = located(ast.Assign([node.target], name(iterate, target_at)), target_at)
         out = [function_def(body, (iterate,), [*self.declarations(names, at), target,
                                                *node.body], at)]
         extra = getattr(node, "extra_test", None)
@@ -216,8 +224,7 @@ class _Converter:
             extra = const(None, at)
         iterate_names = []
         if isinstance(node.target, ast.Name):
-            iterate_names.append(ast.keyword(arg="iterate_names",
-                                             value=const(node.target.id, at), **at))
+            iterate_names.append(("iterate_names", const(node.target.id, at)))
         out.extend(self.undefined_inits(node, at))
         iterable = node.iter
         if _is_operator_call(iterable, "converted_call"):
