@@ -56,6 +56,7 @@ _LIBRARIES = frozenset({"numpy", "scipy", "cupy", "cupyx", "pandas", "tensorflow
                         "pluggy", "hypothesis", "matplotlib", "absl"})
 _STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
 _CONVERTED = "ag__converted"  # the converted def's name inside the factory
+_CODE_TYPE = types.CodeType
 _NOT_CONVERTED_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
                         inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE)
 
@@ -132,8 +133,10 @@ class _ByIdentity:
 
 
 _GENERATED = _ByIdentity()  # converted code objects (and those nested in them)
-_REFUSED = _ByIdentity()    # code object -> why it is not converted
-_CODE = _ByIdentity()       # code object -> {options: converted code object}
+#: code object -> {options: converted code object, or the `ConversionError` converting under
+#: those options raised}, or why it is not converted at all (a str, or the `ConversionError`):
+#: one look-up decides a call of a known function either way.
+_CODE = _ByIdentity()
 _LOCK = threading.RLock()
 
 
@@ -168,14 +171,16 @@ def why_not_converted(function):
     code = function.__code__
     if _GENERATED.get(code) is not None:
         return "converted code"
-    reason = _REFUSED.get(code)
-    if reason is not None:
-        return reason
+    known = _CODE.get(code)
+    if known is not None:
+        if known.__class__ is not dict:
+            return known
+        return next((v for v in known.values() if v.__class__ is not _CODE_TYPE), None)
     reason = _library_reason(function, code)
     if reason is None and code.co_flags & _NOT_CONVERTED_FLAGS:
         reason = "a generator or coroutine function"
     if reason is not None:
-        _REFUSED.set(code, reason)
+        _CODE.set(code, reason)
     return reason
 
 
@@ -184,29 +189,42 @@ def convert(function, options=None):
     it is (see the module doc)."""
     options = options or default_options()
     code = function.__code__
-    per_options = _CODE.get(code)
-    converted = per_options.get(options) if per_options is not None else None
-    if converted is None:
-        if why_not_converted(function) is not None:
-            return None
-        with _LOCK:
-            per_options = _CODE.get(code)
-            converted = per_options.get(options) if per_options is not None else None
-            if converted is None:
-                try:
-                    converted = _compile(function, options)
-                except Exception as exc:  # noqa: BLE001 - any failure: run it as it is
-                    if not isinstance(exc, ConversionError):  # a converter bug
-                        exc = ConversionError(
-                            f"the converter failed ({type(exc).__name__}: {exc}); this is a "
-                            "bug in eager.autograph, please report it with the function")
-                    _REFUSED.set(code, exc)
-                    _warn(function, exc)
-                    return None
+    known = _CODE.get(code)
+    if known is not None:
+        if known.__class__ is not dict:
+            return None  # refused before
+        converted = known.get(options)
+        if converted is not None:
+            if converted.__class__ is not _CODE_TYPE:
+                return None  # converting it under these options failed
+            return _bind(converted, function, options)
+    if why_not_converted(function) is not None:
+        return None
+    with _LOCK:
+        per_options = _CODE.get(code)
+        if per_options.__class__ is not dict:
+            per_options = None
+        converted = per_options.get(options) if per_options is not None else None
+        if converted is None:
+            try:
+                converted = _compile(function, options)
+            except Exception as exc:  # noqa: BLE001 - any failure: run it as it is
+                if not isinstance(exc, ConversionError):  # a converter bug
+                    exc = ConversionError(
+                        f"the converter failed ({type(exc).__name__}: {exc}); this is a "
+                        "bug in eager.autograph, please report it with the function")
                 if per_options is None:
-                    per_options = {}
-                    _CODE.set(code, per_options)
-                per_options[options] = converted
+                    _CODE.set(code, exc)
+                else:  # (what other options made of it stays)
+                    per_options[options] = exc
+                _warn(function, exc)
+                return None
+            if per_options is None:
+                per_options = {}
+                _CODE.set(code, per_options)
+            per_options[options] = converted
+        elif converted.__class__ is not _CODE_TYPE:
+            return None
     return _bind(converted, function, options)
 
 
@@ -315,5 +333,4 @@ def clear_cache():
     """Forgets every conversion (for measurements of converting from scratch)."""
     with _LOCK:
         _CODE.clear()
-        _REFUSED.clear()
     clear_sources()

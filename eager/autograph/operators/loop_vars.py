@@ -132,6 +132,8 @@ def check_loop_entry(values, names, where, first_iteration=None, note=None):
 
 def _is_subshape(left, right) -> bool:
     """Whether shape `left` is at least as specific as `right` (TensorFlow's rule)."""
+    if left == right:  # (the common case: a loop variable keeps its shape)
+        return True
     if right.rank is None:
         return True
     if left.rank != right.rank:

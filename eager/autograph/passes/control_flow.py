@@ -74,6 +74,7 @@ class _Converter:
     def __init__(self, function, ctx, kinds):
         self.ctx = ctx
         self.kinds = kinds
+        self._states = {}  # id(statement) -> its state variables (asked three times each)
         if ast.Global in kinds or ast.Nonlocal in kinds:
             self.globals, self.nonlocals = declared(function)
         else:
@@ -83,8 +84,11 @@ class _Converter:
     # -- analysis ------------------------------------------------------------------------------
     def state_of(self, facts, node):
         key = id(node)
-        live = facts.live_in[key] | facts.live_out[key] | self.globals | self.nonlocals
-        return frozenset(v for v in facts.modified[key] if v in live)
+        found = self._states.get(key)
+        if found is None:
+            live = facts.live_in[key] | facts.live_out[key] | self.globals | self.nonlocals
+            found = self._states[key] = frozenset(v for v in facts.modified[key] if v in live)
+        return found
 
     def ordered_state(self, node):
         """(state variables, outputs first; number of outputs)."""
