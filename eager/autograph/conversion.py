@@ -8,7 +8,7 @@ the last warn once, naming the function and the cause, and are then called as th
 TensorFlow's AutoGraph falls back).
 
 How the converted function is made. The converted `def` (or lambda) is put inside a factory,
-`def ag__factory(ag__, <the function's free variables>): <converted def>; return <it>`, so that
+`def ag__factory(ag__, <the function's free variables>): <converted def>`, so that
 the compiler makes the runtime operators (`ag__`) and the original's free variables free
 variables of the converted code. The factory is compiled under the user's file name, never
 run: its code object holds the converted function's code, which becomes a function with the
@@ -17,10 +17,11 @@ converted code writes the enclosing function's variable) plus one cell holding t
 Zero-argument `super()` works because the converter spells it `super(__class__, self)` and
 `__class__` is one of those cells.
 
-The cache keeps, per code object and options, the converted code object (weakly: it goes with
-the code). A second trace, a second instance's method, or a second `eager.function` of the same
-function converts nothing: binding a cached code object to a function's cells is the whole
-cost.
+The cache keeps, per code object and options, the converted code object, and per code object
+why it is not converted (weakly: both go with the code). A second trace, a second instance's
+method, or a second `eager.function` of the same function converts nothing: binding a cached
+code object to a function's cells is the whole cost; and a call of a function that is not
+converted (eager's own, a library's) is decided by the same one look-up.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import weakref
 from ..base.user_code import EAGER_DIR
 from . import passes
 from .errors import ConversionError
-from .nodes import OPERATORS, Namer, function_def, name, position
+from .nodes import OPERATORS, Namer, function_def, located, position
 from .operators import NAMESPACE, Caller
 from .source import clear_cache as clear_sources, parse_function
 
@@ -282,12 +283,13 @@ def _compile(function, options):
     code = function.__code__
     at = position(node)
     if isinstance(node, ast.Lambda):
-        inner = [ast.Return(value=node, **at)]
+        inner = [located(ast.Expr(node), at)]
     else:
         # Renamed inside the factory, so that the function's own name (a recursive call) still
         # means what it means outside; the code object gets its name back below.
         node.name = _CONVERTED
-        inner = [node, ast.Return(value=name(_CONVERTED, at), **at)]
+        inner = [node]
+    # (The factory is never run: its code's constants hold the converted code.)
     factory = function_def("ag__factory", (OPERATORS, *code.co_freevars), inner, at)
     module = ast.Module(body=[factory], type_ignores=[])
     flags = code.co_flags & _FUTURE_FLAGS

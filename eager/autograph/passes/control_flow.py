@@ -23,7 +23,8 @@ every read of such a name in the function goes through `ag__.ld`, which raises P
 UnboundLocalError for an `Undefined`. `global`/`nonlocal` statements move to the top of the
 function, so that they still cover the code that moves into the generated functions.
 
-`for` loops bind their target from the body function's argument, and a call as their iterable
+`for` loops bind their target from the body function's argument (the argument is the target
+itself when the target is a name that is not a loop variable), and a call as their iterable
 goes through `ag__.converted_iterable` (`converted_call`, but `range` of a traced bound gives
 the loop its bounds instead of building a Range op); a loop's options
 (`directives`) and, for a `for`, its target's name (`iterate_names`) and extra test (`jumps`,
@@ -214,11 +215,17 @@ class _Converter:
         at = header(node)
         names, _ = self.ordered_state(node)
         body = self.ctx.namer.new("loop_body")
-        iterate = self.ctx.namer.new("itr")
-        target_at = position(node.target)
-        target = located(ast.Assign([node.target], name(iterate, target_at)), target_at)
-        out = [function_def(body, (iterate,), [*self.declarations(names, at), target,
-                                               *node.body], at)]
+        target = node.target
+        if target.__class__ is ast.Name and target.id not in names:
+            # A target that is not a loop variable is a local of the body: its parameter.
+            params, binding = (target.id,), []
+        else:
+            iterate = self.ctx.namer.new("itr")
+            target_at = position(target)
+            params = (iterate,)
+            binding = [located(ast.Assign([target], name(iterate, target_at)), target_at)]
+        out = [function_def(body, params, [*self.declarations(names, at), *binding,
+                                           *node.body], at)]
         extra = getattr(node, "extra_test", None)
         if extra is not None:
             extra_name = self.ctx.namer.new("extra_test")
