@@ -185,6 +185,16 @@ def _reads(node, out):
                 out.add(n.id)
         elif t is ast.Constant:
             continue
+        elif t is ast.Attribute:
+            stack.append(n.value)
+        elif t is ast.BinOp:
+            stack.append(n.left)
+            stack.append(n.right)
+        elif t is ast.Call:
+            stack.append(n.func)
+            stack.extend(n.args)
+            for k in n.keywords:
+                stack.append(k.value)
         elif t not in _READ_SPECIALLY:
             fields = _CHILD_FIELDS.get(t)
             if fields is None:
