@@ -10,7 +10,14 @@
     differ), outside the timed region, so that each call is a true first call: the converted
     function pays for reading its source, the rewrites and compiling the converted code
     (nothing is cached for a new code object), and both run bytecode that has never run
-    before. Best of several, interleaved, in one process. Also
+    before. Best of several, interleaved, in one process. Each timed call starts with the
+    garbage collector's young generations collected (outside the timed region): every traced
+    function the loop drops is a cycle of a few hundred objects, and without this the
+    collection that frees the earlier calls' cycles lands, at the same point of every round,
+    inside whichever call allocates across the threshold (the converted call, whose syntax
+    tree tips it; or, in some phases, the explicit one), so that the ratio flipped between
+    about 1.6x and 2.3x with the phase. Each call still pays for the collections its own
+    allocations set off. Also
     reported: the explicit body traced with `autograph=True` (converted too, as TensorFlow
     converts every `tf.function`), and the converted body with its conversion cached (a
     second `eager.function` of the same Python function, or a retrace).
@@ -23,6 +30,7 @@ Standalone:
 from __future__ import annotations
 
 import argparse
+import gc
 import linecache
 import time
 import types
@@ -93,6 +101,7 @@ def measure(repeats):
                 ("explicit converted", _fresh_functions()[1], True),
                 ("converted (cached)", cached, True))
         for name, body, autograph in runs:
+            gc.collect(1)  # no earlier call's garbage pending (see the module doc)
             start = time.perf_counter()
             eager.function(body, autograph=autograph)(x, n)
             best[name] = min(best[name], time.perf_counter() - start)

@@ -11,6 +11,7 @@ import functools
 import gc
 import importlib.util
 import json
+import linecache
 import sys
 import tracemalloc
 import traceback
@@ -201,6 +202,81 @@ def test_conversion_is_cached_per_code_object(monkeypatch):
     assert int(f(c(2))) == 6 and int(f(c(2.0))) == 6  # two traces
     assert int(eager.function(body)(c(1))) == 3      # another Function
     assert calls == ["body"]
+
+
+def test_a_failure_under_one_set_of_options_keeps_the_others_conversion(monkeypatch):
+    def body(x):
+        if x > 0:
+            x = x * 3
+        return x
+
+    default = conversion.Options.get()
+    assert conversion.convert(body, default) is not None
+    compile_ = conversion._compile
+
+    def failing_without_recursion(function, options):
+        if not options.recursive:
+            raise ConversionError("no conversion without recursion")
+        return compile_(function, options)
+
+    monkeypatch.setattr(conversion, "_compile", failing_without_recursion)
+    flat = conversion.Options.get(recursive=False)
+    with pytest.warns(UserWarning, match="no conversion without recursion"):
+        assert conversion.convert(body, flat) is None
+    assert conversion.convert(body, flat) is None  # remembered: no second warning
+    converted = conversion.convert(body, default)  # still converted
+    assert int(eager.function(converted, autograph=False)(c(2))) == 6
+    with pytest.raises(ConversionError, match="no conversion without recursion"):
+        eager.autograph.to_graph(body, recursive=False)
+
+
+def test_eager_and_library_functions_are_remembered_as_not_converted(monkeypatch):
+    asked = []
+    reason = conversion._library_reason
+
+    def counting(function, code):
+        asked.append(function.__name__)
+        return reason(function, code)
+
+    monkeypatch.setattr(conversion, "_library_reason", counting)
+
+    def library_function(x):
+        if x > 0:  # (never converted: a tensor here would be the TypeError)
+            return x
+        return -x
+
+    library_function.__module__ = "numpy.a_module"
+
+    def uses_it(x):
+        return eager.reduce_sum(x) + library_function(1.0)
+
+    for k in range(3):
+        assert float(eager.function(uses_it)(c([1.0, 2.0 + k]))) == 4.0 + k  # a new Function
+    assert asked == ["uses_it", "library_function"]  # each decided once
+    assert conversion.why_not_converted(library_function) == "library code (numpy.a_module)"
+
+
+def test_code_registered_with_linecache_is_converted():
+    # IPython compiles each cell under a made-up file name and puts its text into linecache;
+    # a function defined there is converted from that text like one from a file.
+    source = ("def cell_function(x, n):\n"
+              "    if eager.reduce_sum(x) > 0:\n"
+              "        x = x * 2.0\n"
+              "    for _ in range(n):\n"
+              "        x = x + 1.0\n"
+              "    return x\n")
+    filename = "<ipython-input-7-0123456789ab>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    try:
+        scope = {"eager": eager}
+        exec(compile(source, filename, "exec"), scope)  # noqa: S102 - a cell's code
+        f = eager.function(scope["cell_function"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # converted: no could-not-transform warning
+            np.testing.assert_allclose(f(c([1.0, 2.0]), c(3)).numpy(), [5.0, 7.0])
+        assert "ag__.for_stmt" in eager.autograph.to_code(scope["cell_function"])
+    finally:
+        del linecache.cache[filename]
 
 
 # -- to_code / to_graph --------------------------------------------------------------------------

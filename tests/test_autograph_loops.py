@@ -73,6 +73,83 @@ def test_for_over_eager_range():
     assert "While" in _ops(static, c(1.0))  # a tensor loop, as TensorFlow's for tf.range(3)
 
 
+def test_for_over_a_traced_range_builds_no_range():
+    # The loop runs over the bounds: the Range op (and range's clamp) the same call would
+    # build elsewhere is never made, for `range` and `eager.range` alike.
+    @eager.function
+    def total(n):
+        s = 0
+        for i in range(n):
+            s += i
+        return s
+
+    @eager.function
+    def from_three(n):
+        s = 0
+        for i in eager.range(3, n):
+            s += i
+        return s
+
+    for f in (total, from_three):
+        ops = _ops(f, c(5))
+        assert ops.count("While") == 1
+        assert "Range" not in ops and "Maximum" not in ops
+    assert [int(total(c(k))) for k in (5, 0, -3)] == [10, 0, 0]
+    assert [int(from_three(c(k))) for k in (6, 1)] == [12, 0]  # TF: 12, 0 (no error)
+
+
+def test_for_over_a_traced_range_keeps_the_ranges_dtype_and_steps():
+    @eager.function
+    def total_and_last(n):
+        s = eager.zeros((), n.dtype)
+        last = eager.zeros((), n.dtype)
+        for i in range(n):
+            s += i
+            last = i
+        return s, last
+
+    # TF 2.21: the iterate has the bound's dtype; a float bound counts 0, 1, ... below it.
+    for bound, dtype, expected in ((c(5, eager.int64), eager.int64, (10, 4)),
+                                   (c(4.5), eager.float32, (10.0, 4.0)),
+                                   (c(2.5, eager.float64), eager.float64, (3.0, 2.0))):
+        s, last = total_and_last(bound)
+        assert (s.dtype, last.dtype) == (dtype, dtype)
+        assert (s.numpy().item(), last.numpy().item()) == expected
+
+    @eager.function
+    def down(n):
+        s = 0
+        for i in range(n, 0, -2):
+            s += i
+        return s
+
+    assert int(down(c(7))) == 16  # TF: 16
+
+    @eager.function
+    def near_the_top(n):
+        s = 0
+        for _ in range(n, 2**31 - 1):
+            s += 1
+            if s > 3:
+                break
+        return s
+
+    assert int(near_the_top(c(2**31 - 3))) == 2  # TF: 2
+
+    @eager.function
+    def mixed(a, b):
+        s = c(0, eager.int64)
+        for i in range(a, b):
+            s += eager.cast(i, eager.int64)
+        return s
+
+    # Bounds of two dtypes still go through range's clamp, and its error (TF 2.21: TypeError
+    # "Input 'y' of 'Maximum' Op has type int64 that does not match type int32 of argument
+    # 'x'.").
+    with pytest.raises(TypeError, match="Maximum"):
+        mixed(c(2), c(6, eager.int64))
+
+
 def test_for_over_a_tensor_iterates_its_first_dimension():
     @eager.function
     def rows(x):

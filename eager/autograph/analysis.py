@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 
-from .nodes import children
+from .nodes import child_fields, children
 
 __all__ = ["bound_names", "walrus_names", "reads", "free_names", "declared", "Facts", "analyze"]
 
@@ -33,6 +33,17 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.
            ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _LOOPS = (ast.While, ast.For, ast.AsyncFor)
 _CONVERTED = (ast.If, ast.While, ast.For)
+#: What liveness treats apart from a simple statement (one that reads, then binds).
+_COMPOUND_OR_EXIT = frozenset({ast.If, ast.While, ast.For, ast.AsyncFor, ast.With,
+                               ast.AsyncWith, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef,
+                               ast.ClassDef, ast.Return, ast.Raise,
+                               *(getattr(ast, k) for k in ("TryStar", "Match") if hasattr(ast, k))})
+_READ_SPECIALLY = frozenset({ast.AugAssign, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                             ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
+                             ast.GeneratorExp})
+_STORE = ast.Store
+_AST = ast.AST
+_CHILD_FIELDS = {}  # AST class -> `child_fields(cls)`, filled as classes are met
 
 
 # -- bound names -------------------------------------------------------------------------------
@@ -69,16 +80,19 @@ def bound_names(stmts, walrus=True) -> set:
 
 
 def _bound(s, out, walrus=True):
-    t = type(s)
-    if not walrus:
-        _walrus = _no_walrus
-    else:
-        _walrus = walrus_names
-    if t in (ast.Assign,):
+    t = s.__class__
+    if t is ast.Expr or t is ast.Return:  # the most common statements first
+        if walrus and s.value is not None:
+            walrus_names(s.value, out)
+        return
+    if t is ast.Assign:
         for target in s.targets:
             _target_names(target, out)
-        _walrus(s.value, out)
-    elif t in (ast.AugAssign, ast.AnnAssign):
+        if walrus:
+            walrus_names(s.value, out)
+        return
+    _walrus = walrus_names if walrus else _no_walrus
+    if t in (ast.AugAssign, ast.AnnAssign):
         _target_names(s.target, out)
         if s.value is not None:
             _walrus(s.value, out)
@@ -126,7 +140,7 @@ def _bound(s, out, walrus=True):
                     out.add(name)
             for x in case.body:
                 _bound(x, out, walrus)
-    elif t in (ast.Expr, ast.Return, ast.Assert, ast.Raise):
+    elif t in (ast.Assert, ast.Raise):
         for child in children(s):
             _walrus(child, out)
 
@@ -160,13 +174,39 @@ def reads(node) -> set:
 
 
 def _reads(node, out):
+    # Hot for conversion (every simple statement and test is read once): fields are read by
+    # `child_fields`, and the most common nodes are handled first.
     stack = [node]
     while stack:
         n = stack.pop()
-        t = type(n)
+        t = n.__class__
         if t is ast.Name:
-            if type(n.ctx) is ast.Load or type(n.ctx) is ast.Del:
+            if n.ctx.__class__ is not _STORE:
                 out.add(n.id)
+        elif t is ast.Constant:
+            continue
+        elif t is ast.Attribute:
+            stack.append(n.value)
+        elif t is ast.BinOp:
+            stack.append(n.left)
+            stack.append(n.right)
+        elif t is ast.Call:
+            stack.append(n.func)
+            stack.extend(n.args)
+            for k in n.keywords:
+                stack.append(k.value)
+        elif t not in _READ_SPECIALLY:
+            fields = _CHILD_FIELDS.get(t)
+            if fields is None:
+                fields = _CHILD_FIELDS[t] = child_fields(t)
+            for field in fields:
+                value = getattr(n, field, None)
+                if value.__class__ is list:
+                    for v in value:
+                        if isinstance(v, _AST):
+                            stack.append(v)
+                elif isinstance(value, _AST):
+                    stack.append(value)
         elif t is ast.AugAssign:
             if isinstance(n.target, ast.Name):
                 out.add(n.target.id)
@@ -182,10 +222,8 @@ def _reads(node, out):
             for x in n.body:
                 _reads(x, inner)
             out.update(inner - bound_names(n.body))
-        elif t in (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
+        else:  # a comprehension
             out.update(_comprehension_free(n))
-        else:
-            stack.extend(children(n))
 
 
 def _parameters(args) -> set:
@@ -270,7 +308,9 @@ class _Liveness:
         return live
 
     def stmt(self, s, live):
-        t = type(s)
+        t = s.__class__
+        if t not in _COMPOUND_OR_EXIT:
+            return self.simple(s, live)
         if t is ast.If:
             into = reads(s.test) | self.block(s.body, live) | self.block(s.orelse, live)
             self._record(s, into, live,
@@ -371,10 +411,11 @@ class _Bindings:
     bound (maybe to `Undefined`) from the statement on and inside its functions; the other names
     its blocks assign are locals of its generated functions, unbound when each call starts."""
 
-    def __init__(self, facts, state, walrus):
+    def __init__(self, facts, state, walrus, memo):
         self.facts = facts
         self.state = state
         self.walrus = walrus
+        self.memo = memo  # liveness's: id(simple statement) -> (reads, binds)
 
     def block(self, stmts, bound):
         for s in stmts:
@@ -382,7 +423,10 @@ class _Bindings:
         return bound
 
     def stmt(self, s, bound):
-        t = type(s)
+        found = self.memo.get(id(s))
+        if found is not None:
+            return bound | found[1]
+        t = s.__class__
         if t in _CONVERTED:
             key = id(s)
             self.facts.maybe_defined[key] = frozenset(bound)
@@ -434,7 +478,8 @@ def analyze(function_node, state, kinds=None) -> Facts:
         exit_names = exit_live(function_node)
     else:
         exit_names = globals_ | nonlocals
-    _Liveness(facts, walrus).block(body, exit_names)
-    _Bindings(facts, state, walrus).block(body, _parameters(function_node.args) | globals_ |
-                                          nonlocals)
+    liveness = _Liveness(facts, walrus)
+    liveness.block(body, exit_names)
+    _Bindings(facts, state, walrus, liveness.memo).block(
+        body, _parameters(function_node.args) | globals_ | nonlocals)
     return facts

@@ -8,7 +8,7 @@ the last warn once, naming the function and the cause, and are then called as th
 TensorFlow's AutoGraph falls back).
 
 How the converted function is made. The converted `def` (or lambda) is put inside a factory,
-`def ag__factory(ag__, <the function's free variables>): <converted def>; return <it>`, so that
+`def ag__factory(ag__, <the function's free variables>): <converted def>`, so that
 the compiler makes the runtime operators (`ag__`) and the original's free variables free
 variables of the converted code. The factory is compiled under the user's file name, never
 run: its code object holds the converted function's code, which becomes a function with the
@@ -17,10 +17,11 @@ converted code writes the enclosing function's variable) plus one cell holding t
 Zero-argument `super()` works because the converter spells it `super(__class__, self)` and
 `__class__` is one of those cells.
 
-The cache keeps, per code object and options, the converted code object (weakly: it goes with
-the code). A second trace, a second instance's method, or a second `eager.function` of the same
-function converts nothing: binding a cached code object to a function's cells is the whole
-cost.
+The cache keeps, per code object and options, the converted code object, and per code object
+why it is not converted (weakly: both go with the code). A second trace, a second instance's
+method, or a second `eager.function` of the same function converts nothing: binding a cached
+code object to a function's cells is the whole cost; and a call of a function that is not
+converted (eager's own, a library's) is decided by the same one look-up.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import weakref
 from ..base.user_code import EAGER_DIR
 from . import passes
 from .errors import ConversionError
-from .nodes import OPERATORS, Namer, function_def, name, position
+from .nodes import OPERATORS, Namer, function_def, located, position
 from .operators import NAMESPACE, Caller
 from .source import clear_cache as clear_sources, parse_function
 
@@ -56,6 +57,7 @@ _LIBRARIES = frozenset({"numpy", "scipy", "cupy", "cupyx", "pandas", "tensorflow
                         "pluggy", "hypothesis", "matplotlib", "absl"})
 _STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
 _CONVERTED = "ag__converted"  # the converted def's name inside the factory
+_CODE_TYPE = types.CodeType
 _NOT_CONVERTED_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
                         inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE)
 
@@ -74,6 +76,7 @@ class Options:
         self.builtin_functions = builtin_functions
         namespace = types.SimpleNamespace(**NAMESPACE)
         namespace.converted_call = self.caller = Caller(self.convert, recursive=recursive)
+        namespace.converted_iterable = self.caller.iterable
         self.cell = types.CellType(namespace)
 
     @classmethod
@@ -130,9 +133,11 @@ class _ByIdentity:
         self._items.clear()
 
 
-_GENERATED = _ByIdentity()  # code objects this module compiled (and those nested in them)
-_REFUSED = _ByIdentity()    # code object -> why it is not converted
-_CODE = _ByIdentity()       # code object -> {options: converted code object}
+_GENERATED = _ByIdentity()  # converted code objects (and those nested in them)
+#: code object -> {options: converted code object, or the `ConversionError` converting under
+#: those options raised}, or why it is not converted at all (a str, or the `ConversionError`):
+#: one look-up decides a call of a known function either way.
+_CODE = _ByIdentity()
 _LOCK = threading.RLock()
 
 
@@ -167,14 +172,16 @@ def why_not_converted(function):
     code = function.__code__
     if _GENERATED.get(code) is not None:
         return "converted code"
-    reason = _REFUSED.get(code)
-    if reason is not None:
-        return reason
+    known = _CODE.get(code)
+    if known is not None:
+        if known.__class__ is not dict:
+            return known
+        return next((v for v in known.values() if v.__class__ is not _CODE_TYPE), None)
     reason = _library_reason(function, code)
     if reason is None and code.co_flags & _NOT_CONVERTED_FLAGS:
         reason = "a generator or coroutine function"
     if reason is not None:
-        _REFUSED.set(code, reason)
+        _CODE.set(code, reason)
     return reason
 
 
@@ -183,29 +190,42 @@ def convert(function, options=None):
     it is (see the module doc)."""
     options = options or default_options()
     code = function.__code__
-    per_options = _CODE.get(code)
-    converted = per_options.get(options) if per_options is not None else None
-    if converted is None:
-        if why_not_converted(function) is not None:
-            return None
-        with _LOCK:
-            per_options = _CODE.get(code)
-            converted = per_options.get(options) if per_options is not None else None
-            if converted is None:
-                try:
-                    converted = _compile(function, options)
-                except Exception as exc:  # noqa: BLE001 - any failure: run it as it is
-                    if not isinstance(exc, ConversionError):  # a converter bug
-                        exc = ConversionError(
-                            f"the converter failed ({type(exc).__name__}: {exc}); this is a "
-                            "bug in eager.autograph, please report it with the function")
-                    _REFUSED.set(code, exc)
-                    _warn(function, exc)
-                    return None
+    known = _CODE.get(code)
+    if known is not None:
+        if known.__class__ is not dict:
+            return None  # refused before
+        converted = known.get(options)
+        if converted is not None:
+            if converted.__class__ is not _CODE_TYPE:
+                return None  # converting it under these options failed
+            return _bind(converted, function, options)
+    if why_not_converted(function) is not None:
+        return None
+    with _LOCK:
+        per_options = _CODE.get(code)
+        if per_options.__class__ is not dict:
+            per_options = None
+        converted = per_options.get(options) if per_options is not None else None
+        if converted is None:
+            try:
+                converted = _compile(function, options)
+            except Exception as exc:  # noqa: BLE001 - any failure: run it as it is
+                if not isinstance(exc, ConversionError):  # a converter bug
+                    exc = ConversionError(
+                        f"the converter failed ({type(exc).__name__}: {exc}); this is a "
+                        "bug in eager.autograph, please report it with the function")
                 if per_options is None:
-                    per_options = {}
-                    _CODE.set(code, per_options)
-                per_options[options] = converted
+                    _CODE.set(code, exc)
+                else:  # (what other options made of it stays)
+                    per_options[options] = exc
+                _warn(function, exc)
+                return None
+            if per_options is None:
+                per_options = {}
+                _CODE.set(code, per_options)
+            per_options[options] = converted
+        elif converted.__class__ is not _CODE_TYPE:
+            return None
     return _bind(converted, function, options)
 
 
@@ -263,12 +283,13 @@ def _compile(function, options):
     code = function.__code__
     at = position(node)
     if isinstance(node, ast.Lambda):
-        inner = [ast.Return(value=node, **at)]
+        inner = [located(ast.Expr(node), at)]
     else:
         # Renamed inside the factory, so that the function's own name (a recursive call) still
         # means what it means outside; the code object gets its name back below.
         node.name = _CONVERTED
-        inner = [node, ast.Return(value=name(_CONVERTED, at), **at)]
+        inner = [node]
+    # (The factory is never run: its code's constants hold the converted code.)
     factory = function_def("ag__factory", (OPERATORS, *code.co_freevars), inner, at)
     module = ast.Module(body=[factory], type_ignores=[])
     flags = code.co_flags & _FUTURE_FLAGS
@@ -288,8 +309,7 @@ def _compile(function, options):
         if hasattr(code, "co_qualname"):
             renamed["co_qualname"] = code.co_qualname
         converted = converted.replace(**renamed)
-    _remember_generated(compiled)
-    _remember_generated(converted)
+    _remember_generated(converted)  # (the module's and the factory's code never run)
     return converted
 
 
@@ -315,5 +335,4 @@ def clear_cache():
     """Forgets every conversion (for measurements of converting from scratch)."""
     with _LOCK:
         _CODE.clear()
-        _REFUSED.clear()
     clear_sources()

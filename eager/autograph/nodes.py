@@ -16,8 +16,9 @@ from __future__ import annotations
 import ast
 import types
 
-__all__ = ["Namer", "children", "position", "header", "name", "ag", "call", "const", "assign",
-           "function_def", "arguments", "lambda_", "placed", "OPERATORS", "LOAD", "STORE"]
+__all__ = ["Namer", "child_fields", "children", "position", "header", "name", "ag", "call",
+           "const", "assign", "function_def", "arguments", "lambda_", "located", "placed",
+           "OPERATORS", "LOAD", "STORE"]
 
 #: The name converted code reaches the runtime operators by (a free variable of it).
 OPERATORS = "ag__"
@@ -51,10 +52,32 @@ class Namer:
         return candidate
 
 
+#: Fields that never hold a node the passes look into: names, numbers and flags, and the
+#: context (`Load`, `Store`) and operator (`Add`, `Not`, ...) singletons, which the passes read
+#: off their parent when they need them.
+_NOT_CHILDREN = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "asname",
+                           "level", "module", "kind", "type_comment", "conversion", "is_async",
+                           "simple", "tag"})
+_CHILD_FIELDS = {ast.Constant: ()}  # AST class -> the fields that can hold child nodes
+
+
+def child_fields(cls) -> tuple:
+    """The fields of AST class `cls` that can hold child nodes (expressions, statements and
+    their parts), cached per class: walks skip the others without reading them."""
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _NOT_CHILDREN)
+    return fields
+
+
 def children(node):
-    """The child nodes of `node`: a faster `ast.iter_child_nodes`, as a list."""
+    """The child nodes of `node` (see `child_fields`; contexts and operators are not among
+    them): a faster `ast.iter_child_nodes`, as a list."""
     out = []
-    for field in node._fields:
+    fields = _CHILD_FIELDS.get(node.__class__)
+    if fields is None:
+        fields = child_fields(node.__class__)
+    for field in fields:
         value = getattr(node, field, None)
         if value.__class__ is list:
             out.extend(v for v in value if isinstance(v, _AST))
@@ -83,42 +106,70 @@ def header(statement) -> dict:
 
 
 # -- constructors ------------------------------------------------------------------------------
+# Hot for conversion: each generated node is built with its fields given by position and its
+# position written into its attributes at once (`located`), which costs half of passing
+# everything by keyword.
+def located(node, at):
+    """`node`, at position `at`."""
+    node.__dict__.update(at)
+    return node
+
+
 def name(identifier, at, store=False):
-    return ast.Name(id=identifier, ctx=STORE if store else LOAD, **at)
+    node = ast.Name(identifier, STORE if store else LOAD)
+    node.__dict__.update(at)
+    return node
 
 
 def ag(attribute, at):
     """`ag__.<attribute>`: a runtime operator."""
-    return ast.Attribute(value=ast.Name(id=OPERATORS, ctx=LOAD, **at), attr=attribute, ctx=LOAD,
-                         **at)
+    operators = ast.Name(OPERATORS, LOAD)
+    operators.__dict__.update(at)
+    node = ast.Attribute(operators, attribute, LOAD)
+    node.__dict__.update(at)
+    return node
 
 
 def call(func, args, at, keywords=()):
-    return ast.Call(func=func, args=list(args), keywords=list(keywords), **at)
+    node = ast.Call(func, list(args), list(keywords))
+    node.__dict__.update(at)
+    return node
 
 
 def const(value, at):
-    return ast.Constant(value=value, **at)
+    node = ast.Constant(value)
+    node.__dict__.update(at)
+    return node
 
 
 def assign(identifier, value, at):
-    return ast.Assign(targets=[name(identifier, at, store=True)], value=value, **at)
+    node = ast.Assign([name(identifier, at, store=True)], value)
+    node.__dict__.update(at)
+    return node
 
 
 def arguments(params, at):
-    return ast.arguments(posonlyargs=[], args=[ast.arg(arg=p, **at) for p in params],
-                         vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    args = []
+    for p in params:
+        arg = ast.arg(p)
+        arg.__dict__.update(at)
+        args.append(arg)
+    return ast.arguments([], args, None, [], [], None, [])
 
 
 def function_def(identifier, params, body, at):
-    return ast.FunctionDef(name=identifier, args=arguments(params, at),
-                           body=list(body) or [ast.Pass(**at)], decorator_list=[], returns=None,
-                           **_DEF_FIELDS, **at)
+    node = ast.FunctionDef(name=identifier, args=arguments(params, at),
+                           body=list(body) or [located(ast.Pass(), at)], decorator_list=[],
+                           returns=None, **_DEF_FIELDS)
+    node.__dict__.update(at)
+    return node
 
 
 def lambda_(body, at):
     """`lambda: body`."""
-    return ast.Lambda(args=arguments((), at), body=body, **at)
+    node = ast.Lambda(arguments((), at), body)
+    node.__dict__.update(at)
+    return node
 
 
 def placed(nodes, origin):

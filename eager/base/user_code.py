@@ -22,22 +22,28 @@ __all__ = ["EAGER_DIR", "user_point", "line_of", "source_line"]
 #: The directory of the eager package (this module is in its `base` subpackage).
 EAGER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-_IN_EAGER = {}  # code object -> whether it belongs to eager (asked once per code object)
+#: id(code object) -> (the code object, whether it belongs to eager), asked once per code
+#: object. Keyed by identity: a code object hashes its whole contents on every look-up (about
+#: 0.3 us for one of dispatch's), and one equal to another (the same source compiled twice: exec'd
+#: code, AutoGraph's converted code) would be compared field by field. The entry keeps its code
+#: object alive, so no other object can take its id while it is there.
+_IN_EAGER = {}
 
 
 def user_point(depth):
     """(code, instruction offset) of the first frame outside eager, starting `depth` frames
     above the caller of this function; (None, 0) if there is none."""
+    # Hot: called for every traced op and every asynchronous op, once per frame walked.
     frame = sys._getframe(depth + 1)
     inside = _IN_EAGER
     while frame is not None:
         code = frame.f_code
-        known = inside.get(code)
+        known = inside.get(id(code))
         if known is None:
             if len(inside) > 10000:  # code made on the fly (exec, lambdas in eval): stay bounded
                 inside.clear()
-            known = inside[code] = code.co_filename.startswith(EAGER_DIR)
-        if not known:
+            known = inside[id(code)] = (code, code.co_filename.startswith(EAGER_DIR))
+        if not known[1]:
             return code, frame.f_lasti
         frame = frame.f_back
     return None, 0

@@ -8,7 +8,10 @@ values and TensorFlow's conversion for tensors:
   object's `size()`; a scalar is TensorFlow's ValueError;
 * `range_`: `eager.range` with TensorFlow's clamping (`range(n)` of a negative `n` is empty);
   a traced bound `eager.range` cannot build (its size is known only when the function runs)
-  gives a `TensorRange`, which a converted `for` iterates as a loop op;
+  gives a `TensorRange`, which a converted `for` iterates as a loop op. The iterable of a
+  converted `for` is `loop_range` instead (see `calls.Caller.iterable`): a traced bound gives
+  the `TensorRange` of the bounds at once, since the loop runs over them and builds no Range
+  op (nor the clamp, a loop over an empty range running zero times either way);
 * `int_`, `float_`, `abs_`: `eager.cast` to int32 / float32, `eager.abs`;
 * `enumerate_`, `zip_`: on traced tensors, iterables that a converted `for` runs as one loop op
   over the first dimension (TensorFlow does this for datasets; for tensors it refuses);
@@ -27,13 +30,14 @@ from ...core.shapes import UnknownDimensionError
 from ...core.tensor_conversion import register_tensor_conversion_function
 from ...graph.symbolic import SymbolicTensor
 from ...ops.array_ops import range as _eager_range, shape as _shape
+from ...ops.creation_ops import RANGE_DTYPES
 from ...ops.logging_ops import print as _eager_print
 from ...ops.math_ops import abs as _abs, cast as _cast, maximum as _maximum
 from ...ops.math_ops import minimum as _minimum
 from ...tensor import Tensor
 
-__all__ = ["OVERLOADS", "TensorRange", "len_", "range_", "tensor_range", "int_", "float_",
-           "abs_", "enumerate_", "zip_", "print_", "is_tensor_array_like"]
+__all__ = ["OVERLOADS", "TensorRange", "len_", "range_", "tensor_range", "loop_range", "int_",
+           "float_", "abs_", "enumerate_", "zip_", "print_", "is_tensor_array_like"]
 
 _UNSPECIFIED = object()
 
@@ -122,6 +126,38 @@ def range_(start_or_stop, stop=_UNSPECIFIED, step=_UNSPECIFIED):
     if stop is not _UNSPECIFIED:
         return tensor_range(start_or_stop, stop, clamped=True)
     return tensor_range(start_or_stop, clamped=True)
+
+
+def loop_range(start_or_stop, stop=_UNSPECIFIED, step=_UNSPECIFIED):
+    """`range(...)` or `eager.range(...)` as the iterable of a converted `for`: the
+    `TensorRange` of its bounds when a traced bound makes the loop a loop op, or None when
+    `range_` / `tensor_range` must build it (no traced bound, or bounds the range would
+    convert or refuse: the loop then iterates what they make, with their errors).
+
+    The bounds are taken as they are only where the Range op's would be the same values: Python
+    ints of int32 and scalar tensors of one range dtype, and a Python int step other than 0, so
+    the loop's iterate has the dtype and values the range would have had."""
+    if stop is _UNSPECIFIED:
+        start, limit = 0, start_or_stop
+    else:
+        start, limit = start_or_stop, stop
+    delta = 1 if step is _UNSPECIFIED else step
+    if delta.__class__ is not int or not delta or not -2**31 <= delta < 2**31:
+        return None
+    dtype, traced = None, False
+    for bound in (start, limit):
+        if bound.__class__ is int:
+            if not -2**31 <= bound < 2**31:
+                return None
+        elif isinstance(bound, Tensor):
+            if bound.dtype not in RANGE_DTYPES or bound.shape.rank != 0 or \
+                    (dtype is not None and bound.dtype != dtype):
+                return None
+            dtype = bound.dtype
+            traced = traced or isinstance(bound, SymbolicTensor)
+        else:
+            return None
+    return TensorRange(start, limit, delta) if traced else None
 
 
 # -- numbers -----------------------------------------------------------------------------------

@@ -14,6 +14,10 @@ they run), as TensorFlow's AutoGraph does. What a call does, first match wins:
 
 `functools.partial` objects are unwrapped first. With `recursive=False` (`to_graph(f,
 recursive=False)`) only the overloads apply.
+
+The iterable of a converted `for`, when it is a call, goes through `Caller.iterable`
+(`ag__.converted_iterable`): the same, except that `range` or `eager.range` of a traced bound is
+the loop's bounds (`builtins.loop_range`), with no Range op built for the loop to ignore.
 """
 
 from __future__ import annotations
@@ -21,12 +25,13 @@ from __future__ import annotations
 import functools
 import types
 
-from .builtins import OVERLOADS
+from .builtins import OVERLOADS, loop_range, range_, tensor_range
 
 __all__ = ["Caller"]
 
 _FUNCTION = types.FunctionType
 _METHOD = types.MethodType
+_RANGES = (range_, tensor_range)  # the overloads of `range` and `eager.range`
 
 
 def _inherited_call(cls):
@@ -81,3 +86,14 @@ class Caller:
         if kwargs:
             return f(*args, **kwargs)
         return f(*args)
+
+    def iterable(self, f, args, kwargs=None):
+        """`self(f, args, kwargs)` for the iterable of a converted `for` (see the module
+        doc)."""
+        if not kwargs and 0 < len(args) <= 3:
+            overload = OVERLOADS.get(id(f))
+            if overload is not None and overload[0] is f and overload[1] in _RANGES:
+                bounds = loop_range(*args)
+                if bounds is not None:
+                    return bounds
+        return self(f, args, kwargs)

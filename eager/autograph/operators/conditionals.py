@@ -90,11 +90,12 @@ def _staged_if(cond, body, orelse, names, nouts, where):
             if other in done:
                 main, rest = (values, done[other]) if label == "main" else (done[other], values)
                 check_branches(main, rest, outputs, where)
-            return values
+            return values[0] if single else values
         return traced
 
+    single = nouts == 1  # (one output goes through the cond as itself, not in a tuple)
     final = _cond(pred, branch(body, "main", "else"), branch(orelse, "else", "main"))
-    set_state(tuple(final) + tuple(initial[nouts:]))
+    set_state(((final,) if single else tuple(final)) + tuple(initial[nouts:]))
 
 
 def if_exp(cond, if_true, if_false, expression):

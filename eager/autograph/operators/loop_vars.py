@@ -28,6 +28,7 @@ __all__ = ["check_branch", "check_branches", "check_loop_entry", "check_iteratio
 LEGAL_LOOP_TYPES = "Tensor, int, float, bool or a list, tuple or dict thereof"
 
 _PYTHON_SCALARS = (bool, int, float, np.ndarray, np.generic)
+_NESTED = (list, tuple, dict)
 
 
 def _checkable(value):
@@ -131,6 +132,8 @@ def check_loop_entry(values, names, where, first_iteration=None, note=None):
 
 def _is_subshape(left, right) -> bool:
     """Whether shape `left` is at least as specific as `right` (TensorFlow's rule)."""
+    if left == right:  # (the common case: a loop variable keeps its shape)
+        return True
     if right.rank is None:
         return True
     if left.rank != right.rank:
@@ -141,7 +144,7 @@ def _is_subshape(left, right) -> bool:
 def _check_leaf(name, init, entry, exit_, invariant, where):
     if exit_ is None:
         raise error(ValueError, f"'{name}' is None at the end of the iteration.", where)
-    init, entry, exit_ = _checkable(init), _checkable(entry), _checkable(exit_)
+    entry, exit_ = _checkable(entry), _checkable(exit_)
     if not isinstance(entry, Tensor) or not isinstance(exit_, Tensor):
         return
     if entry.dtype != exit_.dtype:
@@ -156,6 +159,7 @@ def _check_leaf(name, init, entry, exit_, invariant, where):
                         "invariants.", where)
         return
     invariant = as_shape(invariant)
+    init = _checkable(init)  # (only an invariant reads the value before the loop)
     if isinstance(init, Tensor) and not _is_subshape(init.shape, invariant):
         raise error(ValueError, f"'{name}' has shape {init.shape} before the loop, which does "
                                 f"not conform with the shape invariant {invariant}.", where)
@@ -171,6 +175,10 @@ def check_iteration(init, entry, exit_, names, invariants, where):
     of them for a nested variable)."""
     for k, name in enumerate(names):
         first, start, end, invariant = init[k], entry[k], exit_[k], invariants[k]
+        if not isinstance(first, _NESTED) and not isinstance(start, _NESTED) and \
+                not isinstance(end, _NESTED):  # one leaf each (a tensor, a number): no nesting
+            _check_leaf(name, first, start, end, invariant, where)
+            continue
         mismatch = _structure_mismatch(first, start) or _structure_mismatch(start, end)
         if mismatch is not None:
             raise error(TypeError, f"'{name}' does not have the same nested structure after one "

@@ -21,8 +21,10 @@ else runs Python's loop. `for_stmt` decides by the iterable, first match wins:
    and runs the loop itself (with `loop.run_indexed`, `run_range` or `run_python`). This is the
    extension point for iterables that are not tensors (a future `eager.data.Dataset`); the
    converter's own `enumerate`/`zip` of traced tensors use it;
-2. a `range` whose size is known only when the function runs (`builtins.TensorRange`), or a
-   traced `Range` op's output: a loop over an iterate (the Range op is not used);
+2. a `range` whose size is known only when the function runs (`builtins.TensorRange`: what
+   `range` or `eager.range` of a traced bound is as the iterable, see
+   `calls.Caller.iterable`), or a traced `Range` op's output: a loop over an iterate (the
+   Range op is not used);
 3. any other symbolic tensor: a loop over its first dimension;
 4. a TensorArray-like object (`size()` and `read(i)`) while tracing: a loop over its elements;
 5. anything else: Python's `for`, unrolled into the trace as in TensorFlow.

@@ -207,17 +207,28 @@ def range_loop(loop, start, limit, delta, dtype=None):
     """`for target in range(start, limit, delta)` as a staged loop over an iterate (`loop`: the
     statement's `ForLoop`)."""
     if dtype is None:
-        dtype = next((v.dtype for v in (limit, start, delta) if isinstance(v, Tensor)), _int32)
-    start, limit, delta = (_as(v, dtype) for v in (start, limit, delta))
+        dtype = _int32
+        for v in (limit, start, delta):
+            if isinstance(v, Tensor):
+                dtype = v.dtype
+                break
+    start, limit, delta = _as(start, dtype), _as(limit, dtype), _as(delta, dtype)
     iterate = start
     step = constant_value(delta) if isinstance(delta, Tensor) else delta
+    if step is None:
+        ascending = None  # known when the function runs: the test asks both ways
+    else:
+        ascending = step >= 0 if step.__class__ is int else bool(np.all(step >= 0))
     iterate_name = loop.opts.get("iterate_names")
+    symbol_names = loop.symbol_names
 
     def state():
-        values = tuple(loop.get_state())
-        values = tuple(iterate if name == iterate_name and value.__class__ is Undefined
-                       else value for name, value in zip(loop.symbol_names, values))
-        return (iterate,) + values
+        values = loop.get_state()
+        if iterate_name in symbol_names:
+            # The target is a loop variable: while it is unbound, it reads as the iterate.
+            values = tuple(iterate if name == iterate_name and value.__class__ is Undefined
+                           else value for name, value in zip(symbol_names, values))
+        return (iterate, *values)
 
     def set_state(values):
         nonlocal iterate
@@ -230,8 +241,8 @@ def range_loop(loop, start, limit, delta, dtype=None):
         iterate = iterate + delta
 
     def test():
-        if step is not None:
-            going = iterate < limit if np.all(step >= 0) else iterate > limit
+        if ascending is not None:
+            going = iterate < limit if ascending else iterate > limit
         else:
             going = logical_or(logical_and(delta >= 0, iterate < limit),
                                logical_and(delta < 0, iterate > limit))

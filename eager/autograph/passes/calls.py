@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from ..nodes import LOAD, OPERATORS, ag, call, const, name, position
+from ..nodes import LOAD, OPERATORS, ag, call, const, located, name, position
 
 __all__ = ["rewrite_call"]
 
@@ -36,9 +36,9 @@ def rewrite_call(node, ctx, first_parameter):
                 node.args = [name("__class__", at), name(first_parameter, at)]
             return node
     at = position(node)
-    arguments = [func, ast.Tuple(elts=node.args, ctx=LOAD, **at)]
+    arguments = [func, located(ast.Tuple(node.args, LOAD), at)]
     if node.keywords:
-        arguments.append(ast.Dict(
-            keys=[None if k.arg is None else const(k.arg, at) for k in node.keywords],
-            values=[k.value for k in node.keywords], **at))
+        arguments.append(located(ast.Dict(
+            [None if k.arg is None else const(k.arg, at) for k in node.keywords],
+            [k.value for k in node.keywords]), at))
     return call(ag("converted_call", at), arguments, at)

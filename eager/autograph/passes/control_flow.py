@@ -23,7 +23,10 @@ every read of such a name in the function goes through `ag__.ld`, which raises P
 UnboundLocalError for an `Undefined`. `global`/`nonlocal` statements move to the top of the
 function, so that they still cover the code that moves into the generated functions.
 
-`for` loops bind their target from the body function's argument; a loop's options
+`for` loops bind their target from the body function's argument (the argument is the target
+itself when the target is a name that is not a loop variable), and a call as their iterable
+goes through `ag__.converted_iterable` (`converted_call`, but `range` of a traced bound gives
+the loop its bounds instead of building a Range op); a loop's options
 (`directives`) and, for a `for`, its target's name (`iterate_names`) and extra test (`jumps`,
 `returns`) are passed along.
 """
@@ -33,8 +36,9 @@ from __future__ import annotations
 import ast
 
 from ..analysis import analyze, declared, walrus_names
-from ..nodes import LOAD, ag, assign, call, const, function_def, header, name, position
-from .scopes import statements_of
+from ..nodes import (LOAD, OPERATORS, ag, assign, call, const, function_def, header, located,
+                     name, position)
+from .scopes import COMPOUND, statements_of
 
 __all__ = ["transform"]
 
@@ -71,6 +75,7 @@ class _Converter:
     def __init__(self, function, ctx, kinds):
         self.ctx = ctx
         self.kinds = kinds
+        self._states = {}  # id(statement) -> its state variables (asked three times each)
         if ast.Global in kinds or ast.Nonlocal in kinds:
             self.globals, self.nonlocals = declared(function)
         else:
@@ -80,8 +85,11 @@ class _Converter:
     # -- analysis ------------------------------------------------------------------------------
     def state_of(self, facts, node):
         key = id(node)
-        live = facts.live_in[key] | facts.live_out[key] | self.globals | self.nonlocals
-        return frozenset(v for v in facts.modified[key] if v in live)
+        found = self._states.get(key)
+        if found is None:
+            live = facts.live_in[key] | facts.live_out[key] | self.globals | self.nonlocals
+            found = self._states[key] = frozenset(v for v in facts.modified[key] if v in live)
+        return found
 
     def ordered_state(self, node):
         """(state variables, outputs first; number of outputs)."""
@@ -113,7 +121,7 @@ class _Converter:
         return out
 
     def stmt(self, s):
-        if isinstance(s, _NESTED):
+        if s.__class__ not in COMPOUND or isinstance(s, _NESTED):
             return [s]
         for field in ("body", "orelse", "finalbody"):
             block = getattr(s, field, None)
@@ -136,9 +144,9 @@ class _Converter:
         globals_ = [v for v in names if v in self.globals]
         others = [v for v in names if v not in self.globals]
         if globals_:
-            out.append(ast.Global(names=globals_, **at))
+            out.append(located(ast.Global(globals_), at))
         if others:
-            out.append(ast.Nonlocal(names=others, **at))
+            out.append(located(ast.Nonlocal(others), at))
         return out
 
     def undefined_inits(self, node, at):
@@ -148,15 +156,22 @@ class _Converter:
                 for v in self.inits.get(id(node), ())]
 
     def names_tuple(self, names, at):
-        return ast.Tuple(elts=[const(v, at) for v in names], ctx=LOAD, **at)
+        return located(ast.Tuple([const(v, at) for v in names], LOAD), at)
 
     def options(self, node, at, extra=()):
-        keywords = list(getattr(node, "loop_options", ())) + list(extra)
-        return ast.Dict(keys=[const(k.arg, at) for k in keywords],
-                        values=[k.value for k in keywords], **at)
+        """The loop's options as a dict display: its `set_loop_options` keywords, then `extra`
+        ((name, value node) pairs)."""
+        keys, values = [], []
+        for keyword in getattr(node, "loop_options", ()):
+            keys.append(const(keyword.arg, at))
+            values.append(keyword.value)
+        for key, value in extra:
+            keys.append(const(key, at))
+            values.append(value)
+        return located(ast.Dict(keys, values), at)
 
     def statement_call(self, operator, arguments, at):
-        return ast.Expr(value=call(ag(operator, at), arguments, at), **at)
+        return located(ast.Expr(call(ag(operator, at), arguments, at)), at)
 
     def convert_if(self, node):
         at = header(node)
@@ -200,11 +215,17 @@ class _Converter:
         at = header(node)
         names, _ = self.ordered_state(node)
         body = self.ctx.namer.new("loop_body")
-        iterate = self.ctx.namer.new("itr")
-        target_at = position(node.target)
-        target = ast.Assign(targets=[node.target], value=name(iterate, target_at), **target_at)
-        out = [function_def(body, (iterate,), [*self.declarations(names, at), target,
-                                               *node.body], at)]
+        target = node.target
+        if target.__class__ is ast.Name and target.id not in names:
+            # A target that is not a loop variable is a local of the body: its parameter.
+            params, binding = (target.id,), []
+        else:
+            iterate = self.ctx.namer.new("itr")
+            target_at = position(target)
+            params = (iterate,)
+            binding = [located(ast.Assign([target], name(iterate, target_at)), target_at)]
+        out = [function_def(body, params, [*self.declarations(names, at), *binding,
+                                           *node.body], at)]
         extra = getattr(node, "extra_test", None)
         if extra is not None:
             extra_name = self.ctx.namer.new("extra_test")
@@ -214,13 +235,24 @@ class _Converter:
             extra = const(None, at)
         iterate_names = []
         if isinstance(node.target, ast.Name):
-            iterate_names.append(ast.keyword(arg="iterate_names",
-                                             value=const(node.target.id, at), **at))
+            iterate_names.append(("iterate_names", const(node.target.id, at)))
         out.extend(self.undefined_inits(node, at))
+        iterable = node.iter
+        if _is_operator_call(iterable, "converted_call"):
+            iterable.func.attr = "converted_iterable"
         out.append(self.statement_call("for_stmt", [
-            node.iter, extra, name(body, at), self.names_tuple(names, at),
+            iterable, extra, name(body, at), self.names_tuple(names, at),
             self.options(node, at, iterate_names)], at))
         return out
+
+
+def _is_operator_call(node, operator) -> bool:
+    """Whether `node` is a call of `ag__.<operator>`."""
+    if node.__class__ is not ast.Call:
+        return False
+    func = node.func
+    return func.__class__ is ast.Attribute and func.attr == operator and \
+        func.value.__class__ is ast.Name and func.value.id == OPERATORS
 
 
 class _ReadsThroughLd(ast.NodeTransformer):

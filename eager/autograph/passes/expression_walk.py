@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 
+from ..nodes import child_fields
 from .calls import rewrite_call
 from .expressions import if_exp_text, rewrite_boolop, rewrite_ifexp, rewrite_not
 from .scopes import Survey
@@ -22,9 +23,15 @@ from .scopes import Survey
 __all__ = ["transform"]
 
 _AST = ast.AST
+_CHILD_FIELDS = {}  # AST class -> `child_fields(cls)`, filled as classes are met
+_SPECIAL = frozenset({ast.IfExp, ast.FunctionDef, ast.Lambda, ast.AsyncFunctionDef, ast.ClassDef})
+_LEAVES = frozenset({ast.Name, ast.Constant})  # nothing to rewrite in them, nothing under them
 
 
 class _Walk:
+    # Hot for conversion: every node of the function passes through `visit` once, so it reads
+    # only the fields that can hold nodes (`nodes.child_fields`), writes a field back only when
+    # its node was replaced, and tests the node's class by identity.
     def __init__(self, ctx, found):
         self.ctx = ctx
         self.found = found
@@ -33,15 +40,15 @@ class _Walk:
     def visit(self, node, kinds):
         t = node.__class__
         kinds.add(t)
-        if t is ast.IfExp:
-            return rewrite_ifexp(self.children(node, kinds), if_exp_text(node))
-        if t is ast.FunctionDef:
-            return self.function(node)
-        if t is ast.AsyncFunctionDef or t is ast.ClassDef:
-            self.found.left_alone.add(id(node))
-            return node
-        if t is ast.Lambda:
-            self.children(node, set())
+        if t in _SPECIAL:
+            if t is ast.IfExp:
+                return rewrite_ifexp(self.children(node, kinds), if_exp_text(node))
+            if t is ast.FunctionDef:
+                return self.function(node)
+            if t is ast.Lambda:
+                self.children(node, set())
+                return node
+            self.found.left_alone.add(id(node))  # an `async def` or a class
             return node
         self.children(node, kinds)
         if t is ast.Call:
@@ -71,14 +78,29 @@ class _Walk:
 
     def children(self, node, kinds):
         visit = self.visit
-        for field in node._fields:
+        fields = _CHILD_FIELDS.get(node.__class__)
+        if fields is None:
+            fields = _CHILD_FIELDS[node.__class__] = child_fields(node.__class__)
+        for field in fields:
             value = getattr(node, field, None)
             if value.__class__ is list:
                 for i, item in enumerate(value):
                     if isinstance(item, _AST):
-                        value[i] = visit(item, kinds)
+                        cls = item.__class__
+                        if cls in _LEAVES:
+                            kinds.add(cls)
+                        else:
+                            new = visit(item, kinds)
+                            if new is not item:
+                                value[i] = new
             elif isinstance(value, _AST):
-                setattr(node, field, visit(value, kinds))
+                cls = value.__class__
+                if cls in _LEAVES:
+                    kinds.add(cls)
+                else:
+                    new = visit(value, kinds)
+                    if new is not value:
+                        setattr(node, field, new)
         return node
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 
 from ..nodes import ag, assign, call, const, lambda_, name, position
-from .scopes import contains
+from .scopes import COMPOUND, contains
 
 __all__ = ["lower_breaks", "lower_continues", "combine_extra_tests", "negation", "guard",
            "conjunction"]
@@ -50,7 +50,7 @@ def _guarded(stmts, kind, flag):
             at = position(s)
             out.append(assign(flag, const(True, at), at))
             return out  # what follows in this block cannot run
-        if isinstance(s, _LOOPS) or not contains(s, kind):
+        if s.__class__ not in COMPOUND or isinstance(s, _LOOPS) or not contains(s, kind):
             out.append(s)
             continue
         for field in ("body", "orelse", "finalbody"):
@@ -72,7 +72,8 @@ def loops_innermost_first(stmts, visit):
     scopes), inner loops first; returns the new block."""
     out = []
     for s in stmts:
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if s.__class__ not in COMPOUND or isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                          ast.ClassDef)):
             out.append(s)
             continue
         for field in ("body", "orelse", "finalbody"):

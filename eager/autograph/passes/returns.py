@@ -20,7 +20,7 @@ import ast
 
 from ..nodes import ag, assign, call, const, name, position
 from .jumps import combine_extra_tests, conjunction, guard, negation
-from .scopes import contains
+from .scopes import contains, statements_of
 
 __all__ = ["transform"]
 
@@ -106,8 +106,9 @@ def _only_at_end(body) -> bool:
 
 
 def transform(function, ctx):
-    if not any(contains(s, ast.Return) for s in function.body) or _only_at_end(function.body):
-        return
+    found = list(statements_of(function.body, ast.Return))
+    if not found or (len(found) == 1 and found[0] is function.body[-1]):
+        return  # no `return`, or only the last statement
     body = _move_tails(function.body)
     if _only_at_end(body):
         function.body = body

@@ -13,9 +13,16 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["Survey", "statements_of", "contains"]
+__all__ = ["Survey", "statements_of", "contains", "COMPOUND"]
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_CASE = getattr(ast, "match_case", None)
+
+#: Statement classes that hold blocks of statements (or define a scope). The walks over
+#: statements test this first: most statements are simple, with no block to recurse into.
+COMPOUND = frozenset({ast.If, ast.For, ast.While, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Try,
+                      ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                      *(getattr(ast, k) for k in ("TryStar", "Match") if hasattr(ast, k))})
 
 
 class Survey:
@@ -38,6 +45,9 @@ def statements_of(stmts, kinds):
         s = stack.pop()
         if isinstance(s, kinds):
             yield s
+        cls = s.__class__
+        if cls not in COMPOUND and cls is not ast.ExceptHandler and cls is not _CASE:
+            continue  # a simple statement
         if isinstance(s, _DEFS):
             continue
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
