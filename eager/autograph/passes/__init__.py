@@ -22,6 +22,7 @@ import ast
 import inspect
 
 from . import control_flow, directives, expression_walk, jumps, returns
+from .scopes import LoopElse
 
 __all__ = ["Context", "run"]
 
@@ -63,7 +64,7 @@ def run(tree, ctx):
     found = expression_walk.transform(tree, ctx)
     for function in found.functions:
         kinds = found.kinds[id(function)]
-        if ast.Break in kinds or ast.While in kinds or ast.For in kinds:
+        if ast.Break in kinds or LoopElse in kinds:
             jumps.lower_breaks(function, ctx)  # (also moves loops' `else:` blocks out)
         if ast.Continue in kinds:
             jumps.lower_continues(function, ctx)

@@ -18,7 +18,7 @@ import ast
 from ..nodes import child_fields
 from .calls import rewrite_call
 from .expressions import if_exp_text, rewrite_boolop, rewrite_ifexp, rewrite_not
-from .scopes import Survey
+from .scopes import LoopElse, Survey
 
 __all__ = ["transform"]
 
@@ -57,9 +57,12 @@ class _Walk:
             return rewrite_boolop(node)
         if t is ast.UnaryOp:
             return rewrite_not(node)
-        if (t is ast.For or t is ast.While) and hasattr(node, "loop_options"):
-            for keyword in node.loop_options:
-                keyword.value = self.visit(keyword.value, set())
+        if t is ast.For or t is ast.While:
+            if node.orelse:
+                kinds.add(LoopElse)
+            if hasattr(node, "loop_options"):
+                for keyword in node.loop_options:
+                    keyword.value = self.visit(keyword.value, set())
         return node
 
     def function(self, node):

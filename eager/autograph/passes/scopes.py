@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["Survey", "statements_of", "contains", "COMPOUND"]
+__all__ = ["Survey", "LoopElse", "statements_of", "contains", "COMPOUND"]
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _CASE = getattr(ast, "match_case", None)
@@ -23,6 +23,11 @@ _CASE = getattr(ast, "match_case", None)
 COMPOUND = frozenset({ast.If, ast.For, ast.While, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Try,
                       ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
                       *(getattr(ast, k) for k in ("TryStar", "Match") if hasattr(ast, k))})
+
+
+class LoopElse:
+    """Stands, in a survey's `kinds`, for a loop with an `else:` block (which the `break` pass
+    moves out of the loop even when there is no `break`)."""
 
 
 class Survey:
