@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograph.api import converting_call
 from ..base import dtypes as _dt
 from ..base import errors as _errors
 from ..core.tensor_conversion import convert_to_tensor
@@ -143,10 +144,14 @@ class Dataset:
         state's spec; returns the final state."""
         initial = _st.normalize(initial_state, "initial_state")
         state_spec = _st.spec_of(initial)
-        function = StructuredFunction(lambda s, e: _call_with_state(reduce_func, s, e),
-                                      (state_spec, self.element_spec), "reduce")
+        converted = converting_call(reduce_func)
+        function = StructuredFunction(lambda s, e: _call_with_state(converted, s, e),
+                                      (state_spec, self.element_spec), "reduce",
+                                      autograph=False, user_function=reduce_func)
         new_spec = function.output_spec
         _check_state(state_spec, new_spec, "reduce")
+        if get_default_graph() is not None:
+            return in_function.graph_reduce(self._node, initial, function)
         state = initial
         for element in OwnedIterator(self._node):
             state = function((state, element))
@@ -261,8 +266,10 @@ class Dataset:
         if boundaries != sorted(boundaries):
             raise ValueError("`bucket_boundaries` must be sorted.")
 
+        length_of = converting_call(element_length_func)
+
         def key(*element):
-            length = element_length_func(*element)
+            length = length_of(*element)
             index = _math.cast(length >= boundaries[0], _dt.int64) if boundaries else \
                 _math.cast(length * 0, _dt.int64)
             for b in boundaries[1:]:
@@ -382,8 +389,10 @@ def _zero(spec):
 def _bucket_assertion(element_length_func, boundaries):
     limit = max(boundaries)
 
+    length_of = converting_call(element_length_func)
+
     def check(*element):
-        length = element_length_func(*element)
+        length = length_of(*element)
         assert_that(_math.less(_math.cast(length, _dt.int64), limit),
                     "When pad_to_bucket_boundary=True, elements must have length < "
                     "max(bucket_boundaries).")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..autograph.api import converting_call
 from ..base import errors as _errors
 from . import structure as _st
 from . import element_state as _es
@@ -309,8 +310,9 @@ class Scan(Node):
         self.initial = _st.normalize(initial_state, "initial_state")
         state_spec = _st.spec_of(self.initial)
         input_spec = (state_spec, node.element_spec)
-        self.function = StructuredFunction(lambda s, e: _call_scan(func, s, e), input_spec,
-                                           "scan")
+        converted = converting_call(func)
+        self.function = StructuredFunction(lambda s, e: _call_scan(converted, s, e), input_spec,
+                                           "scan", autograph=False, user_function=func)
         out = self.function.output_spec
         if not (isinstance(out, tuple) and len(out) == 2):
             raise TypeError("The scan function must return a pair comprising the new state and "

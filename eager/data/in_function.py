@@ -37,8 +37,8 @@ from ..graph.tracing import get_default_graph
 from ..tensor import wrap_value
 from . import structure as _st
 
-__all__ = ["IteratorHandle", "GraphIterator", "dataset_for_loop", "traced_next",
-           "iterator_handle"]
+__all__ = ["IteratorHandle", "GraphIterator", "dataset_for_loop", "iterator_for_loop",
+           "traced_next", "iterator_handle", "graph_reduce"]
 
 _CPU = frozenset({"CPU"})
 
@@ -66,7 +66,7 @@ def iterator_handle(next_element):
 
 # -- the ops ---------------------------------------------------------------------------------------
 def _make_kernel(xp, *, dataset):
-    return (IteratorHandle(dataset.make_iterator().__next__),)
+    return IteratorHandle(dataset.make_iterator().__next__)
 
 
 def _make_infer(*, dataset):
@@ -140,7 +140,7 @@ GET_NEXT_AS_OPTIONAL = register_op(
 
 # -- iterating while tracing -----------------------------------------------------------------------
 def _new_iterator(node):
-    return execute(MAKE_ITERATOR, (), {"dataset": node})[0]
+    return execute(MAKE_ITERATOR, (), {"dataset": node})
 
 
 def _get_next(handle, spec):
@@ -219,6 +219,43 @@ def dataset_for_loop(node, loop):
         return
     _flat_specs(node.element_spec)
     _staged_loop(_new_iterator(node), node.element_spec, loop)
+
+
+def iterator_for_loop(owned, loop):
+    """`for element in iterator:` over an eager iterator: its remaining elements."""
+    if get_default_graph() is None:
+        loop.run_python(owned)
+        return
+    _staged_loop(owned.graph_handle(), owned.element_spec, loop)
+
+
+def graph_reduce(node, initial, function):
+    """`dataset.reduce` while tracing: one while loop carrying the state (TensorFlow's
+    `ReduceDataset` op, built from the iterator ops)."""
+    spec = node.element_spec
+    specs = _flat_specs(spec)
+    n = len(specs)
+    handle = _new_iterator(node)
+    has, element = _get_next_as_optional(handle, specs)
+    state = list(_st.flatten(initial))
+
+    def get_state():
+        return (has, *element, *state)
+
+    def set_state(values):
+        nonlocal has, element, state
+        has, element, state = values[0], list(values[1:1 + n]), list(values[1 + n:])
+
+    def body():
+        nonlocal has, element, state
+        new = function((_st.pack(initial, state), _st.pack(spec, element)))
+        state = list(_st.flatten(new))
+        has, element = _get_next_as_optional(handle, specs)
+
+    names = (("<internal has_value>",) + ("<internal element>",) * n
+             + ("<reduce state>",) * len(state))
+    staged_while(lambda: has, body, get_state, set_state, names, {}, None)
+    return _st.pack(initial, state)
 
 
 def _staged_loop(handle, spec, loop):

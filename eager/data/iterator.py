@@ -70,6 +70,10 @@ class OwnedIterator(Trackable):
             self._finish()
             raise
 
+    def __eager_for_loop__(self, loop):
+        """AutoGraph's hook for `for element in iterator:` (the elements left)."""
+        in_function.iterator_for_loop(self, loop)
+
     def next_element(self):
         """The next element read eagerly (what the graph op's kernel calls); raises
         StopIteration at the end."""

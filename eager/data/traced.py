@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 
 from ..autograph.api import converting_call
+from ..base import errors as _errors
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..functions.polymorphic import Function
@@ -35,10 +36,11 @@ class StructuredFunction:
     __slots__ = ("func", "input_spec", "output_spec", "_output_structure", "_concrete",
                  "_single", "_what")
 
-    def __init__(self, func, input_spec, what, autograph=True):
+    def __init__(self, func, input_spec, what, autograph=True, user_function=None):
+        """`user_function`: the function errors name, when `func` wraps it."""
         if not callable(func):
             raise TypeError(f"`{what}` must be callable, got {func!r}.")
-        self.func = func
+        self.func = user_function or func
         self.input_spec = input_spec
         self._what = what
         self._output_structure = None
@@ -72,17 +74,31 @@ class StructuredFunction:
         self._single = len(outputs) == 1 and not isinstance(structure, (tuple, dict))
 
     def __call__(self, element):
-        """The function's output for one element (flat tensors in, packed element out)."""
+        """The function's output for one element (flat tensors in, packed element out); an
+        error names the user's function (see `_note`)."""
         flat = _st.flatten(element)
-        out = self._concrete(*flat)
+        try:
+            out = self._concrete(*flat)
+        except _errors.OpError as exc:
+            _note(exc, self.func, self._what)
+            raise
         if self._single:
             return out[0]
         return _st.pack(self._output_structure, list(out))
 
-    def call_flat(self, *flat):
-        """The flat outputs for flat inputs (`scan` and `reduce` carry a state beside the
-        element)."""
-        return self._concrete(*flat)
+
+def _note(exc, func, what) -> None:
+    """Adds TensorFlow's "Error in user-defined function passed to ... transformation" with
+    where the function is defined, unless the runtime already named the failing node's line
+    ("Detected at node ... defined at file:line")."""
+    notes = getattr(exc, "__notes__", ())
+    if any(n.startswith(("Detected at node", "Error in user-defined")) for n in notes):
+        return
+    code = getattr(func, "__code__", None)
+    where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+    name = getattr(func, "__qualname__", repr(func))
+    exc.add_note(f"Error in user-defined function passed to `{what}` transformation: "
+                 f"{name}{where}")
 
 
 def _as_element(value, what):
