@@ -214,18 +214,16 @@ class _InterleaveIterator(NodeIterator):
     each; an empty slot is filled with the next input element's dataset when its turn comes,
     and a slot whose dataset ends passes the turn on."""
 
-    __slots__ = ("_node", "_input", "_block", "_slots", "_turn", "_taken", "_input_done",
-                 "_opened")
+    __slots__ = ("_node", "_input", "_block", "_slots", "_turn", "_taken", "_input_done")
 
     def __init__(self, node, cycle, block):
         self._node = node
         self._input = node.inputs[0].make_iterator()
         self._block = block
-        self._slots = [None] * cycle  # [inner iterator, the input position it came from]
+        self._slots = [None] * cycle  # [inner iterator, the input element it came from]
         self._turn = 0
         self._taken = 0
         self._input_done = False
-        self._opened = 0  # input elements consumed
 
     def _open(self):
         try:
@@ -233,8 +231,7 @@ class _InterleaveIterator(NodeIterator):
         except StopIteration:
             self._input_done = True
             return None
-        self._opened += 1
-        return [self._node.function(element).make_iterator(), self._opened - 1]
+        return [self._node.function(element).make_iterator(), element]
 
     def __next__(self):
         slots = self._slots
@@ -265,31 +262,30 @@ class _InterleaveIterator(NodeIterator):
         self._turn = (self._turn + 1) % len(self._slots)
 
     def save(self):
+        spec = self._node.inputs[0].element_spec
         return {"turn": self._turn, "taken": self._taken, "input_done": self._input_done,
-                "opened": self._opened, "input": self._input.save(),
-                "slots": [None if s is None else {"position": s[1], "state": s[0].save()}
+                "input": self._input.save(),
+                "slots": [None if s is None else {"element": _es.element_arrays(s[1], spec),
+                                                  "state": s[0].save()}
                           for s in self._slots]}
 
     def restore(self, state):
-        """Reopens each open inner dataset from its input element (the input replayed from
-        its start, a second iterator) and puts it at its saved position."""
+        """Reopens each open inner dataset from its saved input element and puts it at its
+        saved position."""
+        spec = self._node.inputs[0].element_spec
+        slots = []
+        for saved in state["slots"]:
+            if saved is None:
+                slots.append(None)
+                continue
+            element = _es.element_from_arrays(saved["element"], spec)
+            inner = self._node.function(element).make_iterator()
+            inner.restore(saved["state"])
+            slots.append([inner, element])
+        self._input.restore(state["input"])
         self._turn, self._taken = int(state["turn"]), int(state["taken"])
         self._input_done = bool(state["input_done"])
-        self._opened = int(state["opened"])
-        self._input.restore(state["input"])
-        wanted = {s["position"]: s["state"] for s in state["slots"] if s is not None}
-        opened = {}
-        if wanted:
-            replay = self._node.inputs[0].make_iterator()
-            for position in range(max(wanted) + 1):
-                element = next(replay)
-                if position in wanted:
-                    inner = self._node.function(element).make_iterator()
-                    inner.restore(wanted[position])
-                    opened[position] = inner
-            replay.close()
-        self._slots = [None if s is None else [opened[s["position"]], s["position"]]
-                       for s in state["slots"]]
+        self._slots = slots
 
     def close(self):
         for slot in self._slots:

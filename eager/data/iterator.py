@@ -138,8 +138,9 @@ class OwnedIterator(Trackable):
     def save_state(self) -> np.ndarray:
         """The position, as bytes (see the module doc)."""
         state = None if self._done else self._iterator.save()
+        nodes = [n.node_state() for n in self._node.walk()]
         return _es.encode({"signature": self._node.signature(), "done": self._done,
-                           "state": state})
+                           "state": state, "nodes": nodes})
 
     def restore_state(self, data) -> None:
         """Puts the iterator at the position `save_state` returned; on failure it stays where it
@@ -152,13 +153,25 @@ class OwnedIterator(Trackable):
                 f"checkpoint: {signature}. Make sure the dataset definition has not changed "
                 f"between the process that saved the checkpoint and the process that is "
                 f"restoring it. [Op:DeserializeIterator]")
-        fresh = self._node.make_iterator()
+        nodes = list(self._node.walk())
+        before = [n.node_state() for n in nodes]
+        for node, state in zip(nodes, saved["nodes"]):
+            if state is not None:
+                node.set_node_state(state)
+        try:
+            fresh = self._node.make_iterator()
+            if not saved["done"]:
+                fresh.restore(saved["state"])
+        except BaseException:
+            for node, state in zip(nodes, before):
+                if state is not None:
+                    node.set_node_state(state)
+            raise
         if saved["done"]:
             old = self._iterator
             self._iterator = fresh
             self._finish()
         else:
-            fresh.restore(saved["state"])
             old = self._iterator
             self._iterator, self._next, self._done = fresh, fresh.next_function(), False
         old.close()

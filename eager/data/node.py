@@ -39,6 +39,20 @@ class Node:
     def make_iterator(self) -> "NodeIterator":
         raise NotImplementedError
 
+    def walk(self):
+        """This node and every node below it, depth first, inputs in order."""
+        yield self
+        for node in self.inputs:
+            yield from node.walk()
+
+    def node_state(self):
+        """State the node itself keeps across its iterators (a shuffle's seed and epoch count),
+        saved with an iterator's position; None for none."""
+        return None
+
+    def set_node_state(self, state) -> None:
+        """Puts back what `node_state` returned."""
+
     def signature(self) -> str:
         """The pipeline's shape, as checkpoints record it ("Range/Map/Batch"): a restore into
         another pipeline fails instead of reading a wrong position."""

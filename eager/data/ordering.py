@@ -228,6 +228,13 @@ class Shuffle(Node):
     def cardinality(self):
         return self.inputs[0].cardinality()
 
+    def node_state(self):
+        return {"seed": self.seed, "iterations": self.iterations}
+
+    def set_node_state(self, state):
+        self.seed = int(state["seed"])
+        self.iterations = int(state["iterations"])
+
     def make_iterator(self):
         epoch = self.iterations
         self.iterations = epoch + 1
