@@ -72,6 +72,10 @@ class _PrefetchIterator(NodeIterator):
             self._producer = Prefetcher(lambda: source, self._node.buffer_size)
         return next(self._producer)
 
+    @property
+    def pipeline_source(self):
+        return self._producer if self._producer is not None else self._input
+
     def save(self):
         if self._producer is not None:
             self._ready.extend(self._producer.close(drain=True))

@@ -105,6 +105,10 @@ class ParallelMapIterator(NodeIterator):
                                         self._deterministic)
         return next(self._mapper)
 
+    @property
+    def pipeline_source(self):
+        return self._mapper if self._mapper is not None else self._input
+
     def _drain(self):
         if self._mapper is not None:
             self._ready.extend(self._mapper.close(drain=True))

@@ -90,6 +90,13 @@ class NodeIterator:
     def close(self) -> None:
         """Stops any background work (threads); an iterator with none has nothing to do."""
 
+    @property
+    def pipeline_source(self):
+        """The iterator this one reads (the background module follows these links from a
+        producer's source to a threaded iterator below it, to stop it along); None for a
+        source."""
+        return getattr(self, "_input", None)
+
 
 def not_checkpointable(what: str):
     """TensorFlow's error for saving an iterator over state it cannot serialize."""
