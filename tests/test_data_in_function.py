@@ -158,3 +158,19 @@ def test_map_errors_name_the_users_function():
         notes = "\n".join(getattr(info.value, "__notes__", []))
         assert __file__ in notes
         assert "reshape_to_two" in notes or "tf.reshape(tf.fill([x], x), [2])" in notes
+
+
+def test_a_python_for_over_a_dataset_without_autograph_is_tensorflows_error():
+    ds = D.range(3)
+
+    @tf.function(autograph=False)
+    def f():
+        s = tf.constant(0, tf.int64)
+        for x in ds:
+            s += x
+        return s
+    with pytest.raises(ValueError, match=r"^An unusually high number of `tf.data.Iterator."
+                                         r"get_next\(\)` calls was detected. This suggests that "
+                                         r"the `for elem in dataset: ...` idiom is used within "
+                                         r"tf.function with AutoGraph disabled."):
+        f()

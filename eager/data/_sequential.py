@@ -5,8 +5,10 @@ chooses which implementation the datasets use."""
 
 from __future__ import annotations
 
-from ..core.context import device as _device_scope
-from ..ops.array_ops import identity
+from ..core import context as _context
+from ..devices import registry as _registry
+from ..devices.base import transfer
+from ..tensor import wrap_value
 from . import structure as _st
 
 __all__ = ["Prefetcher", "parallel_map", "stage_to_device"]
@@ -68,12 +70,21 @@ class _Staged(_Sequential):
 
     def __init__(self, iterator, device):
         super().__init__(lambda: iterator)
-        self._device = device
+        found, message = _registry.resolve(_registry.parse_device(device),
+                                           _context.soft_device_placement())
+        if found is None:
+            raise ValueError(f"prefetch_to_device: {message}")
+        self._device = found
 
     def __next__(self):
-        element = next(self._input())
-        with _device_scope(self._device):
-            return _st.map_structure(identity, element)
+        device = self._device
+
+        def copied(t):
+            source = t._meta.device
+            if source is device:
+                return t
+            return wrap_value(transfer(t._value, source, device), device)
+        return _st.map_structure(copied, next(self._input()))
 
 
 def stage_to_device(iterator, device, buffer_size):

@@ -22,10 +22,10 @@ from ..base import errors as _errors
 from ..tensor import wrap_value
 from . import structure as _st
 from . import element_state as _es
-from .background import Prefetcher
+from .background import Prefetcher, stage_to_device
 from .node import Node, NodeIterator, not_checkpointable
 
-__all__ = ["Prefetch", "Cache"]
+__all__ = ["Prefetch", "Cache", "DeviceStaging"]
 
 
 class Prefetch(Node):
@@ -98,6 +98,57 @@ class _PrefetchIterator(NodeIterator):
         if self._producer is not None:
             self._producer.close()
             self._producer = None
+        self._input.close()
+
+
+# -- device staging -------------------------------------------------------------------------------
+class DeviceStaging(Node):
+    """`prefetch_to_device(device, buffer_size)` and `copy_to_device(device)`: the elements
+    copied to `device` by `background.stage_to_device` (ahead of the consumer, on the device's
+    copy path; `buffer_size` 0 copies each element when it is asked for)."""
+
+    def __init__(self, node, device, buffer_size, prefetch):
+        self.inputs = (node,)
+        self.device = device
+        self.buffer_size = int(buffer_size)
+        self.tf_name = "_PrefetchDataset" if prefetch else "_CopyToDeviceDataset"
+        self.element_spec = node.element_spec
+        for s in _st.flatten(node.element_spec):
+            if isinstance(s, _st.DatasetSpec):
+                raise TypeError("prefetch_to_device: dataset elements must be tensors.")
+
+    def make_iterator(self):
+        return _StagingIterator(self)
+
+
+class _StagingIterator(NodeIterator):
+    __slots__ = ("_node", "_input", "_stager")
+
+    def __init__(self, node):
+        self._node = node
+        self._input = node.inputs[0].make_iterator()
+        self._stager = None
+
+    @property
+    def pipeline_source(self):
+        return self._stager if self._stager is not None else self._input
+
+    def __next__(self):
+        if self._stager is None:
+            node = self._node
+            self._stager = stage_to_device(self._input, node.device, node.buffer_size)
+        return next(self._stager)
+
+    def save(self):
+        raise not_checkpointable("A dataset staged to a device")
+
+    def restore(self, state):
+        raise not_checkpointable("A dataset staged to a device")
+
+    def close(self):
+        if self._stager is not None:
+            self._stager.close()
+            self._stager = None
         self._input.close()
 
 

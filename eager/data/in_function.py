@@ -24,6 +24,8 @@ element and fetches the next one. The element travels as loop variables typed by
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..autograph.operators.staging import staged_while
@@ -139,11 +141,29 @@ GET_NEXT_AS_OPTIONAL = register_op(
 
 
 # -- iterating while tracing -----------------------------------------------------------------------
+#: More `next` calls on one iterator in one trace than this means a Python `for` over a dataset
+#: with AutoGraph off, which would unroll forever: TensorFlow's ValueError instead.
+GET_NEXT_CALL_ERROR_THRESHOLD = 32
+_GET_NEXT_CALL_ERROR = (
+    "An unusually high number of `tf.data.Iterator.get_next()` calls was detected. This suggests "
+    "that the `for elem in dataset: ...` idiom is used within tf.function with AutoGraph "
+    "disabled. This idiom is only supported when AutoGraph is enabled.")
+_next_calls = weakref.WeakKeyDictionary()  # graph -> {id(handle tensor): calls}
+
+
+def _count_next(handle):
+    calls = _next_calls.setdefault(get_default_graph(), {})
+    n = calls[id(handle)] = calls.get(id(handle), 0) + 1
+    if n > GET_NEXT_CALL_ERROR_THRESHOLD:
+        raise ValueError(_GET_NEXT_CALL_ERROR)
+
+
 def _new_iterator(node):
     return execute(MAKE_ITERATOR, (), {"dataset": node})
 
 
 def _get_next(handle, spec):
+    _count_next(handle)
     specs = _flat_specs(spec)
     return _st.pack(spec, list(execute(GET_NEXT, (handle,), {"specs": specs})))
 

@@ -11,7 +11,9 @@ The element is passed TensorFlow's way: a plain tuple as separate arguments, any
 becomes a tuple, Python and numpy values become tensors.
 
 The trace is called with the flat tensors (positional `EagerTensor`s: the concrete function's
-fast call), and the flat outputs are packed into the traced output structure.
+fast call), and the flat outputs are packed into the traced output structure. The trace is made
+under a `CPU:0` device scope, so its ops run on the host (TensorFlow runs input pipelines on the
+CPU) even where a GPU is the default device.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import inspect
 
 from ..autograph.api import converting_call
 from ..base import errors as _errors
+from ..core.context import device as _device_scope
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..functions.polymorphic import Function
@@ -67,7 +70,8 @@ class StructuredFunction:
             inspect.Parameter(f"args_{i}", inspect.Parameter.POSITIONAL_ONLY)
             for i in range(len(flat_specs))])
         traced = Function(flat_function, input_signature=flat_specs, autograph=False)
-        self._concrete = traced.get_concrete_function()
+        with _device_scope("CPU:0"):  # the pipeline's ops run on the host, as TensorFlow's
+            self._concrete = traced.get_concrete_function()
         structure = self._output_structure
         outputs = _st.flatten(structure)
         self.output_spec = _st.pack(structure, [TensorSpec(t.shape, t.dtype) for t in outputs])
