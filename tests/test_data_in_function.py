@@ -174,3 +174,24 @@ def test_a_python_for_over_a_dataset_without_autograph_is_tensorflows_error():
                                          r"the `for elem in dataset: ...` idiom is used within "
                                          r"tf.function with AutoGraph disabled."):
         f()
+
+
+def test_datasets_are_built_from_eager_values():
+    @tf.function
+    def from_argument(x):
+        return D.from_tensor_slices(x).reduce(tf.constant(0.), lambda s, v: s + v)
+    with pytest.raises(TypeError, match="datasets are built outside eager.function"):
+        from_argument(tf.constant([1., 2.]))
+
+    @tf.function
+    def range_of(n):
+        return D.range(n).reduce(tf.constant(0, tf.int64), lambda s, v: s + v)
+    with pytest.raises(TypeError, match="datasets are built outside eager.function"):
+        range_of(tf.constant(3, tf.int64))
+
+
+def test_pending_tensors_of_async_execution_build_datasets():
+    with tf.experimental.async_scope():
+        x = tf.constant([1., 2.]) * 2
+        ds = D.from_tensor_slices(x)
+        assert [float(v) for v in ds] == [2.0, 4.0]

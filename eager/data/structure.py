@@ -177,7 +177,7 @@ def host_tensor(value) -> EagerTensor:
         value = convert_to_tensor(value)
     if value.__class__ is EagerTensor and value._meta.device.inline:
         return value
-    if value.__class__ is not EagerTensor:
+    if value.is_symbolic:
         raise TypeError(f"tf.data needs eager tensors to build a dataset; got {value!r} (a "
                         "symbolic tensor: datasets are built outside eager.function).")
     return wrap_value(host_array(value), cpu_device())
