@@ -44,6 +44,9 @@ PIPELINES = {
     "interleave": lambda: D.range(1, 4).interleave(lambda x: D.from_tensors(x).repeat(3),
                                                    cycle_length=2, block_length=2),
     "unique": lambda: D.from_tensor_slices([1, 1, 2, 3, 2, 4, 1, 5]).unique(),
+    "sample from datasets": lambda: D.sample_from_datasets(
+        [D.range(5), D.range(10, 15).shuffle(5, seed=2)], seed=3),
+    "counter take": lambda: D.counter(3, 2).take(6),
     "batch of dicts": lambda: D.range(7).map(lambda x: {"a": x, "b": (x, x * 2)}).batch(3),
 }
 

@@ -492,3 +492,32 @@ def test_iterators():
     assert all(e.device.endswith("CPU:0") for e in elements)
     with pytest.raises(TypeError, match="as_numpy_iterator"):
         D.range(3).window(2).as_numpy_iterator()
+
+
+def test_counter():
+    c = tf.data.experimental.Counter()
+    assert repr(c) == ("<_ScanDataset element_spec=TensorSpec(shape=(), dtype=eager.int64, "
+                       "name=None)>")
+    assert card(c) == -1 and values(c.take(3)) == [0, 1, 2]
+    c = tf.data.experimental.Counter(start=5, step=-2, dtype=tf.int32)
+    assert c.element_spec == spec([], tf.int32) and values(c.take(3)) == [5, 3, 1]
+    assert values(D.counter(2).take(2)) == [2, 3]
+
+
+def test_choose_and_sample_from_datasets():
+    choice = D.from_tensor_slices(tf.constant([0, 1, 1, 0], tf.int64))
+    chosen = D.choose_from_datasets([D.range(3), D.range(10, 13)], choice)
+    assert repr(chosen).startswith("<_DirectedInterleaveDataset ") and card(chosen) == -2
+    assert values(chosen) == [0, 10, 11, 1]
+    mixed = D.sample_from_datasets([D.range(3), D.range(10, 13)], seed=1)
+    out = values(mixed)
+    assert sorted(out) == [0, 1, 2, 10, 11, 12] and out == values(mixed)
+    assert [x for x in out if x < 10] == [0, 1, 2] and [x for x in out if x >= 10] == [10, 11, 12]
+    only_second = D.sample_from_datasets([D.range(3), D.range(10, 13)], weights=[0.0, 1.0])
+    assert values(only_second) == [10, 11, 12]
+    stopping = values(D.sample_from_datasets([D.range(3), D.range(10, 20)], seed=1,
+                                             stop_on_empty_dataset=True))
+    assert [x for x in stopping if x < 10] == [0, 1, 2] and len(stopping) < 13
+    with pytest.raises(TypeError, match=r"^Invalid `datasets`. `datasets` must have compatible "
+                                        r"element specs.\n Dataset 0 element_spec=TensorSpec"):
+        D.sample_from_datasets([D.range(3), D.from_tensors(1.0)])

@@ -189,6 +189,34 @@ class Dataset:
             return datasets
         return Dataset(combining.Zip(datasets))
 
+    @staticmethod
+    def counter(start=0, step=1, dtype=_dt.int64, name=None):
+        return Dataset(sources.Counter(start, step, dtype))
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        spec = getattr(choice_dataset, "element_spec", None)
+        if not (_st.is_dataset(choice_dataset) and hasattr(spec, "dtype")
+                and spec.dtype == _dt.int64 and spec.shape.rank == 0):
+            raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must be "
+                            f"scalar of `tf.int64` dtype, but got {spec!r}.")
+        return Dataset(combining.DirectedInterleave(datasets, choice_dataset._node, None, 0,
+                                                    bool(stop_on_empty_dataset)))
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        datasets = list(datasets)
+        if weights is None:
+            weights = [1.0 / len(datasets)] * len(datasets) if datasets else []
+        weights = [float(w) for w in np.asarray(getattr(weights, "numpy", lambda: weights)())]
+        if len(weights) != len(datasets):
+            raise ValueError(f"Invalid `weights`. The shape of `weights` should be compatible "
+                             f"with `[len(datasets)]` but is {[len(weights)]}.")
+        return Dataset(combining.DirectedInterleave(datasets, None, weights,
+                                                    ordering.shuffle_seed(seed),
+                                                    bool(stop_on_empty_dataset)))
+
     def concatenate(self, dataset, name=None):
         return Dataset(combining.Concatenate(self._node, dataset._node))
 

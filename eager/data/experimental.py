@@ -1,5 +1,6 @@
 """`eager.data.experimental` ≈ `tf.data.experimental`: the names TensorFlow keeps there."""
 
+from ..base import dtypes as _dt
 from .background import AUTOTUNE
 from .buffering import DeviceStaging
 from .dataset import Dataset
@@ -8,7 +9,8 @@ from .node import UNKNOWN as UNKNOWN_CARDINALITY
 from .options import (AutoShardPolicy, AutotuneOptions, DistributeOptions, ExternalStatePolicy,
                       OptimizationOptions, ThreadingOptions)
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality",
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality", "Counter",
+           "sample_from_datasets", "choose_from_datasets",
            "prefetch_to_device", "copy_to_device",
            "AutoShardPolicy", "AutotuneOptions", "DistributeOptions", "ExternalStatePolicy",
            "OptimizationOptions", "ThreadingOptions"]
@@ -35,3 +37,12 @@ def copy_to_device(target_device, source_device="/cpu:0"):
     def apply(dataset):
         return Dataset(DeviceStaging(dataset._node, target_device, 0, prefetch=False))
     return apply
+
+
+def Counter(start=0, step=1, dtype=None):  # noqa: N802 - TensorFlow's name
+    """≈ `tf.data.experimental.Counter` (`Dataset.counter`)."""
+    return Dataset.counter(start, step, _dt.int64 if dtype is None else dtype)
+
+
+sample_from_datasets = Dataset.sample_from_datasets
+choose_from_datasets = Dataset.choose_from_datasets

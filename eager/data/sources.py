@@ -19,9 +19,9 @@ from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..tensor import METAS, EagerTensor, Tensor, wrap_value
 from . import structure as _st
-from .node import Node, NodeIterator, not_checkpointable
+from .node import INFINITE, Node, NodeIterator, not_checkpointable
 
-__all__ = ["TensorSlices", "SliceBatches", "Tensors", "Range", "Generator"]
+__all__ = ["TensorSlices", "SliceBatches", "Tensors", "Range", "Counter", "Generator"]
 
 
 class TensorSlices(Node):
@@ -251,6 +251,44 @@ class _RangeIterator(NodeIterator):
             raise StopIteration
         self._next = value + self._step
         return wrap_value(np.array(value, self._dtype), self._device)
+
+    def save(self):
+        return {"next": self._next}
+
+    def restore(self, state):
+        self._next = int(state["next"])
+
+
+class Counter(Node):
+    """`Dataset.counter(start, step, dtype)`: `start`, `start + step`, ... forever."""
+
+    tf_name = "_ScanDataset"  # TensorFlow builds it as a scan over an infinite repeat
+
+    def __init__(self, start, step, dtype):
+        self.start = _int_argument(start, "start")
+        self.step = _int_argument(step, "step")
+        self.dtype = _dt.as_dtype(dtype)
+        self.element_spec = TensorSpec([], self.dtype)
+
+    def cardinality(self):
+        return INFINITE
+
+    def make_iterator(self):
+        return _CounterIterator(self)
+
+
+class _CounterIterator(NodeIterator):
+    __slots__ = ("_next", "_step", "_dtype", "_device")
+
+    def __init__(self, node):
+        self._next, self._step = node.start, node.step
+        self._dtype = node.dtype.dtype
+        self._device = _st.cpu_device()
+
+    def __next__(self):
+        value = self._next
+        self._next = value + self._step
+        return wrap_value(np.array(value).astype(self._dtype), self._device)
 
     def save(self):
         return {"next": self._next}
