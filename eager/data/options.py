@@ -1,10 +1,9 @@
 """`tf.data.Options`: settings a pipeline carries (`with_options`, `options()`).
 
 The options are recorded and merged as TensorFlow merges them (an option set later wins over
-one set earlier, unset ones leave the other's value); the ones eager acts on are `deterministic`
-(the default for `map`/`batch`/`interleave` with `num_parallel_calls` when their own
-`deterministic` is None) and `threading.private_threadpool_size` (passed to the background
-threads). The others are kept for code that sets them.
+one set earlier, unset ones leave the other's value), so code that sets and reads them works;
+eager does not act on any of them yet (a parallel `map` or `batch` is deterministic unless its
+own `deterministic=False`).
 """
 
 from __future__ import annotations
