@@ -521,3 +521,32 @@ def test_choose_and_sample_from_datasets():
     with pytest.raises(TypeError, match=r"^Invalid `datasets`. `datasets` must have compatible "
                                         r"element specs.\n Dataset 0 element_spec=TensorSpec"):
         D.sample_from_datasets([D.range(3), D.from_tensors(1.0)])
+
+
+REPRS = [  # TensorFlow 2.21's class names in the datasets' reprs
+    (lambda r: r.enumerate(), "_ZipDataset"), (lambda r: r.skip(1), "_SkipDataset"),
+    (lambda r: r.repeat(), "_RepeatDataset"), (lambda r: r.filter(lambda x: x > 1),
+                                               "_FilterDataset"),
+    (lambda r: r.batch(2).unbatch(), "_UnbatchDataset"),
+    (lambda r: r.padded_batch(2), "_PaddedBatchDataset"), (lambda r: r.window(2),
+                                                           "_WindowDataset"),
+    (lambda r: r.flat_map(lambda x: D.range(x)), "_FlatMapDataset"),
+    (lambda r: r.interleave(lambda x: D.range(x)), "_InterleaveDataset"),
+    (lambda r: r.scan(tf.constant(0, tf.int64), lambda s, x: (s, x)), "_ScanDataset"),
+    (lambda r: r.unique(), "_UniqueDataset"), (lambda r: r.take_while(lambda x: x < 3),
+                                               "_TakeWhileDataset"),
+    (lambda r: r.group_by_window(lambda x: x % 2, lambda k, d: d.batch(2), 2),
+     "_GroupByWindowDataset"),
+    (lambda r: r.batch(2, num_parallel_calls=2), "_ParallelBatchDataset"),
+    (lambda r: r.cache(), "CacheDataset"),
+]
+
+
+@pytest.mark.parametrize("make, name", REPRS)
+def test_reprs_name_tensorflows_classes(make, name):
+    assert repr(make(D.range(6))).split(" ")[0] == "<" + name
+
+
+def test_group_by_window():
+    ds = D.range(10).group_by_window(lambda x: x % 2, lambda k, d: d.batch(3), window_size=3)
+    assert values(ds) == [[0, 2, 4], [1, 3, 5], [6, 8], [7, 9]]
