@@ -47,6 +47,7 @@ PIPELINES = {
     "sample from datasets": lambda: D.sample_from_datasets(
         [D.range(5), D.range(10, 15).shuffle(5, seed=2)], seed=3),
     "counter take": lambda: D.counter(3, 2).take(6),
+    "shard": lambda: D.range(20).shard(3, 1),
     "batch of dicts": lambda: D.range(7).map(lambda x: {"a": x, "b": (x, x * 2)}).batch(3),
 }
 

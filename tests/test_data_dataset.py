@@ -550,3 +550,18 @@ def test_reprs_name_tensorflows_classes(make, name):
 def test_group_by_window():
     ds = D.range(10).group_by_window(lambda x: x % 2, lambda k, d: d.batch(3), window_size=3)
     assert values(ds) == [[0, 2, 4], [1, 3, 5], [6, 8], [7, 9]]
+
+
+def test_shard():
+    ds = D.range(10).shard(3, 1)
+    assert repr(ds).startswith("<_ShardDataset ") and card(ds) == 3
+    assert values(ds) == [1, 4, 7]
+    assert (card(D.range(10).shard(3, 0)), card(D.range(10).shard(3, 2)),
+            card(D.range(10).repeat().shard(3, 1))) == (4, 3, -1)
+    with pytest.raises(errors.InvalidArgumentError, match=r"Number of shards must be greater "
+                                                          r"than zero \(currently num_shards = "
+                                                          r"0\)."):
+        D.range(10).shard(0, 0)
+    with pytest.raises(errors.InvalidArgumentError, match=r"Index must be between 0 and 2 "
+                                                          r"\(currently index = 3\)."):
+        D.range(10).shard(3, 3)

@@ -332,6 +332,10 @@ class Dataset:
     def skip(self, count, name=None):
         return Dataset(ordering.Skip(self._node, _count(count, "skip")))
 
+    def shard(self, num_shards, index, name=None):
+        return Dataset(ordering.Shard(self._node, _count(num_shards, "shard"),
+                                      _count(index, "shard")))
+
     def enumerate(self, start=0, name=None):  # noqa: A003 - TensorFlow's name
         return Dataset(ordering.Enumerate(self._node, start))
 

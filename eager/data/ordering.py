@@ -1,5 +1,5 @@
 """Transformations that choose and order elements without looking into them: `repeat`, `take`,
-`skip`, `shuffle`, `enumerate`.
+`skip`, `shard`, `shuffle`, `enumerate`.
 
 `shuffle` is TensorFlow's algorithm: a buffer filled with the first `buffer_size` elements; each
 output is a uniformly random slot of the buffer, which the next input element then fills (once
@@ -27,7 +27,7 @@ from . import structure as _st
 from . import element_state as _es
 from .node import INFINITE, UNKNOWN, Node, NodeIterator
 
-__all__ = ["Repeat", "Take", "Skip", "Shuffle", "Enumerate", "shuffle_seed"]
+__all__ = ["Repeat", "Take", "Skip", "Shard", "Shuffle", "Enumerate", "shuffle_seed"]
 
 
 class Repeat(Node):
@@ -189,6 +189,61 @@ class _SkipIterator(NodeIterator):
 
     def restore(self, state):
         self._to_skip = int(state["to_skip"])
+        self._input.restore(state["input"])
+
+    def close(self):
+        self._input.close()
+
+
+class Shard(Node):
+    """`shard(num_shards, index)`: elements `index`, `index + num_shards`, ..."""
+
+    tf_name = "_ShardDataset"
+
+    def __init__(self, node, num_shards, index):
+        num_shards, index = int(num_shards), int(index)
+        if num_shards <= 0:
+            raise _errors.InvalidArgumentError(
+                None, "ShardDataset", f"Number of shards must be greater than zero (currently "
+                                      f"num_shards = {num_shards}). [Op:ShardDataset]")
+        if not 0 <= index < num_shards:
+            raise _errors.InvalidArgumentError(
+                None, "ShardDataset", f"Index must be between 0 and {num_shards - 1} (currently "
+                                      f"index = {index}). [Op:ShardDataset]")
+        self.inputs = (node,)
+        self.num_shards, self.index = num_shards, index
+        self.element_spec = node.element_spec
+
+    def cardinality(self):
+        n = self.inputs[0].cardinality()
+        if n < 0:
+            return n
+        return n // self.num_shards + (1 if self.index < n % self.num_shards else 0)
+
+    def make_iterator(self):
+        return _ShardIterator(self)
+
+
+class _ShardIterator(NodeIterator):
+    __slots__ = ("_input", "_num_shards", "_index", "_started")
+
+    def __init__(self, node):
+        self._input = node.inputs[0].make_iterator()
+        self._num_shards, self._index = node.num_shards, node.index
+        self._started = False
+
+    def __next__(self):
+        source = self._input
+        for _ in range(self._num_shards - 1 if self._started else self._index):
+            next(source)
+        self._started = True
+        return next(source)
+
+    def save(self):
+        return {"started": self._started, "input": self._input.save()}
+
+    def restore(self, state):
+        self._started = bool(state["started"])
         self._input.restore(state["input"])
 
     def close(self):
