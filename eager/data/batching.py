@@ -124,7 +124,13 @@ class Batch(_Grouping):
     def combine(self, group):
         """One batch: each component's arrays stacked (TensorFlow's error when shapes differ)."""
         device = _st.cpu_device()
-        columns = zip(*[_st.flatten(element) for element in group])
+        structure = self._structure
+        if structure.__class__ is tuple and not any(_st.is_structure(s) for s in structure):
+            columns = zip(*group)  # a flat tuple: the elements are their own leaves
+        elif not _st.is_structure(structure):
+            columns = (group,)
+        else:
+            columns = zip(*[_st.flatten(element) for element in group])
         flat = []
         for column in columns:
             arrays = [_st.host_array(t) for t in column]

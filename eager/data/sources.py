@@ -124,7 +124,7 @@ def _slice_generator(owner, slices, step, end, batched):
     arrays = slices.arrays
     structure = slices.structure
     pair = structure.__class__ is tuple and len(structure) == 2 and \
-        not any(_st._is_structure(x) for x in structure)
+        not any(_st.is_structure(x) for x in structure)
     i = owner.position
     if pair and batched:
         a, b = arrays
@@ -142,6 +142,22 @@ def _slice_generator(owner, slices, step, end, batched):
             u._tape_id = 0
             yield (t, u)
             i = j
+        return
+    if pair:
+        a, b = arrays
+        meta_a, meta_b = metas[a.dtype], metas[b.dtype]
+        while i < end:
+            owner.position = i + 1
+            t = EagerTensor()
+            t._value = a[i, ...]
+            t._meta = meta_a
+            t._tape_id = 0
+            u = EagerTensor()
+            u._value = b[i, ...]
+            u._meta = meta_b
+            u._tape_id = 0
+            yield (t, u)
+            i += 1
         return
     leaf_metas = [metas[a.dtype] for a in arrays]
     while i < end:

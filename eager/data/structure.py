@@ -21,10 +21,10 @@ from ..core.tensor_conversion import convert_to_tensor
 from ..devices import registry as _devices
 from ..tensor import EagerTensor, Tensor, wrap_value
 
-__all__ = ["DatasetSpec", "flatten", "pack", "map_structure", "normalize", "spec_of",
-           "is_dataset", "set_dataset_type", "wrap_node", "host_array", "host_tensor", "cpu_device",
-           "assert_same_structure", "compatible_spec", "batched_spec", "unbatched_spec",
-           "describe_types"]
+__all__ = ["DatasetSpec", "is_structure", "flatten", "pack", "map_structure", "normalize",
+           "spec_of", "is_dataset", "set_dataset_type", "wrap_node", "host_array", "host_tensor",
+           "cpu_device", "assert_same_structure", "compatible_spec", "batched_spec",
+           "unbatched_spec", "describe_types"]
 
 _dataset_type = None
 
@@ -75,14 +75,15 @@ class DatasetSpec:
 
 
 # -- nesting ---------------------------------------------------------------------------------------
-def _is_structure(x) -> bool:
+def is_structure(x) -> bool:
+    """Whether `x` is a tuple (namedtuples included) or dict: structure, not a leaf."""
     return isinstance(x, (tuple, dict))
 
 
 def flatten(structure) -> list:
     """The leaves of `structure` (tuples in order, dicts by sorted key)."""
     if structure.__class__ is tuple:
-        if not any(_is_structure(x) for x in structure):
+        if not any(is_structure(x) for x in structure):
             return list(structure)
     out = []
     _flatten_into(structure, out)
@@ -111,7 +112,7 @@ def _sorted_keys(d):
 def pack(structure, flat):
     """`structure` rebuilt with the leaves `flat` (in `flatten`'s order)."""
     if structure.__class__ is tuple and len(flat) == len(structure):
-        if not any(_is_structure(x) for x in structure):
+        if not any(is_structure(x) for x in structure):
             return tuple(flat)
     packed, used = _pack(structure, flat, 0)
     if used != len(flat):
