@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import dtypes as _dt
 from ..base.tensor_shape import TensorShape, as_shape
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
@@ -257,7 +256,3 @@ def unbatched_spec(spec):
 def describe_types(spec) -> str:
     """The dtypes of a spec, TensorFlow's way ("(tf.int64, tf.float32)"), for messages."""
     return repr(map_structure(lambda s: f"tf.{s.dtype.name}" if hasattr(s, "dtype") else s, spec))
-
-
-def check_dtype_name(dtype) -> str:
-    return _dt.as_dtype(dtype).name
