@@ -565,3 +565,12 @@ def test_shard():
     with pytest.raises(errors.InvalidArgumentError, match=r"Index must be between 0 and 2 "
                                                           r"\(currently index = 3\)."):
         D.range(10).shard(3, 3)
+
+
+@pytest.mark.parametrize("build", [
+    lambda: D.range(3).batch("2"), lambda: D.range(3).batch(2.5), lambda: D.range(3).shuffle(None),
+    lambda: D.range(3).prefetch([1]), lambda: D.range(3).window("a"),
+    lambda: D.range(3).take(1.5), lambda: D.range(3).shard(2, "0")])
+def test_bad_sizes_are_type_errors_naming_the_argument(build):
+    with pytest.raises(TypeError, match="must be a scalar integer"):
+        build()

@@ -249,6 +249,7 @@ class Dataset:
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
               deterministic=None, name=None):
         node = self._node
+        batch_size = _integer(batch_size, "batch", "batch_size")
         if isinstance(node, sources.TensorSlices) and num_parallel_calls is None:
             return Dataset(node.batched(batching.check_batch_size(batch_size),
                                         bool(drop_remainder)))
@@ -257,6 +258,7 @@ class Dataset:
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
+        batch_size = _integer(batch_size, "padded_batch", "batch_size")
         return Dataset(batching.PaddedBatch(self._node, batch_size, padded_shapes,
                                             padding_values, drop_remainder))
 
@@ -264,6 +266,9 @@ class Dataset:
         return Dataset(batching.Unbatch(self._node))
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        size = _integer(size, "window", "size")
+        shift = None if shift is None else _integer(shift, "window", "shift")
+        stride = _integer(stride, "window", "stride")
         return Dataset(windowing.Window(self._node, size, shift, stride, drop_remainder))
 
     def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None,
@@ -321,6 +326,7 @@ class Dataset:
         return self.group_by_window(key, reduce, window_size_func=lambda k: sizes[int(k)])
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
+        buffer_size = _integer(buffer_size, "shuffle", "buffer_size")
         return Dataset(ordering.Shuffle(self._node, buffer_size, seed, reshuffle_each_iteration))
 
     def repeat(self, count=None, name=None):
@@ -333,13 +339,14 @@ class Dataset:
         return Dataset(ordering.Skip(self._node, _count(count, "skip")))
 
     def shard(self, num_shards, index, name=None):
-        return Dataset(ordering.Shard(self._node, _count(num_shards, "shard"),
-                                      _count(index, "shard")))
+        return Dataset(ordering.Shard(self._node, _integer(num_shards, "shard", "num_shards"),
+                                      _integer(index, "shard", "index")))
 
     def enumerate(self, start=0, name=None):  # noqa: A003 - TensorFlow's name
         return Dataset(ordering.Enumerate(self._node, start))
 
     def prefetch(self, buffer_size, name=None):
+        buffer_size = _integer(buffer_size, "prefetch", "buffer_size")
         return Dataset(buffering.Prefetch(self._node, buffer_size))
 
     def cache(self, filename="", name=None):
@@ -362,15 +369,24 @@ def _int64(value):
     return wrap_value(np.array(value, np.int64), _st.cpu_device())
 
 
-def _count(count, what):
+def _count(count, what, name="count"):
+    """An integer argument (a Python or numpy integer, or a scalar integer tensor); TensorFlow's
+    errors for anything else, naming the argument."""
     if count is None:
         if what == "repeat":
             return -1
         raise ValueError("Attempt to convert a value (None) with an unsupported type (<class "
                          "'NoneType'>) to a Tensor.")
-    if hasattr(count, "numpy"):
-        count = count.numpy()
-    return int(count)
+    return _integer(count, what, name)
+
+
+def _integer(value, what, name):
+    if hasattr(value, "numpy"):
+        value = value.numpy()
+    array = np.asarray(value)
+    if array.shape != () or array.dtype.kind not in "iu":
+        raise TypeError(f"{what}: `{name}` must be a scalar integer, got {value!r}.")
+    return int(array)
 
 
 def _generator_argument(value):

@@ -11,6 +11,7 @@ eager tensors, and its Python side effects run per element.
 
 from __future__ import annotations
 
+import os
 import warnings
 
 from ..autograph.api import converting_call
@@ -208,7 +209,6 @@ class Interleave(Node):
     def make_iterator(self):
         cycle = self.cycle_length
         if cycle == -1:  # AUTOTUNE: TensorFlow uses the number of CPU cores
-            import os  # noqa: PLC0415 - only this default needs it
             cycle = os.cpu_count() or 1
         return _InterleaveIterator(self, cycle, self.block_length)
 
