@@ -17,8 +17,9 @@ Making an EagerTensor. Cold code calls `wrap_value(value, device)` (with `dtype`
 that is not an array: a resource handle, a TensorList). Only the hot constructors build one
 slot by slot, because a call costs as much as the rest of a small op: dispatch's `run_kernel`,
 `wrap_output` and `run_bare_unary`, the operators' fast path below, and a gradient's default
-seed (`eager.autodiff.tape_backward`); each says so where it does it, and
-`tests/test_layers.py` keeps `EagerTensor()` to those three modules. A tape numbers a tensor it
+seed (`eager.autodiff.tape_backward`), and the rows and batches `from_tensor_slices` slices
+(`eager.data.sources`); each says so where it does it, and `tests/test_layers.py` keeps
+`EagerTensor()` to those modules. A tape numbers a tensor it
 follows (`_tape_id`, `eager.autodiff.tape`); nothing else writes the slots.
 
 Reading the slots. Inside the package, `_value` (the array), `_meta` (dtype and device) and

@@ -241,14 +241,16 @@ def test_simulated_gpu_kernels_never_signal(hostile, simulated_gpu):
 #: Every stateful op, by why its kernel gives IEEE results without being run again: it does no
 #: floating-point arithmetic (handles, reads, assignments, draws from numpy's generators, print,
 #: transfers, the checks, the Python of py_function and numpy_function: their conversions are
-#: eager's, the arithmetic the user's), or it deals with its own signals (`eager.base.ieee`),
+#: eager's, the arithmetic the user's; the dataset iterator ops, whose elements' arithmetic ran
+#: in eager's own kernels), or it deals with its own signals (`eager.base.ieee`),
 #: each tested below. A new stateful op must be added here, having been checked.
 NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "ResourceScatterUpdate",
                  "PrintV2", "RandomShuffle", "RandomStandardNormal", "RandomUniform",
                  "RandomUniformInt", "TruncatedNormal", "StatefulStandardNormalV2",
                  "StatefulTruncatedNormal", "StatefulUniform", "StatefulUniformFullInt",
                  "StatefulUniformInt", "_Send", "_Recv", "CheckNumericsV2", "EagerPyFunc",
-                 "PyFunc", "Assert"}
+                 "PyFunc", "Assert", "AnonymousIteratorV3", "IteratorGetNext",
+                 "IteratorGetNextAsOptional"}
 HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
                        "ResourceApplyGradientDescent", "ResourceSparseApplyGradientDescent",
                        "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",

@@ -178,6 +178,22 @@ def _py_functions(x):
     return [doubled, same, also]
 
 
+#: Built once, eagerly (a dataset cannot be built from a traced function's tensors): rows of
+#: float32 extremes, doubled by a traced map function (overflowing to inf).
+_ROWS = eager.data.Dataset.from_tensor_slices(
+    np.array(_hostile_floats(np.float32)["big"], np.float32)).map(lambda row: row * 2)
+
+
+def _dataset_iteration(x):
+    """The dataset iterator ops (traced: a fresh iterator, `next`, and a `for` loop's
+    get_next_as_optional), their elements made by eager kernels that must stay silent."""
+    first = next(iter(_ROWS))
+    total = eager.zeros([3])
+    for row in _ROWS:
+        total += row
+    return [x, first, total]
+
+
 def _run_time_shapes(x):
     """The gradient ops of shapes a traced function knows only when it runs, given their shapes
     as tensors: a broadcast's sum back to a shape, a strided slice's gradient."""
@@ -420,6 +436,8 @@ RECIPES = {
     "TensorListGradientItem": _bulk_lists,
     "SumToShape": _run_time_shapes, "StridedSliceGrad": _run_time_shapes,
     "EagerPyFunc": _py_functions, "PyFunc": _py_functions, "PyFuncStateless": _py_functions,
+    "AnonymousIteratorV3": _dataset_iteration, "IteratorGetNext": _dataset_iteration,
+    "IteratorGetNextAsOptional": _dataset_iteration,
     "IndexAxis": _indexing, "SliceAxis": _indexing, "SliceAxisGrad": _indexing,
     "PrintV2": lambda x: eager.print(x, [x, 1.5], output_stream=sys.stdout, summarize=-1),
     "CheckNumericsV2": _check_numerics,

@@ -19,7 +19,7 @@ else runs Python's loop. `for_stmt` decides by the iterable, first match wins:
 
 1. an object whose type defines `__eager_for_loop__(self, loop)`: it is called with a `ForLoop`
    and runs the loop itself (with `loop.run_indexed`, `run_range` or `run_python`). This is the
-   extension point for iterables that are not tensors (a future `eager.data.Dataset`); the
+   extension point for iterables that are not tensors (`eager.data.Dataset` and its iterators); the
    converter's own `enumerate`/`zip` of traced tensors use it;
 2. a `range` whose size is known only when the function runs (`builtins.TensorRange`: what
    `range` or `eager.range` of a traced bound is as the iterable, see

@@ -1,0 +1,23 @@
+"""`eager.data` ≈ `tf.data`: input pipelines.
+
+`Dataset` builds pipelines from sources and transformations with TensorFlow 2.21's names,
+element structures, `element_spec`s and cardinalities; iterating one eagerly gives host
+tensors, inside `eager.function` a graph op (the function traces once). The pieces: `dataset.py`
+(the public class), `node.py` (the protocol of a pipeline step), `structure.py` (elements and
+their specs), the steps by theme (`sources`, `ordering`, `selection`, `functional`,
+`batching`, `windowing`, `combining`, `buffering`), `traced.py` (user functions traced once),
+`iterator.py` (iterators, checkpointable), `in_function.py` (graph ops), `element_state.py`
+(saved positions), `background.py` (threads behind prefetch and parallel calls).
+"""
+
+from . import experimental
+from .background import AUTOTUNE
+from .dataset import Dataset, DatasetV2
+from .iterator import OwnedIterator as Iterator
+from .node import INFINITE as INFINITE_CARDINALITY
+from .node import UNKNOWN as UNKNOWN_CARDINALITY
+from .options import Options, ThreadingOptions
+from .structure import DatasetSpec
+
+__all__ = ["Dataset", "DatasetV2", "DatasetSpec", "Iterator", "Options", "ThreadingOptions",
+           "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]
