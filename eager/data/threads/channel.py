@@ -53,12 +53,12 @@ CLOSED = _Marker("CLOSED")
 
 
 class Channel:
-    """A bounded FIFO of outcomes. `capacity` items at most; an autotuned channel starts at
-    `capacity` and may double up to `limit` (see `autotune`'s module doc) when a consumer finds
-    it empty after the producer had filled it."""
+    """A bounded FIFO of outcomes from one producer. `capacity` items at most; an autotuned
+    channel starts at `capacity` and may double up to `limit` (see `autotune`'s module doc)
+    when a consumer finds it empty after the producer had filled it."""
 
     __slots__ = ("_items", "_lock", "_not_empty", "_not_full", "capacity", "limit", "closed",
-                 "_filled", "_getters", "_putters", "broken")
+                 "draining", "_filled", "_getters", "_putters", "broken")
 
     def __init__(self, capacity: int, limit: int | None = None):
         self._items = collections.deque()
@@ -68,17 +68,19 @@ class Channel:
         self.capacity = max(1, capacity)
         self.limit = max(self.capacity, limit or 0)
         self.closed = False
+        self.draining = False  # `drain()`: the producer stops after the element it is making
         self.broken = None  # an error every later `get` raises (a forked child's pipelines)
         self._filled = False  # the producer reached `capacity` since the last growth
         self._getters = 0  # threads waiting in `get`
         self._putters = 0  # threads waiting in `put`
 
-    def put(self, item) -> bool:
-        """Appends `item`, waiting while the buffer is full. False (item dropped) once the
-        channel is closed: the producer should stop."""
+    def wait_for_room(self) -> bool:
+        """Waits until the buffer has room for one more item (the producer calls it before
+        making the item, so that no element is made beyond the capacity). False when the
+        producer should stop instead: the channel is closed or draining."""
         with self._lock:
             while len(self._items) >= self.capacity:
-                if self.closed:
+                if self.closed or self.draining:
                     return False
                 self._filled = True
                 self._putters += 1
@@ -86,12 +88,20 @@ class Channel:
                     self._not_full.wait()
                 finally:
                     self._putters -= 1
+            return not (self.closed or self.draining)
+
+    def put(self, item) -> bool:
+        """Appends `item` (made after `wait_for_room`: there is room, the producer being the
+        only one to add). False when the producer should stop: the channel is closed (the item
+        is dropped) or draining (the item is kept: it was made, and the source has moved past
+        it)."""
+        with self._lock:
             if self.closed:
                 return False
             self._items.append(item)
             if self._getters:
                 self._not_empty.notify()
-            return True
+            return not self.draining
 
     def get(self):
         """The oldest item, waiting while there is none; `CLOSED` once the channel is closed
@@ -128,6 +138,21 @@ class Channel:
             self._items.clear()
             self._not_full.notify_all()
             self._not_empty.notify_all()
+
+    def drain(self) -> None:
+        """Asks the producer to stop after the element it is making (kept: see `put`)."""
+        with self._lock:
+            self.draining = True
+            self._not_full.notify_all()
+
+    def leftovers(self) -> list:
+        """What was made and not consumed, in order, errors as their exceptions (the producer
+        has stopped: see `drain`); the end marker is not an item."""
+        with self._lock:
+            items = [item.error if item.__class__ is Failure else item
+                     for item in self._items if item.__class__ is not _Marker]
+            self._items.clear()
+        return items
 
     def break_after_fork(self, error: BaseException) -> None:
         """In a forked child, where the producer thread does not exist: fresh locks (the

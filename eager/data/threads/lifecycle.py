@@ -69,12 +69,15 @@ class Shutdown:
         self.threads = tuple(threads)
         self.upstream = None
 
-    def signal(self) -> list:
-        """Closes every part, here and upstream; returns the threads to join (safe from any
-        thread and from a finalizer: it takes only the parts' re-entrant locks, briefly)."""
+    def signal(self, cascade=True) -> list:
+        """Closes every part, and with `cascade` the pipeline upstream; returns the threads to
+        join (safe from any thread and from a finalizer: it takes only the parts' re-entrant
+        locks, briefly)."""
         for part in self.parts:
             part.close()
         threads = list(self.threads)
+        if not cascade:
+            return threads
         upstream = self.upstream
         for _ in range(_MAX_WRAPPERS):
             if upstream is None or isinstance(upstream, PipelineIterator):
@@ -88,17 +91,29 @@ class Shutdown:
         """Signals, then waits up to `timeout` seconds for the threads to exit."""
         _join(self.signal(), timeout)
 
+    def drain(self) -> list:
+        """Lets the threads finish the elements they are making, waiting for them however long
+        that takes, and stops them; returns what was made and not consumed, in order. Upstream
+        is neither signalled nor read further: its iterator stays usable where it is."""
+        for part in self.parts:
+            part.drain()
+        _join(self.threads, None)
+        items = [item for part in self.parts for item in part.leftovers()]
+        _join(self.signal(cascade=False), 0.0)
+        return items
+
     def alive(self) -> bool:
         return any(t.is_alive() for t in self.threads)
 
 
 def _join(threads, timeout):
-    deadline = time.monotonic() + timeout
+    """Waits for `threads` to exit, `timeout` seconds at most in all (None: no bound)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
     me = threading.current_thread()
     for thread in threads:
         if thread is me:
             continue  # close() called by a map function or a source, on a pipeline thread
-        thread.join(max(0.0, deadline - time.monotonic()))
+        thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
 
 
 class PipelineIterator:
@@ -130,14 +145,28 @@ class PipelineIterator:
     def __iter__(self):
         return self
 
-    def close(self, timeout: float = CLOSE_TIMEOUT_S) -> None:
-        """Stops the threads: what is buffered is dropped, later `next()` calls raise
-        StopIteration, and this returns once the threads have exited (or after `timeout`
-        seconds, leaving a thread inside slow user code to finish its element alone)."""
+    def close(self, drain=False, timeout=CLOSE_TIMEOUT_S):
+        """Stops the threads; later `next()` calls raise StopIteration. Idempotent.
+
+        Without `drain`, what is buffered is dropped, the pipeline upstream is stopped too,
+        and this returns once the threads have exited, or after `timeout` seconds (a thread
+        inside slow user code then finishes its element alone). With `drain` (to checkpoint a
+        position), the threads first finish the elements they are making, waited for without
+        bound; the return value is the list of elements made and not consumed, in the order
+        `next()` would have returned them, errors as their exception objects; and the source's
+        iterator is left as it is, positioned after those elements, for a new pipeline to go
+        on reading.
+        """
         self._finalizer.detach()
-        self._shutdown.stop(timeout)
+        shutdown = self._shutdown
+        if drain:
+            items = shutdown.drain()
+        else:
+            items = None
+            shutdown.stop(timeout)
         with _live_lock:
-            _live.discard(self._shutdown)
+            _live.discard(shutdown)
+        return items
 
     def __enter__(self):
         return self

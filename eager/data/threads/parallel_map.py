@@ -33,6 +33,10 @@ from .lifecycle import PipelineIterator
 
 __all__ = ["ParallelMap", "parallel_map"]
 
+#: Finished elements a map holds beyond its workers' by default: with ordered outcomes, room for
+#: the workers to go on past a slow element for a while.
+MAP_BUFFER = 2
+
 _MISSING = object()
 _OVER = object()  # next_outcome: the iteration is over
 
@@ -45,7 +49,7 @@ class _MapState:
 
     __slots__ = ("fn", "make_source", "source", "ordered", "capacity", "_lock", "_ready",
                  "_room", "_source_lock", "taken", "reserved", "returned", "end", "closed",
-                 "broken", "done", "finished", "consumers_waiting", "workers_waiting")
+                 "draining", "broken", "done", "finished", "consumers_waiting", "workers_waiting")
 
     def __init__(self, make_source, fn, ordered, capacity):
         self.fn = fn
@@ -62,6 +66,7 @@ class _MapState:
         self.returned = 0  # outcomes handed to the consumer
         self.end = None  # the number the source ended at, once it has
         self.closed = False
+        self.draining = False  # `drain()`: workers finish the elements they took, take no more
         self.broken = None  # the error a forked child's `next()` raises
         self.done = {}  # deterministic: number -> outcome
         self.finished = collections.deque()  # not deterministic: outcomes as they finish
@@ -76,6 +81,22 @@ class _MapState:
             self.finished.clear()
             self._ready.notify_all()
             self._room.notify_all()
+
+    def drain(self):
+        with self._lock:
+            self.draining = True
+            self._room.notify_all()
+
+    def leftovers(self) -> list:
+        """The outcomes not returned, in the order `next()` would have returned them, errors as
+        their exceptions (the workers have stopped: see `drain`)."""
+        with self._lock:
+            if self.ordered:
+                outcomes = [self.done.pop(n) for n in sorted(self.done)]
+            else:
+                outcomes = list(self.finished)
+                self.finished.clear()
+        return [o.error if o.__class__ is Failure else o for o in outcomes]
 
     def break_after_fork(self, error):
         self._lock = threading.RLock()
@@ -118,14 +139,14 @@ class _MapState:
         """Waits for room for one more element; False when the worker should exit."""
         with self._lock:
             while self.reserved - self.returned >= self.capacity:
-                if self.closed or self.end is not None:
+                if self.closed or self.draining or self.end is not None:
                     return False
                 self.workers_waiting += 1
                 try:
                     self._room.wait()
                 finally:
                     self.workers_waiting -= 1
-            if self.closed or self.end is not None:
+            if self.closed or self.draining or self.end is not None:
                 return False
             self.reserved += 1
             return True
@@ -134,7 +155,7 @@ class _MapState:
         """(number, element or Failure) of the source's next element, with its room reserved;
         None (reservation given back) when the source has ended or the map is closed."""
         with self._source_lock:
-            if self.closed or self.end is not None:
+            if self.closed or self.draining or self.end is not None:
                 self._unreserve()
                 return None
             number = self.taken
@@ -214,7 +235,7 @@ class ParallelMap(PipelineIterator):
     """An iterator over `fn(element)` for the elements of `make_iterator()`, computed by
     `num_parallel_calls` worker threads (`AUTOTUNE`: see `autotune`), in the source's order when
     `deterministic`, else as they finish. At most `num_parallel_calls + buffer_size` elements
-    are in flight or waiting (`buffer_size` defaults to `num_parallel_calls`). See the module
+    are in flight or waiting (`buffer_size` defaults to `MAP_BUFFER`). See the module
     doc for errors and stopping."""
 
     __slots__ = ("_state", "num_parallel_calls")
@@ -228,7 +249,7 @@ class ParallelMap(PipelineIterator):
             raise TypeError(f"ParallelMap needs a callable map function, got "
                             f"{type(fn).__name__}.")
         n = autotune.parallel_calls(num_parallel_calls)
-        extra = n if buffer_size is None else autotune.prefetch_buffer(buffer_size)[0]
+        extra = MAP_BUFFER if buffer_size is None else autotune.prefetch_buffer(buffer_size)[0]
         self.num_parallel_calls = n
         state = _MapState(make_iterator, fn, bool(deterministic), n + extra)
         self._state = state

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from . import autotune
 from .channel import END, Channel, Failure, _Marker
-from .lifecycle import PipelineIterator
+from .lifecycle import CLOSE_TIMEOUT_S, PipelineIterator
 
 __all__ = ["Prefetcher"]
 
@@ -72,10 +72,11 @@ class Prefetcher(PipelineIterator):
             self._shutdown.upstream = source  # closing this closes a pipeline it reads
         return next(source)
 
-    def close(self, *args, **kwargs):
+    def close(self, drain=False, timeout=CLOSE_TIMEOUT_S):
         self._make = self._source = None
-        super().close(*args, **kwargs)
-        self._shutdown.upstream = None
+        if drain and self._channel is None:
+            self._shutdown.upstream = None  # read inline: the source stays usable where it is
+        return super().close(drain, timeout)
 
     close.__doc__ = PipelineIterator.close.__doc__
 
@@ -92,8 +93,8 @@ def _produce(box, channel, shutdown):
             return
         del make_iterator
         shutdown.upstream = iterator
-        put = channel.put
-        while not channel.closed:
+        put, wait_for_room = channel.put, channel.wait_for_room
+        while wait_for_room():
             try:
                 item = next(iterator)
             except StopIteration:

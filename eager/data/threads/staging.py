@@ -1,7 +1,7 @@
 """Device staging: a source's elements copied to a device ahead of the consumer, behind
 `prefetch_to_device` and `copy_to_device` (≈ `tf.data.experimental`'s).
 
-`stage_to_device(make_iterator, device, buffer_size)` is a `Prefetcher` whose producer thread
+`stage_to_device(source, device, buffer_size)` is a `Prefetcher` whose producer thread
 copies every tensor of each element to `device` and then waits until the copies have landed,
 so that an element the consumer takes is already in device memory: its training step neither
 issues the copy nor waits for it. The copies are the device's own host-to-device path
@@ -88,18 +88,25 @@ class _Copies:
         return staged
 
 
-def stage_to_device(make_iterator, device, buffer_size=autotune.AUTOTUNE) -> Prefetcher:
-    """An iterator over the elements of `make_iterator()` with their tensors on `device`,
-    staged up to `buffer_size` elements ahead on a thread (see the module doc); `close()` and
-    the rest as `Prefetcher`."""
-    if not callable(make_iterator):
-        raise TypeError(f"stage_to_device needs a zero-argument callable returning an iterator, "
-                        f"got {type(make_iterator).__name__}.")
+def stage_to_device(source, device, buffer_size=autotune.AUTOTUNE) -> Prefetcher:
+    """An iterator over the elements of `source` with their tensors on `device`, staged up to
+    `buffer_size` elements ahead on a thread (see the module doc); `close()` and the rest as
+    `Prefetcher`. `source` is an iterator, or a zero-argument callable returning one."""
+    if hasattr(source, "__next__"):
+        iterator = source
+
+        def make_source():
+            return iterator
+    elif callable(source):
+        make_source = source
+    else:
+        raise TypeError(f"stage_to_device needs an iterator, or a zero-argument callable "
+                        f"returning one; got {type(source).__name__}.")
     target = resolve_device(device)
     start, _ = autotune.prefetch_buffer(buffer_size)
     wait = start > 0
 
     def make_copies():
-        return _Copies(iter(make_iterator()), target, wait)
+        return _Copies(iter(make_source()), target, wait)
 
     return Prefetcher(make_copies, buffer_size)
