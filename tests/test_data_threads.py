@@ -127,14 +127,14 @@ def test_prefetch_makes_elements_on_its_own_thread_ahead_of_the_consumer():
 
 def test_prefetch_reads_at_most_buffer_size_ahead():
     source = Counting()
-    with Prefetcher(lambda: source, 3) as it:
-        assert wait_until(lambda: source.taken == 3)
-        time.sleep(0.05)  # room for a wrong producer to take more
-        assert source.taken == 3
-        assert next(it) == 0
+    with Prefetcher(lambda: source, 4) as it:
         assert wait_until(lambda: source.taken == 4)
-        time.sleep(0.05)
+        time.sleep(0.05)  # room for a wrong producer to take more
         assert source.taken == 4
+        assert [next(it), next(it)] == [0, 1]  # down to half: the producer refills
+        assert wait_until(lambda: source.taken == 6)
+        time.sleep(0.05)
+        assert source.taken == 6
 
 
 def test_prefetch_errors_are_raised_at_their_element_and_the_source_goes_on():
@@ -245,7 +245,7 @@ def test_close_waits_for_nothing_after_the_source_ended():
 
 def test_drain_returns_what_was_made_and_leaves_the_source_where_it_is():
     source = Counting(fail_at={2})
-    it = Prefetcher(lambda: source, 3)
+    it = Prefetcher(lambda: source, 4)
     assert next(it) == 0
     assert wait_until(lambda: source.taken == 4)
     left = it.close(drain=True)
