@@ -519,6 +519,23 @@ def test_staging_copies_elements_to_the_gpu_on_its_copy_stream_before_they_are_a
             assert (element["x"] * 2.0).device == "GPU:0"
 
 
+def test_staged_batches_keep_their_values_while_the_step_computes_and_frees_buffers(
+        simulated_gpu):
+    """The staging thread's copies and the consumer's kernels share the GPU's memory pool: a
+    batch the step has dropped goes back to the pool and is written again by a later copy,
+    which must wait for the kernels still reading it."""
+    with eager.device("CPU:0"):
+        batches = [eager.constant(np.full((64, 32), i, np.float32)) for i in range(40)]
+    w = eager.ones((32, 8))
+    sums = []
+    with stage_to_device(iter(batches), "GPU:0", 3) as it:
+        for batch in it:
+            sums.append(eager.reduce_sum(eager.matmul(batch, w)))
+            del batch
+    assert [s.numpy() for s in sums] == [i * 64 * 32 * 8 for i in range(40)]
+    assert "eager-data staging to GPU:0" not in [t.name for t in threading.enumerate()]
+
+
 def test_staging_without_a_buffer_copies_on_the_consumers_thread(simulated_gpu):
     with eager.device("CPU:0"):
         elements = [eager.constant([1.0, 2.0]) for _ in range(3)]

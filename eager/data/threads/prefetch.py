@@ -23,7 +23,8 @@ class Prefetcher(PipelineIterator):
     """≈ the iterator of `dataset.prefetch(buffer_size)`: an iterator over the elements of
     `make_iterator()`, which a producer thread calls and reads ahead, at most `buffer_size`
     elements (`AUTOTUNE`: see `autotune`). `buffer_size=0` makes elements when asked for, on
-    the consumer's thread, with no thread at all (TensorFlow's `prefetch(0)`).
+    the consumer's thread, with no thread at all (TensorFlow's `prefetch(0)`). The thread is
+    named "eager-data <name>".
 
     `close()` (or `with`) stops the thread; so does dropping the iterator, and interpreter exit
     (`lifecycle`). After the source ends, or after `close()`, `next()` raises StopIteration.
@@ -31,7 +32,7 @@ class Prefetcher(PipelineIterator):
 
     __slots__ = ("_channel", "_make", "_source")
 
-    def __init__(self, make_iterator, buffer_size=autotune.AUTOTUNE):
+    def __init__(self, make_iterator, buffer_size=autotune.AUTOTUNE, name="prefetch"):
         if not callable(make_iterator):
             raise TypeError(f"Prefetcher needs a zero-argument callable returning an iterator, "
                             f"got {type(make_iterator).__name__}.")
@@ -45,7 +46,7 @@ class Prefetcher(PipelineIterator):
         self._make = None
         channel = Channel(start, limit)
         self._channel = channel
-        self._start((channel,), [("eager-data prefetch", _produce, ([make_iterator], channel))])
+        self._start((channel,), [(f"eager-data {name}", _produce, ([make_iterator], channel))])
 
     def __next__(self):
         # Hot: once per element.

@@ -109,4 +109,4 @@ def stage_to_device(source, device, buffer_size=autotune.AUTOTUNE) -> Prefetcher
     def make_copies():
         return _Copies(iter(make_source()), target, wait)
 
-    return Prefetcher(make_copies, buffer_size)
+    return Prefetcher(make_copies, buffer_size, name=f"staging to {target.name}")
