@@ -528,11 +528,13 @@ def test_staged_batches_keep_their_values_while_the_step_computes_and_frees_buff
         batches = [eager.constant(np.full((64, 32), i, np.float32)) for i in range(40)]
     w = eager.ones((32, 8))
     sums = []
+    reused = simulated_gpu.pool.reused
     with stage_to_device(iter(batches), "GPU:0", 3) as it:
         for batch in it:
             sums.append(eager.reduce_sum(eager.matmul(batch, w)))
             del batch
     assert [s.numpy() for s in sums] == [i * 64 * 32 * 8 for i in range(40)]
+    assert simulated_gpu.pool.reused > reused  # blocks did go round
     assert "eager-data staging to GPU:0" not in [t.name for t in threading.enumerate()]
 
 
