@@ -135,6 +135,8 @@ class PipelineIterator:
         finalizer = weakref.finalize(self, shutdown.signal)
         finalizer.atexit = False  # exit has its own hook, which also joins
         self._finalizer = finalizer
+        if not shutdown.threads:
+            return
         with _live_lock:
             for old in [s for s in _live if not s.alive()]:
                 _live.discard(old)
