@@ -119,7 +119,7 @@ def _join(threads, timeout):
 class PipelineIterator:
     """An iterator whose elements are made on threads of its own: it starts them, and stops
     them on `close()`, when collected, and at exit (see the module doc). Subclasses call
-    `_start(parts, threads)` once, from `__init__`."""
+    `_start(parts, workers)` once, from `__init__`."""
 
     __slots__ = ("_shutdown", "_finalizer", "__weakref__")
 
