@@ -6,33 +6,18 @@ warm-up made and the loop frees counts as freed) over windows of the loop, colle
 after each, and looks at the median window: a leak grows every window, while a one-time growth
 (an interpreter table resizing) shows in one."""
 
-import gc
 import linecache
 import statistics
-import tracemalloc
 
 import eager as tf
+from tests.memory_growth import window_growth_kib_per_1000
 
 #: Growth per 1,000 iterations that counts as flat.
 FLAT_KIB = 10.0
 
 
 def _median_growth_kib_per_1000(step, warmup, windows=5, per_window=400):
-    tracemalloc.start(1)
-    try:
-        for _ in range(warmup):
-            step()
-        gc.collect()
-        growth = []
-        for _ in range(windows):
-            before = tracemalloc.get_traced_memory()[0]
-            for _ in range(per_window):
-                step()
-            gc.collect()
-            growth.append((tracemalloc.get_traced_memory()[0] - before) / 1024
-                          * 1000 / per_window)
-    finally:
-        tracemalloc.stop()
+    growth = window_growth_kib_per_1000(step, warmup, windows, per_window)
     return statistics.median(growth), growth
 
 

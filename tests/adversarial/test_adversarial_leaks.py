@@ -7,12 +7,12 @@ cache filling up once does not inflate), live resources and threads must stay fl
 
 import gc
 import threading
-import tracemalloc
 
 import numpy as np
 import pytest
 
 import eager as tf
+from tests.memory_growth import window_growth_kib_per_1000
 
 #: Growth per 1,000 iterations that counts as flat (a leak of one small object per iteration
 #: is about 50 KiB per 1,000).
@@ -20,23 +20,8 @@ FLAT_KIB = 12.0
 
 
 def growth_kib_per_1000(step, warmup=150, windows=4, per_window=50):
-    tracemalloc.start(1)
-    try:
-        for _ in range(warmup):
-            step()
-        gc.collect()
-        growth = []
-        for _ in range(windows):
-            before = tracemalloc.get_traced_memory()[0]
-            for _ in range(per_window):
-                step()
-            gc.collect()
-            growth.append((tracemalloc.get_traced_memory()[0] - before) / 1024 * 1000
-                          / per_window)
-    finally:
-        tracemalloc.stop()
+    growth = window_growth_kib_per_1000(step, warmup, windows, per_window)
     return min(growth), growth
-
 
 x = None
 
