@@ -38,9 +38,11 @@ def standardize_padding(value, allow_causal=False) -> str:
     if isinstance(value, (list, tuple)):
         return value
     padding = value.lower()
-    allowed = {"valid", "same", "causal"} if allow_causal else {"valid", "same"}
+    allowed = ("valid", "same", "causal") if allow_causal else ("valid", "same")
     if padding not in allowed:
-        raise ValueError(f"The `padding` argument must be a list/tuple or one of {allowed}. "
+        # Keras prints a set (its order varies between runs); this is one of its orders.
+        shown = "{" + ", ".join(repr(a) for a in allowed) + "}"
+        raise ValueError(f"The `padding` argument must be a list/tuple or one of {shown}. "
                          f"Received: {padding}")
     return padding
 

@@ -9,6 +9,8 @@ Keras and eager unchanged.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ....ops import array_ops as _array
 from ....ops import composite_ops as _composite
 from ....ops import conv_ops as _conv
@@ -120,7 +122,8 @@ class BaseConv(Layer):
             raise ValueError(
                 "Computed output size would be zero or negative. Received `inputs shape="
                 f"{input_shape}`, `kernel shape={kernel_shape}`, `dilation_rate="
-                f"{self.dilation_rate}`, `strides={self.strides}`, `padding={self.padding}`.")
+                f"{np.array(self.dilation_rate)}`, `strides={self.strides}`, "
+                f"`padding={self.padding}`.")
         if last:
             return (input_shape[0], *out, self.filters)
         return (input_shape[0], self.filters, *out)

@@ -35,6 +35,10 @@ class BasePooling(Layer):
         self.input_spec = InputSpec(ndim=pool_dimensions + 2)
         self._pool_dimensions = pool_dimensions
 
+    def build(self, input_shape):
+        # A window larger than a known input is Keras's shape error here, before any op runs.
+        self.compute_output_shape(input_shape)
+
     def call(self, inputs):
         op = _conv.max_pool2d if self.pool_mode == "max" else _conv.avg_pool2d
         last = self.data_format == "channels_last"
@@ -96,20 +100,20 @@ class MaxPooling2D(BasePooling):
 
 
 class AveragePooling1D(BasePooling):
-    """≈ `keras.layers.AveragePooling1D(pool_size=2, strides=None, padding="valid",
+    """≈ `keras.layers.AveragePooling1D(pool_size, strides=None, padding="valid",
     data_format=None)`; `strides` defaults to `pool_size`."""
 
-    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None,
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None,
                  name=None, **kwargs):
         super().__init__(pool_size, strides, pool_dimensions=1, pool_mode="average",
                          padding=padding, data_format=data_format, name=name, **kwargs)
 
 
 class AveragePooling2D(BasePooling):
-    """≈ `keras.layers.AveragePooling2D(pool_size=(2, 2), strides=None, padding="valid",
+    """≈ `keras.layers.AveragePooling2D(pool_size, strides=None, padding="valid",
     data_format=None)`; `strides` defaults to `pool_size`."""
 
-    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None,
                  name=None, **kwargs):
         super().__init__(pool_size, strides, pool_dimensions=2, pool_mode="average",
                          padding=padding, data_format=data_format, name=name, **kwargs)
