@@ -19,11 +19,13 @@ class Embedding(Layer):
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
-                 weights=None, **kwargs):
+                 weights=None, quantization_config=None, **kwargs):
         for name, value in (("input_dim", input_dim), ("output_dim", output_dim)):
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"`{name}` must be a positive integer. Received: "
                                  f"{name}={value} (of type {type(value).__name__}).")
+        if quantization_config is not None:
+            raise NotImplementedError("Embedding: quantization is not supported by eager.keras.")
         kwargs.pop("input_length", None)
         super().__init__(**kwargs)
         self.input_dim = input_dim

@@ -71,9 +71,10 @@ class LayerNormalization(Layer):
     def call(self, inputs):
         rank = inputs.shape.rank
         axes = sorted(a % rank for a in self.axis)
+        shape = inputs.shape
         broadcast = [1] * rank
         for a in axes:
-            broadcast[a] = -1
+            broadcast[a] = shape[a] if shape[a] is not None else -1
 
         def shaped(v):
             return v if axes == [rank - 1] else _array.reshape(v, broadcast)
