@@ -63,6 +63,11 @@ class SimpleRNN(_CellRNN):
 
     _cell_class = SimpleRNNCell
 
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config["seed"]   # Keras 3's SimpleRNN config has no seed (its cell's has)
+        return config
+
 
 class LSTM(_CellRNN):
     """≈ `keras.layers.LSTM(units, activation="tanh", recurrent_activation="sigmoid",

@@ -108,23 +108,25 @@ class RNN(Layer):
             steps = _array.shape(sequences)[1]
         inputs = TensorArray(sequences.dtype, size=steps).unstack(time_major)
         written = TensorArray(sequences.dtype, size=steps)
-        cell, single = self.cell, self.single_state
+        cell = self.cell
         takes_training = isinstance(cell, Layer) and cell._call_has_training_arg
         cell_kwargs = {"training": training} if takes_training else {}
 
         def body(t, written, *states):
-            cell_states = states[0] if single else list(states)
-            output, new_states = cell(inputs.read(t), cell_states, **cell_kwargs)
+            # The cell gets its states as a list, a single state too (Keras's contract).
+            output, new_states = cell(inputs.read(t), list(states), **cell_kwargs)
             new_states = nest.flatten(new_states)
             return (t + 1, written.write(t, output), *new_states)
 
         result = while_loop(lambda t, *_: t < steps, body,
                             (convert_to_tensor(0), written, *states))
         written, final_states = result[1], list(result[2:])
-        last = written.read(steps - 1)
-        outputs = _array.transpose(written.stack(), [1, 0, 2]) if self.return_sequences \
-            else None
-        return last, outputs, final_states
+        # A TensorArray read consumes its element (clear_after_read), so the last output is
+        # taken from the stacked sequence when that is wanted too.
+        if self.return_sequences:
+            outputs = _array.transpose(written.stack(), [1, 0, 2])
+            return outputs[:, -1], outputs, final_states
+        return written.read(steps - 1), None, final_states
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         batch, steps = sequences_shape[0], sequences_shape[1]
