@@ -7,10 +7,11 @@ once, because `next(iterator)` inside an `eager.function` must become a graph op
 iterator when the function runs (TensorFlow's `IteratorGetNext` on a captured iterator), never
 an element frozen into the trace.
 
-Checkpoints. An `OwnedIterator` is a trackable whose one child, `iterator_state`, is a
-variable-like `IteratorState`: a checkpoint reads its value when it saves (the iterator's
-position, serialized as a uint8 array by `element_state.encode`: TensorFlow saves
-`ITERATOR_STATE` the same way, as one serialized tensor) and assigns it when it restores,
+Checkpoints. An `OwnedIterator` is a trackable saved as one value: in the object graph a
+variable-like `IteratorState` stands in its place (`_checkpoint_variable`), so its key is
+TensorFlow's `<path>/.ATTRIBUTES/ITERATOR_STATE`. A checkpoint reads its value when it saves
+(the iterator's position, serialized as a uint8 array by `element_state.encode`: TensorFlow
+saves `ITERATOR_STATE` the same way, as one serialized tensor) and assigns it when it restores,
 which puts the iterator at that position. The state records the pipeline's signature, and a
 restore into another pipeline is TensorFlow's NotFoundError, changing nothing.
 """
@@ -131,9 +132,14 @@ class OwnedIterator(Trackable):
 
     # -- checkpoints -----------------------------------------------------------------------------
     def _trackable_children(self):
+        return {}
+
+    def _checkpoint_variable(self):
+        """What a checkpoint saves and restores in this iterator's place (see the module
+        doc)."""
         if self._state is None:
             self._state = IteratorState(self)
-        return {"iterator_state": self._state}
+        return self._state
 
     def save_state(self) -> np.ndarray:
         """The position, as bytes (see the module doc)."""
@@ -191,6 +197,7 @@ class IteratorState(Variable):
         self._owner = weakref.ref(owner)  # no cycle: an abandoned iterator closes at once
 
     name = "iterator_state:0"
+    checkpoint_attribute = "ITERATOR_STATE"
     dtype = _dt.uint8
     shape = TensorShape([None])
     trainable = False
