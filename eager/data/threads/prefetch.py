@@ -5,9 +5,9 @@ order, errors included (see `channel`); while the consumer works on one element 
 step), the producer thread makes the next ones. Threads give real overlap here because numpy
 releases the GIL inside its kernels, and the step's kernels do too (or run on a device).
 
-The producer thread starts with eager's default thread state: no device scope (ops run on the
-default device), synchronous execution, no gradient tapes. A source that must run elsewhere
-enters its own scope inside the callable that makes it.
+The producer thread runs under the device scope of the thread that started it (`inherited`),
+synchronously, with no gradient tapes. A source that must run elsewhere enters its own scope
+inside the callable that makes it.
 """
 
 from __future__ import annotations
