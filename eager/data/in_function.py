@@ -37,6 +37,7 @@ from ..core.registry import register_op
 from ..core.specs import TensorSpec
 from ..graph.tracing import get_default_graph
 from ..tensor import wrap_value
+from . import iterator_context
 from . import structure as _st
 
 __all__ = ["IteratorHandle", "GraphIterator", "dataset_for_loop", "iterator_for_loop",
@@ -68,7 +69,8 @@ def iterator_handle(next_element):
 
 # -- the ops ---------------------------------------------------------------------------------------
 def _make_kernel(xp, *, dataset):
-    return IteratorHandle(dataset.make_iterator().__next__)
+    context = iterator_context.for_pipeline(dataset)
+    return IteratorHandle(iterator_context.make_under(context, dataset).__next__)
 
 
 def _make_infer(*, dataset):
@@ -231,7 +233,7 @@ def traced_next(owned):
 def dataset_for_loop(node, loop):
     """`for element in dataset:` (AutoGraph's `ForLoop`; see the module doc)."""
     if get_default_graph() is None:
-        iterator = node.make_iterator()
+        iterator = iterator_context.make_under(iterator_context.for_pipeline(node), node)
         try:
             loop.run_python(iterator)
         finally:

@@ -30,7 +30,7 @@ from ..state.trackable import Trackable
 from ..tensor import wrap_value
 from ..variables import Variable
 from . import element_state as _es
-from . import in_function
+from . import in_function, iterator_context
 from . import structure as _st
 
 __all__ = ["OwnedIterator", "NumpyIterator", "IteratorState"]
@@ -47,7 +47,7 @@ class OwnedIterator(Trackable):
 
     def __init__(self, node):
         self._node = node
-        self._iterator = node.make_iterator()
+        self._iterator = iterator_context.make_under(iterator_context.for_pipeline(node), node)
         self._next = self._iterator.next_function()
         self._done = False
         self._state = None
@@ -165,7 +165,8 @@ class OwnedIterator(Trackable):
             if state is not None:
                 node.set_node_state(state)
         try:
-            fresh = self._node.make_iterator()
+            fresh = iterator_context.make_under(iterator_context.for_pipeline(self._node),
+                                                self._node)
             if not saved["done"]:
                 fresh.restore(saved["state"])
         except BaseException:

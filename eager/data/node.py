@@ -32,6 +32,8 @@ class Node:
     tf_name = "_Dataset"
     inputs: tuple = ()
     element_spec = None
+    #: The `Options` a `with_options` step sets for its whole pipeline; None for other steps.
+    options = None
 
     def cardinality(self) -> int:
         return UNKNOWN

@@ -22,7 +22,8 @@ __all__ = ["Prefetcher"]
 class Prefetcher(PipelineIterator):
     """≈ the iterator of `dataset.prefetch(buffer_size)`: an iterator over the elements of
     `make_iterator()`, which a producer thread calls and reads ahead, at most `buffer_size`
-    elements (`AUTOTUNE`: see `autotune`). `buffer_size=0` makes elements when asked for, on
+    elements (`AUTOTUNE`: see `autotune`; `max_buffer` caps how deep it grows). `buffer_size=0`
+    makes elements when asked for, on
     the consumer's thread, with no thread at all (TensorFlow's `prefetch(0)`). The thread is
     named "eager-data <name>".
 
@@ -32,11 +33,14 @@ class Prefetcher(PipelineIterator):
 
     __slots__ = ("_channel", "_make", "_source")
 
-    def __init__(self, make_iterator, buffer_size=autotune.AUTOTUNE, name="prefetch"):
+    def __init__(self, make_iterator, buffer_size=autotune.AUTOTUNE, name="prefetch",
+                 max_buffer=None):
         if not callable(make_iterator):
             raise TypeError(f"Prefetcher needs a zero-argument callable returning an iterator, "
                             f"got {type(make_iterator).__name__}.")
         start, limit = autotune.prefetch_buffer(buffer_size)
+        if max_buffer is not None:  # an autotuned buffer grows no deeper (0: never grows)
+            limit = max(start, min(limit, max_buffer))
         self._source = None
         if start == 0:  # no buffer: the source is made and read on the consumer's thread
             self._channel = None
