@@ -24,7 +24,7 @@ from ..ops import math_ops as _math
 from ..ops.debug_ops import assert_that
 from ..tensor import wrap_value
 from . import batching, buffering, combining, functional, ordering, selection, sources, windowing
-from . import in_function, iterator_context
+from . import in_function, iterator_context, symbolic
 from . import structure as _st
 from .iterator import NumpyIterator, OwnedIterator
 from .node import INFINITE, UNKNOWN, Node
@@ -160,15 +160,16 @@ class Dataset:
     # -- sources ---------------------------------------------------------------------------------
     @staticmethod
     def from_tensor_slices(tensors, name=None):
-        return Dataset(sources.TensorSlices(tensors))
+        return Dataset(symbolic.symbolic_slices(tensors) or sources.TensorSlices(tensors))
 
     @staticmethod
     def from_tensors(tensors, name=None):
-        return Dataset(sources.Tensors(tensors))
+        return Dataset(symbolic.symbolic_tensors(tensors) or sources.Tensors(tensors))
 
     @staticmethod
     def range(*args, output_type=_dt.int64, name=None):  # noqa: A003 - TensorFlow's name
-        return Dataset(sources.Range(args, output_type))
+        return Dataset(symbolic.symbolic_range(args, output_type)
+                       or sources.Range(args, output_type))
 
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None,
