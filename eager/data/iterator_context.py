@@ -127,9 +127,8 @@ def make_under(context, node):
         return node.make_iterator()
 
 
-def merged_options(node) -> Options:
-    """The options of the pipeline ending at `node`: every `with_options` in it merged, a later
-    one (downstream, or in a later input) winning field by field, as TensorFlow merges them."""
+def _options_found(node) -> list:
+    """The `with_options` of the pipeline ending at `node`, downstream (and later inputs) first."""
     found = []
     stack = [node]
     while stack:
@@ -137,6 +136,13 @@ def merged_options(node) -> Options:
         if step.options is not None:
             found.append(step.options)
         stack.extend(step.inputs)
+    return found
+
+
+def merged_options(node) -> Options:
+    """The options of the pipeline ending at `node`: every `with_options` in it merged, a later
+    one (downstream, or in a later input) winning field by field, as TensorFlow merges them."""
+    found = _options_found(node)
     merged = Options()
     for options in reversed(found):
         merged = merged.merge(options)
@@ -145,7 +151,10 @@ def merged_options(node) -> Options:
 
 def for_pipeline(node, bindings=None) -> IteratorContext:
     """The context to make the iterators of the pipeline ending at `node` under (the shared
-    default when its options are the defaults and nothing is bound)."""
+    default when its options are the defaults and nothing is bound). Made once per iterator
+    (an epoch): a pipeline without `with_options` costs one walk of its steps."""
+    if not bindings and not _options_found(node):
+        return DEFAULT
     options = merged_options(node)
     if not bindings and options == _DEFAULT_OPTIONS:
         return DEFAULT
