@@ -41,6 +41,8 @@ from __future__ import annotations
 import sys
 import threading
 
+import numpy as np
+
 from ..base import profile_events as _profile_events
 from ..base.ieee import FP_SIGNALS, quietly
 from ..base.errors import InternalError, InvalidArgumentError, NotFoundError, OpError
@@ -301,7 +303,7 @@ def run_kernel(op, inputs, attrs, device):
         try:
             t._meta = METAS[device][out.dtype]
         except (KeyError, AttributeError):
-            t._meta = _special_meta(out, device, op)
+            _special_output(t, out, device, op)
         outputs = t
     else:
         outputs = tuple([wrap_output(o, device, op) for o in out])
@@ -351,8 +353,21 @@ def wrap_output(value, device, op):
     try:
         t._meta = METAS[device][value.dtype]
     except (KeyError, AttributeError):
-        t._meta = _special_meta(value, device, op)
+        _special_output(t, value, device, op)
     return t
+
+
+def _special_output(t, value, device, op):
+    """Types `t`, the tensor for a kernel output `value` that is not a numeric array: a string
+    element (numpy gives a rank-0 pick of an object array as the bare `bytes`) becomes a rank-0
+    string array; a TensorList or resource handle names its own eager dtype."""
+    if value.__class__ is bytes:
+        array = np.empty((), dtype=object)
+        array[()] = value
+        t._value = array
+        t._meta = METAS[device][array.dtype]
+        return
+    t._meta = _special_meta(value, device, op)
 
 
 def _special_meta(value, device, op):
