@@ -6,7 +6,9 @@ Layout of a checkpoint file (the exact path `write` was given; `save` adds `-N`)
   equal state gives byte-identical files; `numpy.load(path, allow_pickle=False)` opens it;
 * one member per variable, named `<checkpoint key>.npy` (e.g.
   `model/layer/kernel/.ATTRIBUTES/VARIABLE_VALUE.npy`): a C-order, little-endian `.npy` array
-  (format 1.0 or 2.0) of a numeric or bool dtype;
+  (format 1.0 or 2.0) of a numeric or bool dtype; a string variable's member is a 1-D uint8
+  array: the elements' lengths as little-endian uint64s, then their bytes, in C order (its
+  metadata adds `"nbytes"`, the member's length);
 * one member `_CHECKPOINTABLE_OBJECT_GRAPH.json` (UTF-8):
 
   ```
@@ -71,7 +73,32 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def saveable_dtype(dtype) -> bool:
-    return getattr(dtype, "name", None) in _DTYPES
+    return getattr(dtype, "name", None) in _DTYPES or dtype is _dt.string
+
+
+def _pack_strings(array) -> np.ndarray:
+    """A string array's member: lengths (little-endian uint64), then the bytes (module doc)."""
+    items = [bytes(b) for b in np.asarray(array, dtype=object).reshape(-1)]
+    lengths = np.array([len(b) for b in items], dtype="<u8")
+    return np.frombuffer(lengths.tobytes() + b"".join(items), np.uint8)
+
+
+def _unpack_strings(key, body, shape) -> np.ndarray:
+    """The string array `_pack_strings` wrote, every length checked against the member."""
+    count = 1
+    for d in shape:
+        count *= d
+    _check(len(body) >= 8 * count, f"array {key!r} is too short for {count} string lengths")
+    lengths = np.frombuffer(body, dtype="<u8", count=count)
+    _check(int(lengths.sum(dtype=np.uint64)) == len(body) - 8 * count if count else
+           len(body) == 0, f"array {key!r}: its string lengths do not add up to its bytes")
+    out = np.empty(count, dtype=object)
+    at = 8 * count
+    raw = bytes(body)
+    for i, n in enumerate(lengths.tolist()):
+        out[i] = raw[at:at + n]
+        at += n
+    return out.reshape(shape)
 
 
 def _file_dtype(name: str) -> np.dtype:
@@ -90,15 +117,20 @@ def encode_checkpoint(fileobj, nodes, arrays) -> None:
     with zipfile.ZipFile(fileobj, "w", compression=zipfile.ZIP_STORED) as zf:
         for key, (array, name) in arrays.items():
             dtype_name = _dt.as_dtype(array.dtype).name
-            data = np.require(np.asarray(array, dtype=_file_dtype(dtype_name)),
-                              requirements="C")  # (ascontiguousarray would make 0-d 1-d)
+            if dtype_name == "string":
+                data = _pack_strings(array)
+            else:
+                data = np.require(np.asarray(array, dtype=_file_dtype(dtype_name)),
+                                  requirements="C")  # (ascontiguousarray would make 0-d 1-d)
             info = zipfile.ZipInfo(key + ".npy", date_time=_ZIP_EPOCH)
             info.external_attr = 0o644 << 16
             with zf.open(info, "w", force_zip64=True) as member:
                 np.lib.format.write_array(member, data, allow_pickle=False)
-            variables[key] = {"dtype": dtype_name, "shape": list(data.shape),
+            variables[key] = {"dtype": dtype_name, "shape": list(np.shape(array)),
                               "sha256": hashlib.sha256(data).hexdigest(),
                               "name": str(name)}
+            if dtype_name == "string":
+                variables[key]["nbytes"] = int(data.size)
         meta = {"format": FORMAT, "version": VERSION, "nodes": nodes, "variables": variables}
         info = zipfile.ZipInfo(METADATA, date_time=_ZIP_EPOCH)
         info.external_attr = 0o644 << 16
@@ -273,8 +305,12 @@ def _validate_metadata(meta):
     _check(isinstance(variables, dict), "the metadata has no variable table")
     for key, spec in variables.items():
         _check(isinstance(spec, dict), f"variable {key!r} has no description")
-        _check(spec.get("dtype") in _DTYPES, f"variable {key!r} has an unsupported dtype "
-               f"{spec.get('dtype')!r}")
+        _check(spec.get("dtype") in _DTYPES or spec.get("dtype") == "string",
+               f"variable {key!r} has an unsupported dtype {spec.get('dtype')!r}")
+        if spec.get("dtype") == "string":
+            nbytes = spec.get("nbytes")
+            _check(type(nbytes) is int and nbytes >= 0,
+                   f"variable {key!r} has an invalid byte count {nbytes!r}")
         shape = spec.get("shape")
         _check(isinstance(shape, list) and all(type(d) is int and d >= 0 for d in shape),
                f"variable {key!r} has an invalid shape {shape!r}")
@@ -315,8 +351,9 @@ def _read_array(zf, key, spec):
     read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
                    else np.lib.format.read_array_header_2_0)
     shape, fortran_order, dtype = read_header(stream)
-    want_dtype = _file_dtype(spec["dtype"])
-    want_shape = tuple(spec["shape"])
+    strings = spec["dtype"] == "string"
+    want_dtype = np.dtype(np.uint8) if strings else _file_dtype(spec["dtype"])
+    want_shape = (spec["nbytes"],) if strings else tuple(spec["shape"])
     _check(dtype == want_dtype and not fortran_order and tuple(shape) == want_shape,
            f"array {key!r}: the .npy header ({dtype.str}, {tuple(shape)}) does not match the "
            f"metadata ({want_dtype.str}, {want_shape})")
@@ -329,5 +366,7 @@ def _read_array(zf, key, spec):
            f"{count * want_dtype.itemsize}")
     _check(hashlib.sha256(body).hexdigest() == spec["sha256"],
            f"array {key!r} does not match its SHA-256 checksum")
+    if strings:
+        return _unpack_strings(key, body, tuple(spec["shape"]))
     array = np.frombuffer(body, dtype=want_dtype, count=count).reshape(want_shape)
     return array.astype(_DTYPES[spec["dtype"]].dtype, copy=False)
