@@ -5,7 +5,8 @@ element structures, `element_spec`s and cardinalities; iterating one eagerly giv
 tensors, inside `eager.function` a graph op (the function traces once). The pieces: `dataset.py`
 (the public class), `node.py` (the protocol of a pipeline step), `structure.py` (elements and
 their specs), the steps by theme (`sources`, `ordering`, `selection`, `functional`,
-`batching`, `windowing`, `combining`, `buffering`), `traced.py` (user functions traced once),
+`batching`, `windowing`, `combining`, `buffering`, `files`), `file_datasets.py` (the file
+datasets' classes), `traced.py` (user functions traced once),
 `iterator.py` (iterators, checkpointable), `in_function.py` (graph ops), `element_state.py`
 (saved positions), `background.py` (threads behind prefetch and parallel calls).
 """
@@ -13,11 +14,12 @@ their specs), the steps by theme (`sources`, `ordering`, `selection`, `functiona
 from . import experimental
 from .background import AUTOTUNE
 from .dataset import Dataset, DatasetV2
+from .file_datasets import TextLineDataset
 from .iterator import OwnedIterator as Iterator
 from .node import INFINITE as INFINITE_CARDINALITY
 from .node import UNKNOWN as UNKNOWN_CARDINALITY
 from .options import Options, ThreadingOptions
 from .structure import DatasetSpec
 
-__all__ = ["Dataset", "DatasetV2", "DatasetSpec", "Iterator", "Options", "ThreadingOptions",
+__all__ = ["Dataset", "DatasetV2", "DatasetSpec", "TextLineDataset", "Iterator", "Options", "ThreadingOptions",
            "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]

@@ -54,6 +54,7 @@ import zipfile
 import numpy as np
 
 from ..base import dtypes as _dt
+from ..base import string_arrays as _string_arrays
 from ..base.errors import DataLossError, NotFoundError
 
 FORMAT = "eager.train.Checkpoint"
@@ -76,31 +77,6 @@ def saveable_dtype(dtype) -> bool:
     return getattr(dtype, "name", None) in _DTYPES or dtype is _dt.string
 
 
-def _pack_strings(array) -> np.ndarray:
-    """A string array's member: lengths (little-endian uint64), then the bytes (module doc)."""
-    items = [bytes(b) for b in np.asarray(array, dtype=object).reshape(-1)]
-    lengths = np.array([len(b) for b in items], dtype="<u8")
-    return np.frombuffer(lengths.tobytes() + b"".join(items), np.uint8)
-
-
-def _unpack_strings(key, body, shape) -> np.ndarray:
-    """The string array `_pack_strings` wrote, every length checked against the member."""
-    count = 1
-    for d in shape:
-        count *= d
-    _check(len(body) >= 8 * count, f"array {key!r} is too short for {count} string lengths")
-    lengths = np.frombuffer(body, dtype="<u8", count=count)
-    _check(int(lengths.sum(dtype=np.uint64)) == len(body) - 8 * count if count else
-           len(body) == 0, f"array {key!r}: its string lengths do not add up to its bytes")
-    out = np.empty(count, dtype=object)
-    at = 8 * count
-    raw = bytes(body)
-    for i, n in enumerate(lengths.tolist()):
-        out[i] = raw[at:at + n]
-        at += n
-    return out.reshape(shape)
-
-
 def _file_dtype(name: str) -> np.dtype:
     """The on-disk (little-endian) numpy dtype for an eager dtype name."""
     return _DTYPES[name].dtype.newbyteorder("<")
@@ -118,7 +94,7 @@ def encode_checkpoint(fileobj, nodes, arrays) -> None:
         for key, (array, name) in arrays.items():
             dtype_name = _dt.as_dtype(array.dtype).name
             if dtype_name == "string":
-                data = _pack_strings(array)
+                data = _string_arrays.pack(array)
             else:
                 data = np.require(np.asarray(array, dtype=_file_dtype(dtype_name)),
                                   requirements="C")  # (ascontiguousarray would make 0-d 1-d)
@@ -367,6 +343,9 @@ def _read_array(zf, key, spec):
     _check(hashlib.sha256(body).hexdigest() == spec["sha256"],
            f"array {key!r} does not match its SHA-256 checksum")
     if strings:
-        return _unpack_strings(key, body, tuple(spec["shape"]))
+        try:
+            return _string_arrays.unpack(body, tuple(spec["shape"]))
+        except ValueError as exc:
+            _check(False, f"array {key!r}: {exc}")
     array = np.frombuffer(body, dtype=want_dtype, count=count).reshape(want_shape)
     return array.astype(_DTYPES[spec["dtype"]].dtype, copy=False)
