@@ -11,8 +11,9 @@ programs and runners, constant folding and the semantics explorer run ops themse
 already placed them, or run them on a worker thread), and they use these parts of the eager path
 so that a kernel runs, fails and is typed the same way whoever runs it:
 
-* `place(op, inputs, state, attrs)`: TensorFlow's eager placement (a resource input's device, else the
-  innermost device scope, else the default device; soft placement).
+* `place(op, inputs, state, attrs)`: TensorFlow's eager placement (a resource input's device,
+  else the innermost device scope, else the default device; soft placement; strings on the
+  CPU).
 * `run_kernel(op, inputs, attrs, device)`: the synchronous interpreter's core: inputs brought to
   `device` (pending ones waited for), the kernel run, a failure explained in the op's terms
   (`kernel_error`), outputs wrapped, inference verified when `check_inference` is on. A pure

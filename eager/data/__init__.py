@@ -21,5 +21,6 @@ from .node import UNKNOWN as UNKNOWN_CARDINALITY
 from .options import Options, ThreadingOptions
 from .structure import DatasetSpec
 
-__all__ = ["Dataset", "DatasetV2", "DatasetSpec", "TextLineDataset", "Iterator", "Options", "ThreadingOptions",
+__all__ = ["Dataset", "DatasetV2", "DatasetSpec", "TextLineDataset",
+           "Iterator", "Options", "ThreadingOptions",
            "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]

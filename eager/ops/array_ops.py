@@ -467,7 +467,8 @@ def _unpack_kernel(xp, x, num, axis):
 
 
 # num_outputs=None: the number of outputs varies per call (inference's tuple says how many).
-UNPACK = register_op("Unpack", _unpack_kernel, _unpack_infer, dtypes=_dt.ALL_AND_STRING, num_outputs=None)
+UNPACK = register_op("Unpack", _unpack_kernel, _unpack_infer, dtypes=_dt.ALL_AND_STRING,
+                     num_outputs=None)
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -537,10 +538,10 @@ def _split_kernel(op_name):
     return kernel
 
 
-SPLIT = register_op("Split", _split_kernel("Split"), _split_infer("Split"), dtypes=_dt.ALL_AND_STRING,
-                    num_outputs=None)
-SPLIT_V = register_op("SplitV", _split_kernel("SplitV"), _split_infer("SplitV"), dtypes=_dt.ALL_AND_STRING,
-                      num_outputs=None)
+SPLIT = register_op("Split", _split_kernel("Split"), _split_infer("Split"),
+                    dtypes=_dt.ALL_AND_STRING, num_outputs=None)
+SPLIT_V = register_op("SplitV", _split_kernel("SplitV"), _split_infer("SplitV"),
+                      dtypes=_dt.ALL_AND_STRING, num_outputs=None)
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
@@ -674,7 +675,8 @@ def _broadcast_to_kernel(xp, x, dims=None, shape=None):
 
 #: BroadcastTo(x) to the `shape` attribute, or, with `shape=None`, BroadcastTo(x, dims) to a
 #: shape known only when the op runs (`shape_arguments`).
-BROADCAST_TO = register_op("BroadcastTo", _broadcast_to_kernel, _broadcast_to_infer, dtypes=_dt.ALL_AND_STRING)
+BROADCAST_TO = register_op("BroadcastTo", _broadcast_to_kernel, _broadcast_to_infer,
+                           dtypes=_dt.ALL_AND_STRING)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

@@ -196,7 +196,8 @@ def _index_axis_kernel(xp, x, index, axis):
 #: counter, an argument): TensorFlow's StridedSlice with a tensor `begin`. Static slices stay
 #: StridedSlice with attributes; this op exists so that an index need not be static. Its
 #: gradient is dense, as StridedSlice's is (a gather's would be IndexedSlices).
-INDEX_AXIS = register_op("IndexAxis", _index_axis_kernel, _index_axis_infer, dtypes=_dt.ALL_AND_STRING)
+INDEX_AXIS = register_op("IndexAxis", _index_axis_kernel, _index_axis_infer,
+                         dtypes=_dt.ALL_AND_STRING)
 
 
 def _check_bounds(op_name, bounds):
@@ -233,7 +234,8 @@ def _slice_axis_kernel(xp, x, *bounds, axis, step, start, stop, dynamic):
 #: StridedSlice's do; the static bound (or None for an open end) is an attribute, `dynamic`
 #: says which bounds are inputs ("start", "stop" or "both", in that order). The sliced axis has
 #: no static length. Gradient: `SliceAxisGrad`, dense.
-SLICE_AXIS = register_op("SliceAxis", _slice_axis_kernel, _slice_axis_infer, dtypes=_dt.ALL_AND_STRING)
+SLICE_AXIS = register_op("SliceAxis", _slice_axis_kernel, _slice_axis_infer,
+                         dtypes=_dt.ALL_AND_STRING)
 
 
 def _slice_axis_grad_infer(dy, *bounds, axis, step, start, stop, dynamic, shape):
