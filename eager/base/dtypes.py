@@ -53,8 +53,9 @@ class DType:
     # -- TensorFlow's DType surface ------------------------------------------------------------
     @property
     def as_numpy_dtype(self):
-        """The numpy scalar type (`numpy.float32`), as TensorFlow returns it."""
-        return self.dtype.type
+        """The numpy scalar type (`numpy.float32`), as TensorFlow returns it (`object` for
+        strings)."""
+        return object if self._kind == "O" else self.dtype.type
 
     @property
     def as_datatype_enum(self) -> int:
