@@ -37,6 +37,7 @@ from .ops.sort_ops import argsort, sort
 from .ops.logging_ops import print  # noqa: A004
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import autograph, optimizers, profiler, train  # noqa: F401
+from . import io, strings  # noqa: F401
 from . import data  # noqa: F401
 from .state.module import Module
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient

@@ -14,13 +14,13 @@ datasets' classes), `traced.py` (user functions traced once),
 from . import experimental
 from .background import AUTOTUNE
 from .dataset import Dataset, DatasetV2
-from .file_datasets import TextLineDataset
+from .file_datasets import TextLineDataset, TFRecordDataset
 from .iterator import OwnedIterator as Iterator
 from .node import INFINITE as INFINITE_CARDINALITY
 from .node import UNKNOWN as UNKNOWN_CARDINALITY
 from .options import Options, ThreadingOptions
 from .structure import DatasetSpec
 
-__all__ = ["Dataset", "DatasetV2", "DatasetSpec", "TextLineDataset",
+__all__ = ["Dataset", "DatasetV2", "DatasetSpec", "TextLineDataset", "TFRecordDataset",
            "Iterator", "Options", "ThreadingOptions",
            "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]

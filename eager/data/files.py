@@ -1,10 +1,13 @@
-"""File sources: `TextLineDataset` (one element per line of local text files), the file names
-such sources read (`filenames_node`), and `Dataset.list_files`' matches (`matched_files`).
+"""File sources: `TextLineDataset` (one element per line of local text files),
+`TFRecordDataset` (one element per record of TFRecord files), the file names such sources read
+(`filenames_node`), and `Dataset.list_files`' matches (`matched_files`).
 
 Lines are read with Python's buffered binary `readline`, which splits on `\\n` only; as in
 TensorFlow's line reader, the `\\n` is dropped and so is every `\\r` in the line (so `\\r\\n` files
 read as `\\n` files), and a last line without a newline is still a line. `compression_type`
-"GZIP" and "ZLIB" decompress on the fly.
+"GZIP" and "ZLIB" decompress on the fly. TFRecord files are read record by record, each
+record's length and data checked against their masked CRC-32C (`eager.base.record_framing`);
+a bad one is TensorFlow's DataLossError.
 
 With `num_parallel_reads`, files are interleaved as TensorFlow's `interleave(cycle_length=n,
 block_length=1)` interleaves them: `n` files open, one line from each in turn, a finished file's
@@ -17,8 +20,6 @@ and the byte offset (in the decompressed stream) after the last line given.
 
 from __future__ import annotations
 
-import gzip
-import io
 import os
 import zlib
 
@@ -26,17 +27,18 @@ import numpy as np
 
 from ..base import dtypes as _dt
 from ..base import errors as _errors
+from ..base import record_framing as _framing
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..ops.array_ops import reshape
 from ..ops.io_ops import as_path, file_error, matching_files
 from ..functions.lifting import init_scope
-from ..tensor import METAS, EagerTensor, Tensor
+from ..tensor import Tensor, wrap_value
 from . import structure as _st
 from .node import UNKNOWN, Node, NodeIterator
 from .sources import TensorSlices
 
-__all__ = ["TextLines", "filenames_node", "matched_files", "DEFAULT_BUFFER_SIZE"]
+__all__ = ["TextLines", "TFRecords", "filenames_node", "matched_files", "DEFAULT_BUFFER_SIZE"]
 
 #: TensorFlow's default read buffer for text lines (256 KiB).
 DEFAULT_BUFFER_SIZE = 256 * 1024
@@ -90,6 +92,7 @@ class TextLines(Node):
     """`TextLineDataset(filenames, compression_type, buffer_size, num_parallel_reads)`."""
 
     tf_name = "TextLineDatasetV2"
+    reader = None  # the class reading one file's elements (set below the readers)
 
     def __init__(self, names: Node, compression_type=None, buffer_size=None,
                  num_parallel_reads=None):
@@ -114,8 +117,23 @@ class TextLines(Node):
         return _TextLinesIterator(self)
 
 
+def _open_stream(path, compression, buffer_size, offset):
+    """`path`'s (decompressed) bytes from `offset` on, as a binary stream."""
+    try:
+        raw = open(path, "rb", buffering=buffer_size or DEFAULT_BUFFER_SIZE)
+    except OSError as exc:
+        raise file_error("IteratorGetNext", exc, path) from None
+    stream = _framing.open_compressed_reader(raw, compression)
+    if offset:
+        if compression == "ZLIB":
+            stream.read(offset)
+        else:
+            stream.seek(offset)
+    return stream
+
+
 class _LineReader:
-    """One open file: its lines, and the offset after the last one given."""
+    """One open text file: its lines, and the offset after the last one given."""
 
     __slots__ = ("name", "offset", "_file")
 
@@ -127,19 +145,9 @@ class _LineReader:
             raise _errors.InvalidArgumentError(None, "IteratorGetNext",
                                                "Unsupported compression_type. "
                                                "[Op:IteratorGetNext]")
-        try:
-            raw = open(path, "rb", buffering=buffer_size or DEFAULT_BUFFER_SIZE)
-        except OSError as exc:
-            raise file_error("IteratorGetNext", exc, path) from None
-        if compression == "GZIP":
-            raw = gzip.GzipFile(fileobj=raw, mode="rb")
-        elif compression == "ZLIB":
-            raw = io.BufferedReader(_ZlibReader(raw))
-        self._file = raw
-        if offset:
-            raw.seek(offset) if compression != "ZLIB" else raw.read(offset)
+        self._file = _open_stream(path, compression, buffer_size, offset)
 
-    def next_line(self):
+    def next_item(self):
         """The next line without its newline and carriage returns, or None at the end."""
         try:
             line = self._file.readline()
@@ -161,40 +169,59 @@ class _LineReader:
         self._file.close()
 
 
-class _ZlibReader(io.RawIOBase):
-    """A readable stream of a zlib-compressed file (TensorFlow's "ZLIB": a zlib header)."""
+class _RecordReader:
+    """One open TFRecord file: its records, checked (`eager.base.record_framing`), and the
+    offset after the last one given."""
 
-    def __init__(self, raw):
-        self._raw = raw
-        self._inflate = zlib.decompressobj()
-        self._pending = b""
+    __slots__ = ("name", "offset", "_file", "_records")
 
-    def readable(self):
-        return True
+    def __init__(self, name: bytes, compression: str, buffer_size: int, offset: int = 0):
+        self.name = name
+        if compression not in _COMPRESSIONS:
+            raise _errors.InvalidArgumentError(None, "IteratorGetNext",
+                                               "Unsupported compression_type. "
+                                               "[Op:IteratorGetNext]")
+        self._file = _open_stream(as_path(name), compression, buffer_size, offset)
+        self._records = _framing.RecordReader(self._file, offset)
+        self.offset = offset
 
-    def readinto(self, buffer):
-        while not self._pending:
-            chunk = self._raw.read(64 * 1024)
-            if not chunk:
-                self._pending = self._inflate.flush()
-                if not self._pending:
-                    return 0
-                break
-            self._pending = self._inflate.decompress(chunk)
-        n = min(len(buffer), len(self._pending))
-        buffer[:n] = self._pending[:n]
-        self._pending = self._pending[n:]
-        return n
+    def next_item(self):
+        try:
+            record = self._records.next_record()
+        except _framing.RecordCorruptedError as bad:
+            what = (f"truncated record at {bad.offset}' failed with Read less bytes than "
+                    f"requested" if bad.truncated else f"corrupted record at {bad.offset}")
+            raise _errors.DataLossError(None, "IteratorGetNext",
+                                        f"{what} [Op:IteratorGetNext]") from None
+        except (OSError, EOFError, zlib.error) as exc:
+            raise _errors.DataLossError(None, "IteratorGetNext",
+                                        f"{as_path(self.name)}: {exc} [Op:IteratorGetNext]") \
+                from None
+        if record is None:
+            self.close()
+            return None
+        self.offset = self._records.offset
+        return record
 
     def close(self):
-        self._raw.close()
-        super().close()
+        self._file.close()
+
+
+TextLines.reader = _LineReader
+
+
+class TFRecords(TextLines):
+    """`TFRecordDataset(filenames, compression_type, buffer_size, num_parallel_reads)`: one
+    scalar string per record, files read and interleaved as `TextLines` reads them."""
+
+    tf_name = "TFRecordDatasetV2"
+    reader = _RecordReader
 
 
 class _TextLinesIterator(NodeIterator):
     """Lines of `cycle` open files in turn (one file at a time when `cycle` is 1)."""
 
-    __slots__ = ("_node", "_input", "_slots", "_turn", "_input_done", "_meta")
+    __slots__ = ("_node", "_input", "_slots", "_turn", "_input_done", "_device")
 
     def __init__(self, node):
         self._node = node
@@ -202,11 +229,11 @@ class _TextLinesIterator(NodeIterator):
         self._slots = [None] * node.cycle
         self._turn = 0
         self._input_done = False
-        self._meta = METAS[_st.cpu_device()][np.dtype(object)]
+        self._device = _st.cpu_device()
 
     def _open(self, name: bytes, offset: int = 0):
         node = self._node
-        return _LineReader(name, node.compression, node.buffer_size, offset)
+        return node.reader(name, node.compression, node.buffer_size, offset)
 
     def _next_name(self):
         try:
@@ -226,7 +253,7 @@ class _TextLinesIterator(NodeIterator):
                 if name is not None:
                     reader = slots[self._turn] = self._open(name)
             if reader is not None:
-                line = reader.next_line()
+                line = reader.next_item()
                 if line is not None:
                     self._turn = (self._turn + 1) % cycle
                     return self._tensor(line)
@@ -239,11 +266,7 @@ class _TextLinesIterator(NodeIterator):
     def _tensor(self, line: bytes):
         value = np.empty((), dtype=object)
         value[()] = line
-        t = EagerTensor()
-        t._value = value
-        t._meta = self._meta
-        t._tape_id = 0
-        return t
+        return wrap_value(value, self._device)
 
     def save(self):
         return {"names": self._input.save(), "turn": self._turn,
