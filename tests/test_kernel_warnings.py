@@ -473,6 +473,9 @@ RECIPES = {
     "MatchingFiles": lambda x: eager.io.matching_files(_file_name(x)),
     "ReadFile": lambda x: eager.io.read_file(_file_name(x)),
     "WriteFile": lambda x: [eager.io.write_file(_SCRATCH, _file_name(x)), x][1],
+    "DecodeRaw": lambda x: eager.io.decode_raw(_text(x), eager.uint8, fixed_length=4),
+    "SerializeTensor": lambda x: eager.io.serialize_tensor(x),
+    "ParseTensor": lambda x: eager.io.parse_tensor(eager.io.serialize_tensor(x), x.dtype),
     # (a condition that holds on any input: the recipe runs in every mode and must not fail)
     "Assert": lambda x: [debug_ops.assert_that(eager.size(x) >= 0, "size is never negative"),
                          x][1],

@@ -4,14 +4,18 @@ and on simulated GPUs (host memory). Goldens recorded from TensorFlow 2.21."""
 
 import io
 import os
+import re
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import eager as tf
 from eager import errors
+from eager.base import string_arrays
 
 
 def test_dtype_facts():
@@ -247,16 +251,13 @@ def test_string_variables_and_checkpoints(tmp_path):
         assert reader.get_tensor("s/.ATTRIBUTES/VARIABLE_VALUE") == b"\x00hello"
 
 
-def test_damaged_string_checkpoint_is_a_data_loss(tmp_path):
-    from eager.train import _format
-
-    v = tf.Variable(["ab", "c"])
-    path = tf.train.Checkpoint(v=v).write(str(tmp_path / "ck"))
-    data = _format.read_checkpoint(path)
-    assert data is not None
-    from eager.base import string_arrays
-    with pytest.raises(ValueError):
+def test_packed_strings_are_checked():
+    packed = string_arrays.pack(np.array([b"ab", b"", b"\xff"], dtype=object))
+    assert string_arrays.unpack(packed, (3,)).tolist() == [b"ab", b"", b"\xff"]
+    with pytest.raises(ValueError):  # a length pointing past the data
         string_arrays.unpack(np.frombuffer(b"\x05" + b"\x00" * 15, np.uint8), (1,))
+    with pytest.raises(ValueError):
+        string_arrays.unpack(packed[:-1], (3,))
 
 
 def test_strings_in_async_mode():
@@ -299,3 +300,196 @@ def test_strings_stay_on_the_host_with_simulated_gpus():
     assert lines[0] == ("['CPU:0', 'CPU:0', 'CPU:0', 'CPU:0', 'GPU:0'] CPU:0 "
                         "['CPU:0', 'CPU:0', 'CPU:0']")
     assert lines[1] == "[b'ab'] b'y!' 2"
+
+
+# -- eager.strings: TF 2.21 goldens ------------------------------------------------------------------
+S = tf.strings
+
+
+def test_length_and_substr():
+    s = tf.constant(["héllo", "", "ab"])
+    assert _vals(S.length(s)) == [6, 0, 2] and S.length(s).dtype is tf.int32
+    assert _vals(S.length(s, unit="UTF8_CHAR")) == [5, 0, 2]
+    assert int(S.length(tf.constant(b"\xff\xfea"), unit="UTF8_CHAR")) == 3
+    with pytest.raises(errors.InvalidArgumentError, match="Value for attr 'unit' of \"X\" is "
+                                                          "not in the list of allowed values"):
+        S.length(s, unit="X")
+    assert _vals(S.substr(tf.constant(["abc", "defg"]), [0, 1], [1, 2])) == [b"a", b"ef"]
+    assert S.substr(tf.constant("héllo"), 1, 2, unit="UTF8_CHAR").numpy() == "él".encode()
+    assert S.substr(tf.constant("héllo"), 1, 2).numpy() == b"\xc3\xa9"
+    assert S.substr(tf.constant("hello"), -3, 2).numpy() == b"ll"
+    assert S.substr(tf.constant("hello"), 2, 99).numpy() == b"llo"
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"pos 1 out of range for string b'' at index 1"):
+        S.substr(s, 1, 2)
+    with pytest.raises(errors.InvalidArgumentError, match=r"pos 5 out of range for string "
+                                                          r"b'ab' at index 0"):
+        S.substr(tf.constant("ab"), 5, 1)
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"pos 1 out of range for string at index 1"):
+        S.substr(s, 1, 2, unit="UTF8_CHAR")
+    with pytest.raises(errors.InvalidArgumentError, match=r"pos and len should have the same "
+                                                          r"shape, got: \[2\] vs. \[\]"):
+        S.substr(tf.constant([["abc"], ["defg"]]), [0, 1], 1)
+
+
+def test_join_and_reduce_join():
+    s = tf.constant(["héllo", "", "ab"])
+    assert _vals(S.join([s, "x"], separator="-")) == ["héllo-x".encode(), b"-x", b"ab-x"]
+    assert S.join([]).numpy() == b""
+    with pytest.raises(errors.InvalidArgumentError, match=r"Input shapes do not match: \[2\] "
+                                                          r"vs. \[3\]"):
+        S.join([tf.constant(["a", "b"]), tf.constant(["c", "d", "e"])])
+    m = tf.constant([["a", "b"], ["c", "d"]])
+    assert S.reduce_join(m).numpy() == b"abcd"
+    assert _vals(S.reduce_join(m, axis=1, separator=".")) == [b"a.b", b"c.d"]
+    assert _vals(S.reduce_join(m, axis=0, keepdims=True)) == [[b"ac", b"bd"]]
+    assert _vals(S.reduce_join(m, axis=-1)) == [b"ab", b"cd"]
+    with pytest.raises(errors.OutOfRangeError, match=r"Invalid reduction dimension 2 for input "
+                                                     r"with 2 dimension\(s\)"):
+        S.reduce_join(m, axis=2)
+
+
+def test_regular_expressions():
+    assert _vals(S.regex_replace(tf.constant(["aaa bab", "x"]), "a+", r"<\0>")) == [
+        b"<aaa> b<a>b", b"x"]
+    assert _vals(S.regex_replace(tf.constant(["aaa bab"]), "a", "z",
+                                 replace_global=False)) == [b"zaa bab"]
+    assert _vals(S.regex_replace(tf.constant(["john smith"]), r"(\w+) (\w+)", r"\2 \1")) == [
+        b"smith john"]
+    assert _vals(S.regex_full_match(tf.constant(["abc", "ab", ""]), "a.c")) == [True, False,
+                                                                               False]
+    # RE2 in UTF-8 mode: "." is one character, not one byte.
+    assert bool(S.regex_full_match(tf.constant("é"), "."))
+    with pytest.raises(errors.InvalidArgumentError, match=r"^Invalid pattern: \(, error: "):
+        S.regex_replace(tf.constant(["x"]), "(", "z")
+    # RE2 refuses backreferences (TF: "invalid escape sequence: \1"); so does eager.
+    for pattern in (r"(a)\1", "a(?=b)", "(?<!a)b", r"\p{L}"):
+        with pytest.raises(errors.InvalidArgumentError, match="Invalid pattern"):
+            S.regex_replace(tf.constant(["aa"]), pattern, "z")
+
+
+def test_case_strip_numbers():
+    assert _vals(S.lower(tf.constant(["ÀBC", "Déf"]))) == ["Àbc".encode(), "déf".encode()]
+    assert _vals(S.lower(tf.constant(["ÀBC", "Déf"]), encoding="utf-8")) == [
+        "àbc".encode(), "déf".encode()]
+    assert _vals(S.upper(tf.constant(["àbc", "ß"]), encoding="utf-8")) == ["ÀBC".encode(),
+                                                                          b"SS"]
+    assert _vals(S.strip(tf.constant(["  a b \n\t", "\x0b x\x0c", "\xa0a"]))) == [
+        b"a b", b"x", b"\xc2\xa0a"]
+    got = S.to_number(tf.constant(["1.5", "-2", "1e3", " 3", "inf", "nan", "0x10"]))
+    assert got.dtype is tf.float32
+    np.testing.assert_array_equal(got.numpy(), np.array([1.5, -2, 1000, 3, np.inf, np.nan, 16],
+                                                        np.float32))
+    assert _vals(S.to_number(tf.constant(["12", "-3"]), out_type=tf.int32)) == [12, -3]
+    assert S.to_number(tf.constant(["0.1"]), tf.float64).numpy()[0] == 0.1
+    for text, out_type in (("abc", tf.float32), ("1.5", tf.int64), ("99999999999", tf.int32)):
+        with pytest.raises(errors.InvalidArgumentError, match=rf"StringToNumberOp could not "
+                                                              rf"correctly convert string: "
+                                                              rf"{text}"):
+            S.to_number(tf.constant([text]), out_type)
+    with pytest.raises(errors.InvalidArgumentError, match="Value for attr 'out_type' of uint8"):
+        S.to_number(tf.constant(["1"]), tf.uint8)
+
+
+def test_as_string():
+    assert _vals(S.as_string(tf.constant([1.5, 2.0, 1e-7, 123456789.0]))) == [
+        b"1.500000", b"2.000000", b"0.000000", b"123456792.000000"]
+    assert _vals(S.as_string(tf.constant([1, -20]), width=5, fill="0")) == [b"00001", b"-0020"]
+    assert _vals(S.as_string(tf.constant([3.14159]), precision=2)) == [b"3.14"]
+    assert _vals(S.as_string(tf.constant([3.14159]), scientific=True)) == [b"3.141590e+00"]
+    assert _vals(S.as_string(tf.constant([3.14159, 1e20]), shortest=True)) == [b"3.14159",
+                                                                               b"1e+20"]
+    assert _vals(S.as_string(tf.constant([True, False]))) == [b"true", b"false"]
+    assert _vals(S.as_string(tf.constant([0.1], tf.float64))) == [b"0.100000"]
+    assert _vals(S.as_string(tf.constant([1 + 2j], tf.complex64))) == [b"(1.000000,2.000000)"]
+    assert _vals(S.as_string(tf.constant(["a"]))) == [b"a"]
+    assert _vals(S.as_string(tf.constant([1.5]), width=8)) == [b"1.500000"]
+    assert _vals(S.as_string(tf.constant([np.nan, np.inf, -np.inf]))) == [b"nan", b"inf",
+                                                                         b"-inf"]
+    with pytest.raises(errors.InvalidArgumentError, match="Fill string must be one or fewer "
+                                                          "characters"):
+        S.as_string(tf.constant([1]), fill="ab")
+    with pytest.raises(errors.InvalidArgumentError, match="Cannot select both scientific and "
+                                                          "shortest notation"):
+        S.as_string(tf.constant([1.0]), scientific=True, shortest=True)
+
+
+def test_format():
+    got = S.format("x={} y={}", (tf.constant([1, 2, 3, 4, 5, 6, 7]), tf.constant("s")))
+    assert got.numpy() == b'x=[1 2 3 ... 5 6 7] y="s"'
+    assert S.format("{}", tf.constant([[1.5, 2], [3, 4]]), summarize=1).numpy() == (
+        b"[[1.5 2]\n [3 4]]")
+    assert S.format("a{}b", tf.constant(["q"])).numpy() == b'a["q"]b'
+    assert S.format("x=%", tf.constant(1), placeholder="%").numpy() == b"x=1"
+    with pytest.raises(ValueError, match=r"^The template expects 2 tensors, but the inputs only "
+                                         r"has 1. Please ensure the number of placeholders in "
+                                         r"template matches inputs length.$"):
+        S.format("{} {}", tf.constant(1))
+
+
+def test_unicode():
+    assert _vals(S.unicode_decode(tf.constant("héllo"), "UTF-8")) == [104, 233, 108, 108, 111]
+    assert _vals(S.unicode_decode(tf.constant(b"a\xffb"), "UTF-8")) == [97, 65533, 98]
+    assert _vals(S.unicode_decode(tf.constant(b"a\xffb"), "UTF-8", errors="ignore")) == [97, 98]
+    with pytest.raises(errors.InvalidArgumentError, match="Invalid formatting on input string"):
+        S.unicode_decode(tf.constant(b"a\xffb"), "UTF-8", errors="strict")
+    with pytest.raises(NotImplementedError, match="RaggedTensor"):
+        S.unicode_decode(tf.constant(["ab", "c"]), "UTF-8")
+    assert S.unicode_encode(tf.constant([104, 233, 108]), "UTF-8").numpy() == "hél".encode()
+    assert _vals(S.unicode_encode(tf.constant([[104, 233], [97, 98]]), "UTF-8")) == [
+        "hé".encode(), b"ab"]
+    assert S.unicode_encode(tf.constant([0x110000]), "UTF-8").numpy() == b"\xef\xbf\xbd"
+    assert S.unicode_encode(tf.constant([104, 0x1F600]), "UTF-16-BE").numpy() == (
+        b"\x00h\xd8=\xde\x00")
+
+
+def test_string_ops_have_no_gradient():
+    x = tf.constant(1.5)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = S.to_number(S.as_string(x))
+    assert tape.gradient(y, x) is None
+
+
+def test_string_ops_traced_and_async():
+    @tf.function
+    def f(s):
+        return S.upper(S.join([S.substr(s, 0, 2), S.as_string(S.length(s))], separator=":"))
+
+    got = f(tf.constant(["hello", "ab"]))
+    assert _vals(got) == [b"HE:5", b"AB:2"]
+    with tf.experimental.async_scope():
+        pending = S.reduce_join(S.regex_replace(tf.constant(["a1", "b22"]), "[0-9]", "#"))
+    assert pending.numpy() == b"a#b##"
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(_TEXT, min_size=1, max_size=5), pos=st.integers(0, 12),
+       size=st.integers(0, 12))
+def test_against_python_on_random_unicode(texts, pos, size):
+    t = tf.constant(texts)
+    encoded = [x.encode() for x in texts]
+    assert _vals(S.length(t)) == [len(e) for e in encoded]
+    assert _vals(S.length(t, unit="UTF8_CHAR")) == [len(x) for x in texts]
+    assert _vals(S.lower(t, encoding="utf-8")) == [x.lower().encode() for x in texts]
+    assert _vals(S.upper(t, encoding="utf-8")) == [x.upper().encode() for x in texts]
+    assert _vals(S.lower(t)) == [e.lower() for e in encoded]  # ASCII only
+    assert _vals(S.join([t, t], separator="|")) == [e + b"|" + e for e in encoded]
+    assert S.reduce_join(t, separator=",").numpy() == b",".join(encoded)
+    assert _vals(S.regex_replace(t, "[aeiou]", "_")) == [
+        re.sub("[aeiou]", "_", x).encode() for x in texts]
+    assert _vals(S.regex_full_match(t, ".*a.*")) == [re.fullmatch(".*a.*", x) is not None
+                                                     for x in texts]  # ("." is not "\n")
+    if all(pos <= len(x) for x in texts):
+        assert _vals(S.substr(t, pos, size, unit="UTF8_CHAR")) == [
+            x[pos:pos + size].encode() for x in texts]
+    if all(pos <= len(e) for e in encoded):
+        assert _vals(S.substr(t, pos, size)) == [e[pos:pos + size] for e in encoded]
+    if texts[0]:
+        points = [ord(c) for c in texts[0]]
+        assert _vals(S.unicode_decode(t[0], "UTF-8")) == points
+        assert S.unicode_encode(tf.constant(points, tf.int32), "UTF-8").numpy() == encoded[0]
