@@ -302,7 +302,7 @@ def test_strings_stay_on_the_host_with_simulated_gpus():
     assert lines[1] == "[b'ab'] b'y!' 2"
 
 
-# -- eager.strings: TF 2.21 goldens ------------------------------------------------------------------
+# -- eager.strings: TF 2.21 goldens --------------------------------------------------------
 S = tf.strings
 
 
