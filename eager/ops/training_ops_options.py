@@ -28,6 +28,10 @@ def _weight_decay_kernel(xp, var, wd, lr):
     """var -= var * wd * lr (Keras' decoupled weight decay, applied before the update)."""
     storage = var.storage_or_uninitialized(_WEIGHT_DECAY)
     with storage.lock:
+        for i, x in ((1, wd), (2, lr)):
+            if x.dtype != storage.value.dtype:
+                raise op_error(_WEIGHT_DECAY, f"input {i} must be {storage.value.dtype.name} (the "
+                                              f"variable's dtype), got {x.dtype.name}")
         current = _writable(storage)
         with quiet():  # inf/nan as TensorFlow whatever the user's filters (base.ieee)
             decay = xp.multiply(current, wd)
