@@ -3,9 +3,11 @@
 What every optimizer shares: the step counter (`iterations`), the learning rate (a float held
 in a variable, a schedule called with the step, or a zero-argument callable), slot variables
 created lazily the first time a variable is seen, gradient filtering and casting, variable
-constraints, and the checkpoint children. A subclass says which slots it needs, how to turn
-the hyperparameters into the scalar inputs of its fused ops for one dtype (`_scalars`), and
-which fused op runs for a dense and for an IndexedSlices gradient (`_update`).
+constraints, the checkpoint children, and Keras 3's base options (clipping, weight decay,
+loss scaling, gradient accumulation, moving averages: `eager.optimizers.options`, consulted only
+when one is set). A subclass says which slots it needs, how to turn the hyperparameters into
+the scalar inputs of its fused ops for one dtype (`_scalars`), and which fused op runs for a
+dense and for an IndexedSlices gradient (`_update`).
 
 The update of each variable is one fused op from `eager.ops.training_ops`: atomic, in place
 when the variable's buffer is not shared. When nothing can observe the difference (no tape,
@@ -19,28 +21,28 @@ from __future__ import annotations
 import inspect
 import threading
 import warnings
-import weakref
 
 import numpy as np
 
 from ..base import dtypes as _dt
 from ..core import dispatch as _dispatch
 from ..core.context import device as device_scope
-from ..core.context import thread_state
 from ..base.errors import InvalidArgumentError
 from ..state.module import camel_to_snake
 from ..ops.math_ops import cast
-from ..ops.math_ops import pow as _pow
 from ..ops.training_ops_adaptive import SPARSE as _SPARSE
-from ..tensor import EagerTensor, IndexedSlices, Tensor, wrap_value
+from ..tensor import EagerTensor, IndexedSlices
 from ..core.tensor_conversion import convert_to_tensor
 from ..state.trackable import Trackable, children_added
 from ..variables import ResourceVariable, Variable
 from . import options as _options
+from .scalars import (checked_lr, host_scalar, keras_float, on_accelerator, scalar_as,
+                      scalar_input, scalar_like, step_power, tracing)
 from .schedules import LearningRateSchedule, deserialize as _deserialize_schedule
 from .schedules import serialize as _serialize_schedule
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "keras_float", "run_fused", "scalar_as", "scalar_input",
+           "scalar_like", "step_power"]
 
 _names_lock = threading.Lock()
 _names_used: dict = {}
@@ -65,108 +67,6 @@ def _takes_no_arguments(fn) -> bool:
     return True
 
 
-def _host_scalar(value):
-    """A learning rate (tensor, variable, number) as a 0-d host numpy array. Its dtype is the
-    tensor's, or what `convert_to_tensor` gives a Python number (float32, int32): Keras casts
-    the learning rate to each variable's dtype from that tensor, so a float64 variable sees
-    float32(lr), not the Python double."""
-    if isinstance(value, Variable):
-        value = value.value()
-    if not isinstance(value, EagerTensor) and not isinstance(value, np.ndarray):
-        value = convert_to_tensor(value)
-    if isinstance(value, EagerTensor):
-        value = value._value if isinstance(value._value, np.ndarray) else np.asarray(value)
-    array = np.asarray(value)
-    if array.ndim != 0 or array.dtype.kind not in "fiu":
-        raise ValueError(f"The learning rate must be a real scalar, got {value!r}.")
-    return array
-
-
-def _checked_lr(value):
-    """A learning-rate tensor, checked from its type alone (a real scalar)."""
-    if value.shape.rank not in (0, None) or not (value.dtype.is_floating
-                                                 or value.dtype.is_integer):
-        raise ValueError(f"The learning rate must be a real scalar, got {value!r}.")
-    return value
-
-
-def _as_tensor(x):
-    return x if isinstance(x, EagerTensor) else convert_to_tensor(x)
-
-
-def _on_accelerator(var) -> bool:
-    """Whether `var` (the learning rate's or the step counter's variable) lives on a device
-    that computes apart from the host (a GPU). Its value then stays there: reading it on the
-    host every step would wait for everything queued on the device, so the step's scalars are
-    computed from it with device ops instead, as TensorFlow does."""
-    return var.__class__ is ResourceVariable and not var._handle.device.inline
-
-
-_DEVICE_SCALARS = weakref.WeakKeyDictionary()  # device -> {(dtype, bytes): EagerTensor}
-_MAX_DEVICE_SCALARS = 1024
-
-
-def scalar_input(x, device):
-    """A fused update's scalar input (a 0-d host array, or a tensor) as a tensor for an op that
-    runs on `device`. A host scalar headed for an accelerator is copied there once per distinct
-    value and kept: one host-to-device copy per variable per step would cost more than the
-    update itself (the learning rate rarely changes). While tracing, the graph gets constants."""
-    if x.__class__ is not np.ndarray or _tracing():
-        return _as_tensor(x)
-    try:
-        cache = _DEVICE_SCALARS[device]
-    except KeyError:
-        cache = _DEVICE_SCALARS.setdefault(device, {})
-    key = (x.dtype.str, x.tobytes())
-    tensor = cache.get(key)
-    if tensor is None:
-        if len(cache) >= _MAX_DEVICE_SCALARS:  # values that change every step must not pile up
-            cache.clear()
-        tensor = cache[key] = wrap_value(device.from_host(x), device)
-    return tensor
-
-
-def scalar_like(x, tensor):
-    """A 0-d host array `x` as a tensor beside `tensor` (on its device, when it is eager or
-    pending: under async dispatch the step counter's value is a pending tensor)."""
-    if tensor.__class__ is EagerTensor or hasattr(tensor, "_resolve"):
-        return scalar_input(x, tensor._meta.device)
-    return _as_tensor(x)
-
-
-def _tracing() -> bool:
-    """Whether a graph is being built in this thread (inside `eager.function`): then the step's
-    hyperparameters must be graph tensors, read on every call of the traced function, not host
-    values fixed at trace time (which could not be read anyway: the variables' values are not
-    known while tracing)."""
-    interpreter = thread_state().interpreter
-    return interpreter is not None and getattr(interpreter, "is_graph", False)
-
-
-def scalar_as(value, np_dtype):
-    """A step scalar (a 0-d host array, or while tracing a tensor) as `np_dtype`: a 0-d array
-    eagerly, a cast tensor while tracing (the same rounding: one cast from the same dtype)."""
-    if isinstance(value, Tensor):
-        dtype = _dt.as_dtype(np_dtype)
-        return value if value.dtype is dtype else cast(value, dtype)
-    return np.array(value, np_dtype)
-
-
-def step_power(base, step):
-    """`base ** step` for a step scalar (see `scalar_as`): a 0-d array eagerly, a tensor while
-    tracing or when the step counter lives on an accelerator. `base` is a 0-d array of the
-    step's dtype."""
-    if isinstance(step, Tensor):
-        return _pow(scalar_like(base, step), step)
-    return np.asarray(np.power(base, step))
-
-
-def keras_float(value, np_dtype):
-    """A Python float hyperparameter as Keras casts it (`ops.cast(beta, dtype)`): through a
-    float32 tensor first, then to `np_dtype`."""
-    return np.array(np.float32(value), np_dtype)
-
-
 def run_fused(opt, op, var, slots, scalars, grad, indices, fast):
     """Runs the fused update `op` of `eager.ops.training_ops_adaptive` for one variable, or its
     sparse variant for an IndexedSlices gradient (`indices` not None)."""
@@ -177,14 +77,19 @@ def run_fused(opt, op, var, slots, scalars, grad, indices, fast):
 
 
 class Optimizer(Trackable):
-    """Base class of `eager.optimizers.SGD` and `Adam` (see the module doc).
+    """Base class of the optimizers of `eager.optimizers` (see the module doc).
+
+    Keras 3's base arguments: `weight_decay`, `clipnorm`, `clipvalue`, `global_clipnorm`,
+    `use_ema`, `ema_momentum`, `ema_overwrite_frequency`, `loss_scale_factor`,
+    `gradient_accumulation_steps` (applied by `eager.optimizers.options`), `name`.
 
     Checkpoint children (`_trackable_children`), stable across processes:
 
     * "iterations": the step counter (int64);
     * "learning_rate": the learning-rate variable (only when the learning rate is a float);
     * one child per slot name once slots exist (SGD with momentum: "momentum"; Adam:
-      "momentum", "velocity", and with amsgrad "velocity_hat"): a list whose items "0", "1",
+      "momentum", "velocity", and with amsgrad "velocity_hat"; the options' "average" and
+      "gradient_accumulator"; Nadam also has "u_product"): a list whose items "0", "1",
       ... are the slots of the trained variables in the order the optimizer first saw them
       (`build` order, then the order of `apply_gradients` pairs). So Adam's first slot of the
       first variable is "momentum/0". Restoring matches by that order: build (or apply) with
@@ -305,20 +210,20 @@ class Optimizer(Trackable):
             value = var.peek()
             if value is not None:
                 return value
-        if _tracing():
+        if tracing():
             return self._traced_lr()
-        if _on_accelerator(var):
+        if on_accelerator(var):
             return var.value()
         value = self.learning_rate
         if value.__class__ is EagerTensor and not value._meta.device.inline:
-            return _checked_lr(value)  # a schedule computed on an accelerator: it stays there
-        return _host_scalar(value)
+            return checked_lr(value)  # a schedule computed on an accelerator: it stays there
+        return host_scalar(value)
 
     def _traced_lr(self):
         value = self.learning_rate
         if isinstance(value, Variable):
             value = value.value()
-        return _checked_lr(convert_to_tensor(value))
+        return checked_lr(convert_to_tensor(value))
 
     def _local_step(self):
         """iterations + 1: the step being applied (Adam's bias correction uses it); an int, or
@@ -328,9 +233,9 @@ class Optimizer(Trackable):
         value = var.peek()
         if value is not None:
             return (int(value) // steps if steps else int(value)) + 1
-        if _tracing():
+        if tracing():
             return (var.value() // steps if steps else var.value()) + 1
-        if _on_accelerator(var):
+        if on_accelerator(var):
             value = var.value()
             if steps:
                 value = value // scalar_input(np.array(steps, np.int64), var._handle.device)
@@ -344,7 +249,7 @@ class Optimizer(Trackable):
         value = var.peek()
         if value is not None:
             return int(value)
-        if _tracing() or _on_accelerator(var):
+        if tracing() or on_accelerator(var):
             return None
         return int(var.numpy())
 

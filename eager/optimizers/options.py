@@ -22,7 +22,6 @@ import re
 
 import numpy as np
 
-from ..base import dtypes as _dt
 from ..control_flow.api import cond
 from ..core.tensor_conversion import convert_to_tensor
 from ..ops import composite_ops as _composite
@@ -30,7 +29,8 @@ from ..ops import math_ops as _math
 from ..ops.training_ops_options import APPLY_MOVING_AVERAGE, APPLY_WEIGHT_DECAY
 from ..ops.array_ops import stack
 from ..ops.creation_ops import zeros_like
-from ..tensor import IndexedSlices, Tensor
+from ..tensor import IndexedSlices
+from .scalars import scalar_as
 
 __all__ = ["SLOT_NAMES", "WeightDecayExclusions", "apply", "check_arguments",
            "overwrite_with_averages", "slot_groups"]
@@ -120,18 +120,9 @@ def _update(opt, work, lr, fast):
                 scalars = prepared.get(dtype)
                 if scalars is None:  # Keras casts the Python float through float32
                     scalars = prepared[dtype] = (np.array(np.float32(opt.weight_decay), dtype),
-                                                 _scalar(lr, dtype))
+                                                 scalar_as(lr, dtype))
                 opt._run(APPLY_WEIGHT_DECAY, (var,), scalars, {}, fast)
     opt.run_updates(work, lr, fast)
-
-
-def _scalar(value, np_dtype):
-    """The step's learning rate (a 0-d host array, or a tensor) as `np_dtype`, as Keras casts
-    it to each variable's dtype."""
-    if isinstance(value, Tensor):
-        dtype = _dt.as_dtype(np_dtype)
-        return value if value.dtype is dtype else _math.cast(value, dtype)
-    return np.array(value, np_dtype)
 
 
 def _dense(grad, indices, var):
