@@ -24,8 +24,9 @@ LAYERS = [
     ("ops", ["eager.ops"]),
     ("interpreters", ["eager.async_exec", "eager.graph", "eager.autodiff"]),
     ("runtime", ["eager.runtime"]),
-    ("state", ["eager.variables", "eager.state", "eager.optimizers", "eager.train"]),
-    ("functions", ["eager.function", "eager.functions", "eager.control_flow", "eager.autograph"]),
+    ("state", ["eager.variables", "eager.state", "eager.train"]),
+    ("functions", ["eager.function", "eager.functions", "eager.control_flow", "eager.autograph",
+                   "eager.optimizers"]),
     ("data", ["eager.data"]),
     ("public", ["eager"]),
 ]
