@@ -584,6 +584,7 @@ SPARSE_APPLY_ADAM_WITH_AMSGRAD = _register(_SPARSE_AMSGRAD, _sparse_amsgrad_kern
 # The machinery the other training-op modules (`training_ops_adaptive`, `training_ops_options`)
 # share with this one, under the names they use.
 locked_update = _locked_update
+writable = _writable
 in_blocks = _in_blocks
 densify = _densify
 flat_slices = _flat_slices

@@ -15,7 +15,7 @@ from ..base import dtypes as _dt
 from ..base.ieee import quiet
 from ..core.registry import op_error, register_op
 from ..devices.resource_handles import handle_data
-from .training_ops import _writable, locked_update
+from .training_ops import locked_update, writable
 
 __all__ = ["APPLY_WEIGHT_DECAY", "APPLY_MOVING_AVERAGE"]
 
@@ -32,7 +32,7 @@ def _weight_decay_kernel(xp, var, wd, lr):
             if x.dtype != storage.value.dtype:
                 raise op_error(_WEIGHT_DECAY, f"input {i} must be {storage.value.dtype.name} (the "
                                               f"variable's dtype), got {x.dtype.name}")
-        current = _writable(storage)
+        current = writable(storage)
         with quiet():  # inf/nan as TensorFlow whatever the user's filters (base.ieee)
             decay = xp.multiply(current, wd)
             xp.multiply(decay, lr, out=decay)
