@@ -306,6 +306,34 @@ def _optimizers(vs, x):
     return out
 
 
+#: The Keras optimizers' fused updates (`training_ops_adaptive`): name -> (slots, scalars).
+ADAPTIVE = {"KerasRMSProp": (1, 5), "KerasRMSPropWithMomentum": (2, 5),
+            "KerasCenteredRMSProp": (2, 5), "KerasCenteredRMSPropWithMomentum": (3, 5),
+            "KerasAdagrad": (1, 2), "KerasAdadelta": (2, 4), "KerasAdamax": (2, 5),
+            "KerasNadam": (2, 9), "KerasLion": (1, 5), "KerasFtrl": (2, 5)}
+
+
+def _adaptive_optimizers(vs, x):
+    """The Keras optimizers' fused updates, the weight decay and the moving average, with the
+    hostile value in the variables, the gradients and (at the dtype's max, 1 and 0) every
+    scalar."""
+    handles = [t.handle for t in vs]
+    r = _real(x)
+    big = eager.reduce_max(eager.abs(r)) if x.shape[0] else eager.ones([], r.dtype)
+    one = eager.ones([], r.dtype)
+    zero = eager.zeros([], r.dtype)
+    rows = eager.constant([0, 2]) if x.shape[0] else eager.constant([], eager.int32)
+    g = x[:2] if x.shape[0] else x
+    for scalar_values in ((big, one, zero), (one, zero, big)):
+        for name, (n_slots, n_scalars) in ADAPTIVE.items():
+            scalars = [scalar_values[i % 3] for i in range(n_scalars)]
+            _op(f"ResourceApply{name}", *handles[:1 + n_slots], *scalars, x)
+            _op(f"ResourceSparseApply{name}", *handles[:1 + n_slots], *scalars, g, rows)
+        _op("ResourceApplyKerasWeightDecay", handles[0], scalar_values[0], scalar_values[1])
+        _op("ResourceApplyKerasMovingAverage", handles[1], scalar_values[0], x)
+    return [_op("ReadVariableOp", h) for h in handles]
+
+
 def _handles(vs, x):
     """Making a variable runs VarHandleOp (`Stateful` makes them); destroying one's resource."""
     (v,) = vs
@@ -489,6 +517,9 @@ RECIPES = {
         "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum", "ResourceApplyAdam",
         "ResourceApplyAdamWithAmsgrad", "ResourceSparseApplyAdam",
         "ResourceSparseApplyAdamWithAmsgrad")},
+    **{name: Stateful(_adaptive_optimizers, n=4, dtypes=FLOATS) for name in (
+        *(f"Resource{kind}Apply{op}" for op in ADAPTIVE for kind in ("", "Sparse")),
+        "ResourceApplyKerasWeightDecay", "ResourceApplyKerasMovingAverage")},
 }
 
 #: Ops no recipe runs as such, and where they are covered.
