@@ -38,6 +38,7 @@ from .ops.logging_ops import print  # noqa: A004
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import autograph, optimizers, profiler, train  # noqa: F401
 from . import data  # noqa: F401
+from . import keras  # noqa: F401
 from .state.module import Module
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient
 from .variables import (Variable, VariableAggregation, VariableSynchronization,

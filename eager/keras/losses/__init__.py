@@ -1,6 +1,7 @@
 """`eager.keras.losses` ≈ `keras.losses` (Keras 3): loss classes, loss functions, and
 `get`/`serialize`/`deserialize`. See docs/keras.md, "Losses and metrics"."""
 
+from .classes import LOSS_FUNCTIONS as _LOSS_FUNCTIONS
 from .classes import (BinaryCrossentropy, BinaryFocalCrossentropy, CategoricalCrossentropy,
                       CategoricalFocalCrossentropy, CategoricalHinge, CosineSimilarity, Hinge,
                       Huber, KLDivergence, LogCosh, LossFunctionWrapper, MeanAbsoluteError,
@@ -29,8 +30,8 @@ _FUNCTIONS = [kl_divergence, poisson, binary_crossentropy, binary_focal_crossent
 
 #: The names `get` and `deserialize` know: every class and function by its own name, and
 #: Keras's short aliases.
-ALL_OBJECTS_DICT = {obj.__name__: obj for obj in _CLASSES + _FUNCTIONS}
-ALL_OBJECTS_DICT.update({
+_ALL_OBJECTS_DICT = {obj.__name__: obj for obj in _CLASSES + _FUNCTIONS}
+_ALL_OBJECTS_DICT.update({
     "bce": binary_crossentropy, "BCE": binary_crossentropy,
     "kld": kl_divergence, "KLD": kl_divergence,
     "mae": mean_absolute_error, "MAE": mean_absolute_error,
@@ -47,7 +48,7 @@ msle = MSLE = mean_squared_logarithmic_error
 kld = KLD = kullback_leibler_divergence = kl_divergence
 logcosh = log_cosh
 
-_registry = _Registry("keras.losses", "loss", ALL_OBJECTS_DICT)
+_registry = _Registry("keras.losses", "loss", _ALL_OBJECTS_DICT, _LOSS_FUNCTIONS)
 
 
 def serialize(loss):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import warnings
 
 from ..utils import loss_ops as kops
-from .annotations import get_keras_logits
+from ..utils.annotations import get_keras_logits
 
 __all__ = ["binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy"]
 

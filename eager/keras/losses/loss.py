@@ -18,7 +18,7 @@ Inputs are converted to the loss's dtype (float32 unless `dtype` says otherwise)
 from __future__ import annotations
 
 from ..utils import loss_ops as kops
-from .annotations import get_keras_mask
+from ..utils.annotations import get_keras_mask
 from ..utils.naming import auto_name
 
 __all__ = ["Loss", "standardize_reduction", "squeeze_or_expand_to_same_rank",

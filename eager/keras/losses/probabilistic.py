@@ -8,7 +8,7 @@ import warnings
 
 from . import crossentropy_ops
 from ..utils import loss_ops as kops
-from .annotations import set_keras_mask
+from ..utils.annotations import set_keras_mask
 
 __all__ = ["binary_crossentropy", "binary_focal_crossentropy", "categorical_crossentropy",
            "categorical_focal_crossentropy", "sparse_categorical_crossentropy",

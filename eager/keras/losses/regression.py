@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..utils import loss_ops as kops
 from .loss import squeeze_or_expand_to_same_rank
 from ..utils.numerical_utils import normalize
@@ -70,8 +72,9 @@ def huber(y_true, y_pred, delta=1.0):
 
 
 def log_cosh(y_true, y_pred):
-    """mean(log(cosh(y_pred - y_true)), axis=-1), as x + softplus(-2x) - log(2) (no overflow)."""
+    """mean(log(cosh(y_pred - y_true)), axis=-1), as x + softplus(-2x) - log(2) (no overflow).
+    log(2) is rounded to float32 first whatever the dtype, as Keras computes it."""
     y_true, y_pred = _prepare(y_true, y_pred)
-    log2 = kops.convert(math.log(2.0), y_pred.dtype)
+    log2 = kops.convert(np.float32(math.log(2.0)), y_pred.dtype)
     x = y_pred - y_true
     return kops.mean(x + kops.softplus(x * -2.0) - log2, axis=-1)

@@ -35,10 +35,11 @@ def serialize_object(obj, module):
 class Registry:
     """The names one Keras module resolves (`objects`: name -> class or function)."""
 
-    def __init__(self, module: str, kind: str, objects: dict):
+    def __init__(self, module: str, kind: str, objects: dict, functions: dict):
         self.module = module  # "keras.losses"
         self.kind = kind  # "loss", in error messages
-        self.objects = objects
+        self.objects = objects  # what a name means to `get`
+        self.functions = functions  # what a serialized function's name means
 
     def serialize(self, obj):
         return serialize_object(obj, self.module)
@@ -65,14 +66,15 @@ class Registry:
         class_name = config["class_name"]
         inner = config.get("config", {})
         if class_name == "function":
-            return self._lookup(inner, custom_objects)
+            if custom_objects and inner in custom_objects:
+                return custom_objects[inner]
+            if inner not in self.functions:
+                raise ValueError(f"Could not interpret {self.kind} identifier: {inner}")
+            return self.functions[inner]
         cls = self._lookup(class_name, custom_objects)
         if not inspect.isclass(cls):
             raise ValueError(f"Could not interpret {self.kind} identifier: {config}")
-        inner = dict(inner or {})
-        if "fn" in inner:
-            inner["fn"] = self.deserialize(inner["fn"], custom_objects)
-        return cls.from_config(inner)
+        return cls.from_config(dict(inner or {}))
 
     def get(self, identifier):
         """Keras's `get`: None stays None; a dict is deserialized; a string is looked up (a

@@ -13,6 +13,7 @@ from ..losses.serialization import Registry as _Registry
 from ..utils.naming import to_snake_case as _to_snake_case
 from .confusion import (AUC, FalseNegatives, FalsePositives, Precision, Recall, TrueNegatives,
                         TruePositives)
+from .functions import METRIC_FUNCTIONS as _METRIC_FUNCTIONS
 from .functions import (accuracy, binary_accuracy, categorical_accuracy,
                         sparse_categorical_accuracy, sparse_top_k_categorical_accuracy,
                         top_k_categorical_accuracy)
@@ -43,9 +44,9 @@ _CLASSES = [Metric, Mean, Sum, MeanMetricWrapper, MeanSquaredError, RootMeanSqua
 
 #: The names `get` and `deserialize` know, as in Keras 3: each class by its name and its
 #: snake-case name ("accuracy" -> Accuracy, "auc" -> AUC), plus the short aliases.
-ALL_OBJECTS_DICT = {cls.__name__: cls for cls in _CLASSES}
-ALL_OBJECTS_DICT.update({_to_snake_case(cls.__name__): cls for cls in _CLASSES})
-ALL_OBJECTS_DICT.update({
+_ALL_OBJECTS_DICT = {cls.__name__: cls for cls in _CLASSES}
+_ALL_OBJECTS_DICT.update({_to_snake_case(cls.__name__): cls for cls in _CLASSES})
+_ALL_OBJECTS_DICT.update({
     "bce": BinaryCrossentropy, "BCE": BinaryCrossentropy,
     "mse": MeanSquaredError, "MSE": MeanSquaredError,
     "mae": MeanAbsoluteError, "MAE": MeanAbsoluteError,
@@ -53,7 +54,7 @@ ALL_OBJECTS_DICT.update({
     "msle": MeanSquaredLogarithmicError, "MSLE": MeanSquaredLogarithmicError,
 })
 
-_registry = _Registry("keras.metrics", "metric", ALL_OBJECTS_DICT)
+_registry = _Registry("keras.metrics", "metric", _ALL_OBJECTS_DICT, _METRIC_FUNCTIONS)
 
 
 def serialize(metric):

@@ -117,10 +117,13 @@ class Metric(Trackable):
     # -- tracking ----------------------------------------------------------------------------
 
     def __setattr__(self, name, value):
+        # Sub-metrics are tracked as Keras tracks them; a variable or metric attached after a
+        # checkpoint restore gets the values waiting for it under this attribute's name.
         object.__setattr__(self, name, value)
         if isinstance(value, Metric) and "_metrics" in vars(self):
             if not any(m is value for m in self._metrics):
                 self._metrics.append(value)
+        if isinstance(value, (Variable, Metric)):
             children_added(self)
 
     def _trackable_children(self) -> dict:

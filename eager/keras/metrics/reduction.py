@@ -8,7 +8,7 @@ number of samples) to divide by, as Keras 3 does.
 
 from __future__ import annotations
 
-from ..losses.annotations import get_keras_mask
+from ..utils.annotations import get_keras_mask
 from ..losses.loss import apply_mask, squeeze_or_expand_to_same_rank
 from ..utils import loss_ops as kops
 from ..losses.serialization import serialize_object

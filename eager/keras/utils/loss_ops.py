@@ -2,7 +2,8 @@
 
 Keras writes its losses against `keras.ops`; ours are written against eager's own op library.
 This module only gathers names from `eager.ops` (and adds the few small compositions Keras's
-`ops` have and TensorFlow's do not: `mean`, `in_top_k`, `ceil`), so the loss and metric modules
+`ops` have and TensorFlow's do not: `mean`, `in_top_k`, `ceil`; `sigmoid` and `softmax`
+record their logits, as Keras's backend's do), so the loss and metric modules
 read like the formulas they implement. It imports no public namespace (only `eager.ops` and
 below), so `eager.keras` stays a layer below `eager/__init__.py`.
 """
@@ -23,15 +24,17 @@ from ...ops.math_ops import (add, argmax, cast, clip_by_value, equal, exp,  # no
                              floordiv, greater, greater_equal, less, log, log1p, logical_and,
                              logical_not, logical_or, maximum, minimum, multiply, not_equal,
                              reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,
-                             reduce_prod, reduce_sum, rsqrt, sigmoid, sqrt, square, subtract,
-                             where)
-from ...ops.nn_ops import (relu, sigmoid_cross_entropy_with_logits, softmax,  # noqa: F401
+                             reduce_prod, reduce_sum, rsqrt, sqrt, square, subtract, where)
+from ...ops.math_ops import sigmoid as _sigmoid
+from ...ops.nn_ops import (relu, sigmoid_cross_entropy_with_logits,  # noqa: F401
                            softmax_cross_entropy_with_logits,
                            sparse_softmax_cross_entropy_with_logits)
+from ...ops.nn_ops import softmax as _softmax
 from ...ops.segment_ops import unsorted_segment_sum  # noqa: F401
 from ...ops.slicing_ops import gather  # noqa: F401
 from ...ops.sort_ops import top_k  # noqa: F401
 from ...tensor import is_tensor
+from .annotations import set_keras_logits
 
 #: Keras's `backend.epsilon()` (the fuzz factor its losses clip probabilities with).
 EPSILON = 1e-7
@@ -55,6 +58,21 @@ def convert(x, dtype=None):
     if isinstance(x, (bool, int, float)):
         return _convert_to_tensor(x, dtype=target)
     return _convert_to_tensor(np.asarray(x).astype(target.as_numpy_dtype, copy=False))
+
+
+def sigmoid(x):
+    """sigmoid(x), remembering x as the result's logits (as Keras's backend does, so a
+    cross-entropy given the result computes from x)."""
+    output = _sigmoid(x)
+    set_keras_logits(output, x)
+    return output
+
+
+def softmax(x, axis=-1):
+    """softmax(x) along `axis`, remembering x as the result's logits (see `sigmoid`)."""
+    output = _softmax(x, axis=axis)
+    set_keras_logits(output, x)
+    return output
 
 
 def rank(x) -> int:
