@@ -27,6 +27,7 @@ LAYERS = [
     ("state", ["eager.variables", "eager.state", "eager.optimizers", "eager.train"]),
     ("functions", ["eager.function", "eager.functions", "eager.control_flow", "eager.autograph"]),
     ("data", ["eager.data"]),
+    ("keras", ["eager.keras"]),
     ("public", ["eager"]),
 ]
 

@@ -62,7 +62,7 @@ def binary_crossentropy(target, output, from_logits=False):
     output, from_logits = _recover_logits(output, from_logits, "Sigmoid", "binary_crossentropy")
     if from_logits:
         return kops.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
-    output = kops.clip_by_value(output, kops.EPSILON, 1.0 - kops.EPSILON)
+    output = kops.clip_by_value(output, kops.epsilon(), 1.0 - kops.epsilon())
     bce = target * kops.log(output)
     bce = bce + (1 - target) * kops.log(1 - output)
     return -bce
@@ -81,7 +81,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     if from_logits:
         return kops.softmax_cross_entropy_with_logits(labels=target, logits=output, axis=axis)
     output = output / kops.reduce_sum(output, axis=axis, keepdims=True)
-    output = kops.clip_by_value(output, kops.EPSILON, 1.0 - kops.EPSILON)
+    output = kops.clip_by_value(output, kops.epsilon(), 1.0 - kops.epsilon())
     return -kops.reduce_sum(target * kops.log(output), axis=axis)
 
 
@@ -108,5 +108,5 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
                              f"until the last dimension: target.shape={tuple(target.shape)}, "
                              f"output.shape={tuple(output.shape)}")
     if not from_logits:
-        output = kops.log(kops.clip_by_value(output, kops.EPSILON, 1 - kops.EPSILON))
+        output = kops.log(kops.clip_by_value(output, kops.epsilon(), 1 - kops.epsilon()))
     return kops.sparse_softmax_cross_entropy_with_logits(labels=target, logits=output)

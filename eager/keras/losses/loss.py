@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..utils import loss_ops as kops
 from ..utils.annotations import get_keras_mask
-from ..utils.naming import auto_name
+from ..backend import auto_name, floatx
 
 __all__ = ["Loss", "standardize_reduction", "squeeze_or_expand_to_same_rank",
            "reduce_values", "reduce_weighted_values", "apply_mask"]
@@ -36,9 +36,9 @@ def standardize_reduction(reduction):
 
 
 def _float_dtype(dtype):
-    """A loss's or metric's dtype: float32 (Keras's floatx) unless given."""
+    """A loss's or metric's dtype: `keras.backend.floatx()` (float32) unless given."""
     if dtype is None:
-        return "float32"
+        return floatx()
     if hasattr(dtype, "compute_dtype"):  # a Keras-style dtype policy
         dtype = dtype.compute_dtype
     return kops.dtype_name(dtype)

@@ -88,7 +88,7 @@ def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_l
     if from_logits:
         y_pred = kops.softmax(y_pred, axis=axis)
     output = y_pred / kops.reduce_sum(y_pred, axis=axis, keepdims=True)
-    output = kops.clip_by_value(output, kops.EPSILON, 1.0 - kops.EPSILON)
+    output = kops.clip_by_value(output, kops.epsilon(), 1.0 - kops.epsilon())
     cce = -y_true * kops.log(output)
     weighting = kops.pow(1.0 - output, gamma) * alpha
     return kops.reduce_sum(weighting * cce, axis=axis)
@@ -120,8 +120,8 @@ def kl_divergence(y_true, y_pred):
     """sum(y_true * log(y_true / y_pred), axis=-1), both clipped to [1e-7, 1]."""
     y_pred = kops.convert(y_pred)
     y_true = kops.convert(y_true, y_pred.dtype)
-    y_true = kops.clip_by_value(y_true, kops.EPSILON, 1)
-    y_pred = kops.clip_by_value(y_pred, kops.EPSILON, 1)
+    y_true = kops.clip_by_value(y_true, kops.epsilon(), 1)
+    y_pred = kops.clip_by_value(y_pred, kops.epsilon(), 1)
     return kops.reduce_sum(y_true * kops.log(y_true / y_pred), axis=-1)
 
 
@@ -129,4 +129,4 @@ def poisson(y_true, y_pred):
     """mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)."""
     y_pred = kops.convert(y_pred)
     y_true = kops.convert(y_true, y_pred.dtype)
-    return kops.mean(y_pred - y_true * kops.log(y_pred + kops.EPSILON), axis=-1)
+    return kops.mean(y_pred - y_true * kops.log(y_pred + kops.epsilon()), axis=-1)

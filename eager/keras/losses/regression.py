@@ -39,15 +39,15 @@ def mean_absolute_error(y_true, y_pred):
 def mean_absolute_percentage_error(y_true, y_pred):
     """100 * mean(|y_true - y_pred| / max(|y_true|, 1e-7), axis=-1)."""
     y_true, y_pred = _prepare(y_true, y_pred)
-    diff = kops.abs((y_true - y_pred) / kops.maximum(kops.abs(y_true), kops.EPSILON))
+    diff = kops.abs((y_true - y_pred) / kops.maximum(kops.abs(y_true), kops.epsilon()))
     return 100.0 * kops.mean(diff, axis=-1)
 
 
 def mean_squared_logarithmic_error(y_true, y_pred):
     """mean((log(max(y_pred, 1e-7) + 1) - log(max(y_true, 1e-7) + 1)) ** 2, axis=-1)."""
     y_true, y_pred = _prepare(y_true, y_pred)
-    first_log = kops.log(kops.maximum(y_pred, kops.EPSILON) + 1.0)
-    second_log = kops.log(kops.maximum(y_true, kops.EPSILON) + 1.0)
+    first_log = kops.log(kops.maximum(y_pred, kops.epsilon()) + 1.0)
+    second_log = kops.log(kops.maximum(y_true, kops.epsilon()) + 1.0)
     return kops.mean(kops.square(first_log - second_log), axis=-1)
 
 

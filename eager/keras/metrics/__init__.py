@@ -10,7 +10,7 @@ from ..losses.regression import (huber, log_cosh, mean_absolute_error,
                                  mean_absolute_percentage_error, mean_squared_error,
                                  mean_squared_logarithmic_error)
 from ..losses.serialization import Registry as _Registry
-from ..utils.naming import to_snake_case as _to_snake_case
+from ..backend import to_snake_case as _to_snake_case
 from .confusion import (AUC, FalseNegatives, FalsePositives, Precision, Recall, TrueNegatives,
                         TruePositives)
 from .functions import METRIC_FUNCTIONS as _METRIC_FUNCTIONS

@@ -156,7 +156,7 @@ class AUC(Metric):
             thresholds = [(i + 1) * 1.0 / (num_thresholds - 1)
                           for i in range(num_thresholds - 2)]
             self._thresholds_distributed_evenly = True
-        self._thresholds = np.array([0.0 - kops.EPSILON] + thresholds + [1.0 + kops.EPSILON])
+        self._thresholds = np.array([0.0 - kops.epsilon()] + thresholds + [1.0 + kops.epsilon()])
         if curve not in _CURVES:
             raise ValueError(f'Invalid AUC curve value: "{curve}". '
                              'Expected values are ["PR", "ROC", "PRGAIN"]')

@@ -50,7 +50,7 @@ def is_evenly_distributed_thresholds(thresholds) -> bool:
     if n < 3:
         return False
     even = np.arange(n, dtype=np.float32) / (n - 1)
-    return bool(np.allclose(thresholds, even, atol=kops.EPSILON))
+    return bool(np.allclose(thresholds, even, atol=kops.epsilon()))
 
 
 def _filter_top_k(x, k):

@@ -20,7 +20,7 @@ from ...state.trackable import Trackable, children_added
 from ...variables import Variable
 from ..losses.loss import _float_dtype
 from ..utils import loss_ops as kops
-from ..utils.naming import auto_name
+from ..backend import auto_name
 
 __all__ = ["Metric"]
 

@@ -34,10 +34,9 @@ from ...ops.segment_ops import unsorted_segment_sum  # noqa: F401
 from ...ops.slicing_ops import gather  # noqa: F401
 from ...ops.sort_ops import top_k  # noqa: F401
 from ...tensor import is_tensor
+from ..backend import epsilon  # noqa: F401 - the fuzz factor losses clip with (1e-7)
 from .annotations import set_keras_logits
 
-#: Keras's `backend.epsilon()` (the fuzz factor its losses clip probabilities with).
-EPSILON = 1e-7
 
 
 def dtype_name(dtype) -> str:

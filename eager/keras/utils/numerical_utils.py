@@ -29,14 +29,14 @@ def normalize(x, axis=-1, order=2):
         x = kops.expand_dims(x, 0)
     if order == 2:
         square_sum = kops.reduce_sum(kops.square(x), axis=axis, keepdims=True)
-        inv_norm = kops.minimum(kops.rsqrt(square_sum), 1.0 / kops.EPSILON)
+        inv_norm = kops.minimum(kops.rsqrt(square_sum), 1.0 / kops.epsilon())
         return x * inv_norm
     if order == 1:
         norm = kops.reduce_sum(kops.abs(x), axis=axis, keepdims=True)
     else:
         norm = kops.pow(kops.reduce_sum(kops.pow(kops.abs(x), float(order)), axis=axis,
                                         keepdims=True), 1.0 / order)
-    return x / kops.maximum(norm, kops.EPSILON)
+    return x / kops.maximum(norm, kops.epsilon())
 
 
 def to_categorical(x, num_classes=None):

@@ -1,0 +1,121 @@
+"""Keras 3's object configs: `serialize_keras_object` / `deserialize_keras_object`.
+
+A Keras object is saved as `{"module", "class_name", "config", "registered_name"}`; `config` is
+what its `get_config()` returns and `from_config(config)` rebuilds it. Strings name objects by
+their class name or snake-case alias ("GlorotUniform", "glorot_uniform"); each family
+(initializers, regularizers, activations, losses, ...) passes its own table of names.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+
+__all__ = ["serialize_keras_object", "deserialize_keras_object", "register_keras_serializable",
+           "get_registered_object", "get_registered_name", "custom_object_scope"]
+
+_REGISTERED: dict = {}        # "package>Name" -> class or function
+_NAME_OF: dict = {}           # class or function -> "package>Name"
+_scoped = threading.local()   # custom_object_scope's stack of dicts
+
+
+def register_keras_serializable(package="Custom", name=None):
+    """≈ `keras.saving.register_keras_serializable`: makes a user class or function findable by
+    `deserialize_keras_object` under "package>name"."""
+    def decorator(obj):
+        key = f"{package}>{name or obj.__name__}"
+        if inspect.isclass(obj) and not hasattr(obj, "get_config"):
+            raise ValueError("Cannot register a class that does not have a get_config() method.")
+        _REGISTERED[key] = obj
+        _NAME_OF[obj] = key
+        return obj
+    return decorator
+
+
+def get_registered_name(obj) -> str:
+    return _NAME_OF.get(obj, getattr(obj, "__name__", type(obj).__name__))
+
+
+def get_registered_object(name, custom_objects=None, module_objects=None):
+    for table in (*reversed(getattr(_scoped, "stack", [])), custom_objects or {}, _REGISTERED,
+                  module_objects or {}):
+        if name in table:
+            return table[name]
+    return None
+
+
+class custom_object_scope:  # noqa: N801 (Keras's name)
+    """≈ `keras.saving.custom_object_scope(objects)`: names visible to deserialization inside."""
+
+    def __init__(self, custom_objects):
+        self._objects = dict(custom_objects or {})
+
+    def __enter__(self):
+        stack = getattr(_scoped, "stack", None)
+        if stack is None:
+            stack = _scoped.stack = []
+        stack.append(self._objects)
+        return self
+
+    def __exit__(self, *exc):
+        _scoped.stack.pop()
+        return False
+
+
+def serialize_keras_object(obj):
+    """The config dict of a Keras object; a function becomes its name; None stays None;
+    plain values (numbers, strings, lists of them) are returned as they are."""
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    if isinstance(obj, (list, tuple)):
+        return [serialize_keras_object(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: serialize_keras_object(v) for k, v in obj.items()}
+    if inspect.isfunction(obj) or inspect.isbuiltin(obj):
+        key = _NAME_OF.get(obj)
+        return obj.__name__ if key is None else key
+    cls = type(obj)
+    config = obj.get_config()
+    key = _NAME_OF.get(cls)
+    return {"module": _public_module(cls), "class_name": cls.__name__,
+            "config": serialize_keras_object(config), "registered_name": key}
+
+
+def _public_module(cls) -> str:
+    """Keras's module name for a built-in class ('keras.initializers' for a class defined in
+    eager/keras/initializers/initializers.py), so configs read the same in Keras."""
+    module = cls.__module__
+    if module.startswith("eager.keras."):
+        return ".".join(module.split(".")[1:3])
+    return module
+
+
+def deserialize_keras_object(config, module_objects=None, custom_objects=None,
+                             printable_module_name="object"):
+    """The object a config (a dict as `serialize_keras_object` writes it, or a name) stands
+    for. Classes are built with `from_config`; names of functions give the functions."""
+    if config is None:
+        return None
+    if isinstance(config, str):
+        obj = get_registered_object(config, custom_objects, module_objects)
+        if obj is None:
+            raise ValueError(f"Could not interpret {printable_module_name} identifier: {config}")
+        return obj
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(f"Could not interpret {printable_module_name} identifier: {config}")
+    name = config.get("registered_name") or config["class_name"]
+    cls = get_registered_object(name, custom_objects, module_objects)
+    if cls is None:
+        cls = get_registered_object(config["class_name"], custom_objects, module_objects)
+    if cls is None:
+        raise ValueError(f"Unknown {printable_module_name}: '{config['class_name']}'. Please "
+                         "ensure you are using a `keras.utils.custom_object_scope` and that "
+                         "this object is included in the scope. See "
+                         "https://www.tensorflow.org/guide/keras/save_and_serialize"
+                         "#registering_the_custom_object for details.")
+    inner = config.get("config", {})
+    if not inspect.isclass(cls):
+        return cls
+    if hasattr(cls, "from_config"):
+        return cls.from_config(inner)
+    return cls(**inner)
