@@ -319,7 +319,8 @@ class Optimizer(Trackable):
         made = {}
         for group in _options.slot_groups(self) + self._slot_groups():
             for var in new:
-                base = var.name.replace("/", "_").replace(":", "_")
+                # Keras 3 names slots after the variable's path ("dense_kernel_momentum").
+                base = getattr(var, "path", var.name).replace("/", "_").replace(":", "_")
                 with device_scope(var.device):
                     for slot in group:
                         initial = np.full(var.shape.as_list(), self._slot_initial_value(slot),
@@ -410,8 +411,9 @@ class Optimizer(Trackable):
         """One step. Every pair is checked (and its gradient converted) before any variable
         changes, so a bad gradient leaves the model and the step counter untouched."""
         slots_of = self._slots_of
-        for var in variables:
-            if var.__class__ is not ResourceVariable or var._handle.uid not in slots_of:
+        for var in variables:  # Keras layers' weights are ResourceVariable subclasses
+            handle = getattr(var, "_handle", None)
+            if handle is None or handle.uid not in slots_of:
                 with self._slot_lock:  # two threads' first steps must not both make slots
                     self._create_slots(variables)
                 break
