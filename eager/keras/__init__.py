@@ -8,6 +8,7 @@ exists and what does not yet is listed in docs/API.md; docs/keras.md describes h
 
 from . import (activations, backend, constraints, initializers, layers, optimizers,
                regularizers)
+from . import callbacks, trainers, utils
 from .keras_tensor import KerasTensor
 from .layers import InputSpec, Layer
 from .seed_generator import SeedGenerator
@@ -17,4 +18,4 @@ config = backend
 
 __all__ = ["activations", "backend", "config", "constraints", "initializers", "layers",
            "optimizers", "regularizers", "KerasTensor", "InputSpec", "Layer", "SeedGenerator",
-           "Variable"]
+           "Variable", "callbacks", "trainers", "utils"]

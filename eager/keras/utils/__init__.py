@@ -1,0 +1,5 @@
+"""`eager.keras.utils` (≈ `keras.utils`)."""
+
+from .progbar import Progbar
+
+__all__ = ["Progbar"]
