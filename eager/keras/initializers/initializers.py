@@ -243,25 +243,25 @@ class VarianceScaling(RandomInitializer):
         return _as_tensor(values, dtype)
 
     def get_config(self):
-        config = {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                  **super().get_config()}
-        if self.input_axes is not None or self.output_axes is not None:
-            config.update(input_axes=self.input_axes, output_axes=self.output_axes)
-        return config
+        return {**super().get_config(), "scale": self.scale, "mode": self.mode,
+                "distribution": self.distribution, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class _Preset(VarianceScaling):
-    """A VarianceScaling with fixed arguments; its config is only the seed, as Keras writes
-    it. Subclasses set `_ARGS` = (scale, mode, distribution)."""
+    """A VarianceScaling with fixed arguments; its config leaves them out, as Keras writes it.
+    Subclasses set `_ARGS` = (scale, mode, distribution)."""
 
     _ARGS = (1.0, "fan_in", "truncated_normal")
 
-    def __init__(self, seed=None):
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
         scale, mode, distribution = self._ARGS
-        super().__init__(scale=scale, mode=mode, distribution=distribution, seed=seed)
+        super().__init__(scale=scale, mode=mode, distribution=distribution, seed=seed,
+                         input_axes=input_axes, output_axes=output_axes)
 
     def get_config(self):
-        return RandomInitializer.get_config(self)
+        return {**RandomInitializer.get_config(self), "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class GlorotUniform(_Preset):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import threading
+import warnings
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from ...tensor import Tensor
 from ...variables import Variable
 from .. import backend, constraints, initializers, regularizers
 from ..keras_tensor import KerasTensor, Node, any_symbolic_tensors, compute_output_spec
+from ..serialization import serialize_keras_object
 from ..variables import KerasVariable
 from .input_spec import assert_input_compatibility
 
@@ -112,20 +114,7 @@ class Layer(Module):
 
     def __new__(cls, *args, **kwargs):
         obj = super().__new__(cls)
-        auto = None
-        if cls.__init__ is not Layer.__init__:
-            try:
-                bound = inspect.signature(cls.__init__).bind(None, *args, **kwargs)
-            except TypeError:
-                bound = None
-            if bound is not None:
-                arguments = dict(bound.arguments)
-                arguments.pop(next(iter(arguments)))  # self
-                extra = arguments.pop("kwargs", {})
-                arguments.update(extra)
-                if _serializable(arguments):
-                    auto = arguments
-        object.__setattr__(obj, "_auto_config", auto)
+        object.__setattr__(obj, "_auto_config", _auto_config(cls, args, kwargs))
         return obj
 
     def __init__(self, *, activity_regularizer=None, trainable=True, dtype=None, autocast=True,
@@ -153,6 +142,9 @@ class Layer(Module):
         if batch_input_shape is not None:
             self._batch_input_shape = tuple(batch_input_shape)
         elif input_shape is not None:
+            warnings.warn("Do not pass an `input_shape`/`input_dim` argument to a layer. When "
+                          "using Sequential models, prefer using an `Input(shape)` object as "
+                          "the first layer in the model instead.", UserWarning, stacklevel=2)
             self._batch_input_shape = (batch_size, *tuple(input_shape))
         if not isinstance(trainable, bool):
             raise ValueError(f"Expected `trainable` to be a boolean. Received: "
@@ -570,30 +562,22 @@ class Layer(Module):
     # -- configuration -----------------------------------------------------------------------
     def get_config(self) -> dict:
         """The constructor arguments that rebuild this layer (`from_config`). A subclass that
-        does not override it gets the arguments its `__init__` was called with, when they are
-        plain values (Keras 3's automatic config); otherwise Keras's NotImplementedError."""
+        does not override it gets the arguments its `__init__` was called with (defaults
+        included), when they are plain values or Keras objects (Keras 3's automatic config);
+        otherwise Keras's NotImplementedError. As in Keras, "name" is left out when the
+        subclass's `__init__` neither takes `name` nor passes `**kwargs` on."""
         config = {"name": self.name}
-        if _is_default(type(self).get_config) and type(self).__init__ is not Layer.__init__:
+        if _is_default(type(self).get_config):
             auto = vars(self).get("_auto_config")
             if auto is None:
-                raise NotImplementedError(
-                    f"Layer {type(self).__name__} was created by passing non-serializable "
-                    "argument values in `__init__()`, and therefore the layer must override "
-                    "`get_config()` in order to be serializable. Please implement "
-                    "`get_config()`.\n\nExample:\n\nclass CustomLayer(keras.layers.Layer):\n"
-                    "    def __init__(self, arg1, arg2, **kwargs):\n"
-                    "        super().__init__(**kwargs)\n        self.arg1 = arg1\n"
-                    "        self.arg2 = arg2\n\n    def get_config(self):\n"
-                    "        config = super().get_config()\n        config.update({\n"
-                    '            "arg1": self.arg1,\n            "arg2": self.arg2,\n'
-                    "        })\n        return config")
-            config.update(auto)
+                raise NotImplementedError(_NO_AUTO_CONFIG.format(name=type(self).__name__))
+            arguments, keeps_name = auto
+            config.update(arguments)
+            if not keeps_name:
+                config.pop("name", None)
         config.update(trainable=self.trainable, dtype=_dtype_config(self._dtype))
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
-        if getattr(self, "_batch_input_shape", None) is not None and \
-                "batch_input_shape" not in config:
-            config["batch_input_shape"] = self._batch_input_shape
         return config
 
     get_config._keras_default = True
@@ -613,8 +597,54 @@ class Layer(Module):
     __str__ = __repr__
 
 
+_NO_AUTO_CONFIG = (
+    "\nObject {name} was created by passing\nnon-serializable argument values in `__init__()`,"
+    "\nand therefore the object must override `get_config()` in\norder to be serializable. "
+    "Please implement `get_config()`.\n\nExample:\n\n\nclass CustomLayer(keras.layers.Layer):"
+    "\n    def __init__(self, arg1, arg2, **kwargs):\n        super().__init__(**kwargs)\n"
+    "        self.arg1 = arg1\n        self.arg2 = arg2\n\n    def get_config(self):\n"
+    "        config = super().get_config()\n        config.update({{\n"
+    '            "arg1": self.arg1,\n            "arg2": self.arg2,\n        }})\n'
+    "        return config\n")
+
+
+def _auto_config(cls, args, kwargs):
+    """(arguments, keeps_name) for Keras 3's automatic `get_config`: the `__init__` call's
+    arguments with defaults, `**kwargs` spread out; None when one is not serializable."""
+    try:
+        signature = inspect.signature(cls.__init__)
+        bound = signature.bind(None, *args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    bound.apply_defaults()
+    arguments = {}
+    varkw = None
+    for index, (name, value) in enumerate(bound.arguments.items()):
+        kind = signature.parameters[name].kind
+        if index == 0 or kind is inspect.Parameter.VAR_POSITIONAL:
+            continue
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            varkw = name
+            arguments.update(value)
+        else:
+            arguments[name] = value
+    if not _serializable(arguments):
+        return None
+    arguments = {k: _serialized(v) for k, v in arguments.items()}
+    keeps_name = varkw == "kwargs" or "name" in signature.parameters
+    return arguments, keeps_name
+
+
+def _serialized(value):
+    if hasattr(value, "get_config") and not isinstance(value, type):
+        return serialize_keras_object(value)
+    return value
+
+
 def _serializable(value) -> bool:
     if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if hasattr(value, "get_config") and not isinstance(value, type):
         return True
     if isinstance(value, (list, tuple)):
         return all(_serializable(v) for v in value)
