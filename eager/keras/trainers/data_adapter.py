@@ -60,6 +60,8 @@ def _check_cardinality(x, y, sample_weight) -> int:
         message = ("Data cardinality is ambiguous. Make sure all arrays contain the same "
                    "number of samples.")
         for label, part in zip(("x", "y", "sample_weight"), data):
+            if part is None:
+                continue
             shown = ", ".join(str(a.shape[0]) for a in nest.flatten(part) if a is not None)
             message += f"'{label}' sizes: {shown}\n"
         raise ValueError(message)

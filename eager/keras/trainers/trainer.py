@@ -499,8 +499,10 @@ class Trainer:
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        return_dict=False):
-        """One training step on one batch; returns the running metrics (as `evaluate`)."""
+        """One training step on one batch (metrics reset first, as Keras 3 does); returns
+        its loss and metrics (as `evaluate`)."""
         self._assert_compile_called()
+        self.reset_metrics()
         logs = _floats(self._run_step("train", self._single_batch(x, y, sample_weight,
                                                                      class_weight)))
         return logs if return_dict else self._flatten_metrics_in_order(logs)
