@@ -147,6 +147,9 @@ class EpochIterator:
             arrays = (arrays[0], arrays[1],
                       class_weight_to_sample_weights(nest.flatten(arrays[1])[0], class_weight))
         self._arrays = arrays
+        self._template = arrays
+        self._template_leaves = nest.flatten(arrays)
+        self._leaves = [a for a in self._template_leaves if a is not None]
         self._size = n
         self._batch_size = batch_size or 32
         self._shuffle = shuffle
@@ -155,20 +158,35 @@ class EpochIterator:
 
     def epoch(self):
         """Yields (step, (x, y, sample_weight)) for one epoch."""
+        for step, flat in self.flat_epoch():
+            yield step, self.pack(flat)
+
+    def pack(self, flat):
+        """The batch structure (x, y, sample_weight) of `flat_epoch`'s tensors."""
+        it = iter(flat)
+        return nest.pack_sequence_as(self._template, [
+            None if leaf is None else next(it) for leaf in self._template_leaves])
+
+    def flat_epoch(self):
+        """Yields (step, [tensor, ...]) for one epoch: the batch's tensors in `nest.flatten`
+        order with the absent parts left out (`pack` rebuilds the structure). The per-step
+        path of `fit`: arrays are sliced without walking their structure each step."""
         if self._dataset is not None:
-            yield from self._dataset_epoch()
+            for step, batch in self._dataset_epoch():
+                self._template = batch
+                self._template_leaves = nest.flatten(batch)
+                yield step, [t for t in self._template_leaves if t is not None]
             return
         n, size = self._size, self._batch_size
         order = np.random.permutation(n) if self._shuffle else None
-        x, y, w = self._arrays
+        leaves = self._leaves
         for step in range(self.num_batches):
             start = step * size
             if order is None:
                 index = slice(start, min(start + size, n))
             else:
                 index = order[start:start + size]
-            yield step, nest.map_structure(
-                lambda a, i=index: None if a is None else convert_to_tensor(a[i]), (x, y, w))
+            yield step, [convert_to_tensor(a[index]) for a in leaves]
 
     def _dataset_epoch(self):
         if self._dataset_iter is None or not self.steps_per_epoch:

@@ -389,14 +389,17 @@ class Trainer:
         callbacks.on_train_begin()
         training_logs = None
         logs = {}
-        run_step = self._run_step
+        run = None
+        begin, end = callbacks.on_train_batch_begin, callbacks.on_train_batch_end
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
-            for step, batch in iterator.epoch():
-                callbacks.on_train_batch_begin(step)
-                logs = run_step("train", batch)
-                callbacks.on_train_batch_end(step, logs)
+            for step, tensors in iterator.flat_epoch():  # the per-step path: keep it short
+                begin(step)
+                if run is None:
+                    run = self._step_function("train", iterator.pack(tensors))[0]
+                logs = run(*tensors)
+                end(step, logs)
                 if self.stop_training:
                     break
             if iterator.exhausted:
@@ -438,10 +441,12 @@ class Trainer:
         self.stop_evaluating = False
         callbacks.on_test_begin()
         self.reset_metrics()
-        run_step = self._run_step
-        for step, batch in iterator.epoch():
+        run = None
+        for step, tensors in iterator.flat_epoch():
             callbacks.on_test_batch_begin(step)
-            logs = run_step("test", batch)
+            if run is None:
+                run = self._step_function("test", iterator.pack(tensors))[0]
+            logs = run(*tensors)
             callbacks.on_test_batch_end(step, logs)
             if self.stop_evaluating:
                 break
