@@ -158,3 +158,29 @@ def test_interleave_over_a_shuffled_input_restores_its_open_datasets(tmp_path):
     fresh = iter(make())
     tf.train.Checkpoint(iterator=fresh).restore(path)
     assert rest(fresh) == expected and len(expected) == 14
+
+
+# `tf.train.list_variables` on TF 2.21's checkpoint of `tf.train.Checkpoint(iterator=it, v=v)`:
+# the iterator's state is one value of the iterator object itself (TF stores it as a variant).
+TF_ITERATOR_CHECKPOINT_KEYS = ["_CHECKPOINTABLE_OBJECT_GRAPH",
+                               "iterator/.ATTRIBUTES/ITERATOR_STATE",
+                               "save_counter/.ATTRIBUTES/VARIABLE_VALUE",
+                               "v/.ATTRIBUTES/VARIABLE_VALUE"]
+
+
+def test_iterator_state_is_saved_under_tensorflows_key(tmp_path):
+    it = iter(D.range(10).shuffle(5, seed=1))
+    next(it)
+    path = tf.train.Checkpoint(iterator=it, v=tf.Variable(1.0)).save(str(tmp_path / "ck"))
+    assert [name for name, _ in tf.train.list_variables(path)] == TF_ITERATOR_CHECKPOINT_KEYS
+    # Nested under another object, the key follows the object's path.
+    it2 = iter(D.range(4))
+    nested = tf.train.Checkpoint(model=tf.train.Checkpoint(it=it2))
+    path = nested.save(str(tmp_path / "nested"))
+    assert "model/it/.ATTRIBUTES/ITERATOR_STATE" in [n for n, _ in tf.train.list_variables(path)]
+    # ... and the value under that key restores the position.
+    expected = rest(it)
+    fresh = iter(D.range(10).shuffle(5, seed=1))
+    tf.train.Checkpoint(iterator=fresh, v=tf.Variable(0.0)).restore(
+        str(tmp_path / "ck-1")).assert_consumed()
+    assert rest(fresh) == expected

@@ -176,18 +176,52 @@ def test_a_python_for_over_a_dataset_without_autograph_is_tensorflows_error():
         f()
 
 
-def test_datasets_are_built_from_eager_values():
-    @tf.function
-    def from_argument(x):
-        return D.from_tensor_slices(x).reduce(tf.constant(0.), lambda s, v: s + v)
-    with pytest.raises(TypeError, match="datasets are built outside eager.function"):
-        from_argument(tf.constant([1., 2.]))
+def test_datasets_built_from_a_functions_symbolic_tensors_read_each_calls_values():
+    """TF 2.21 goldens: f(ones((3, 2)), 5) == (12.0, 10), f(2 * ones((3, 2)), 6) == (24.0, 15),
+    traced once; g([1, 2, 3]) == ([1, 2], [10, 20])."""
+    traces = []
 
     @tf.function
-    def range_of(n):
-        return D.range(n).reduce(tf.constant(0, tf.int64), lambda s, v: s + v)
-    with pytest.raises(TypeError, match="datasets are built outside eager.function"):
-        range_of(tf.constant(3, tf.int64))
+    def f(x, n):
+        traces.append(1)
+        ds = D.from_tensor_slices(x).map(lambda a: a * 2.)
+        assert ds.element_spec == tf.TensorSpec([2], tf.float32)
+        s = tf.constant(0.)
+        for v in ds:
+            s += tf.reduce_sum(v)
+        r = D.range(n).reduce(tf.constant(0, tf.int64), lambda a, b: a + b)
+        return s, r
+    out = f(np.ones((3, 2), np.float32), tf.constant(5, tf.int64))
+    assert (float(out[0]), int(out[1])) == (12.0, 10)
+    out = f(np.ones((3, 2), np.float32) * 2, tf.constant(6, tf.int64))
+    assert (float(out[0]), int(out[1])) == (24.0, 15)
+    assert len(traces) == 1
+
+    @tf.function
+    def g(x):
+        it = iter(D.from_tensor_slices((x, x * 10)).batch(2).repeat(2))
+        return next(it), D.from_tensors(x).reduce(tf.constant(0.), lambda s, v: s + v[0])
+    (a, b), first = g(tf.constant([1., 2., 3.]))
+    assert a.numpy().tolist() == [1., 2.] and b.numpy().tolist() == [10., 20.]
+    assert float(first) == 1.0
+
+
+def test_a_dataset_of_symbolic_tensors_is_iterated_only_inside_its_function():
+    kept = []
+
+    @tf.function
+    def build(x):
+        kept.append(D.from_tensor_slices(x))
+        return x
+    build(tf.constant([1., 2.]))
+    with pytest.raises(ValueError, match="can be iterated only inside that function"):
+        list(kept[0])
+
+    @tf.function
+    def counter_of(n):
+        return D.counter(n).take(2).reduce(tf.constant(0, tf.int64), lambda s, v: s + v)
+    with pytest.raises(TypeError, match="Dataset.counter needs eager values"):
+        counter_of(tf.constant(3, tf.int64))
 
 
 def test_pending_tensors_of_async_execution_build_datasets():

@@ -521,9 +521,9 @@ def test_staging_copies_elements_to_the_gpu_on_its_copy_stream_before_they_are_a
 
 def test_staged_batches_keep_their_values_while_the_step_computes_and_frees_buffers(
         simulated_gpu):
-    """The staging thread's copies and the consumer's kernels share the GPU's memory pool: a
-    batch the step has dropped goes back to the pool and is written again by a later copy,
-    which must wait for the kernels still reading it."""
+    """The step's kernels read staged batches and drop them while later batches are copied:
+    every batch keeps its values until the kernels that read it have run, and the step's own
+    buffers go round the GPU's memory pool meanwhile."""
     with eager.device("CPU:0"):
         batches = [eager.constant(np.full((64, 32), i, np.float32)) for i in range(40)]
     w = eager.ones((32, 8))

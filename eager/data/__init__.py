@@ -6,7 +6,9 @@ tensors, inside `eager.function` a graph op (the function traces once). The piec
 (the public class), `node.py` (the protocol of a pipeline step), `structure.py` (elements and
 their specs), the steps by theme (`sources`, `ordering`, `selection`, `functional`,
 `batching`, `windowing`, `combining`, `buffering`), `traced.py` (user functions traced once),
-`iterator.py` (iterators, checkpointable), `in_function.py` (graph ops), `element_state.py`
+`iterator.py` (iterators, checkpointable), `iterator_context.py` (what iterators are made under:
+options), `in_function.py` (graph ops), `symbolic.py` (sources over a function's symbolic
+tensors), `element_state.py`
 (saved positions), `background.py` (threads behind prefetch and parallel calls).
 """
 

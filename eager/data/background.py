@@ -4,5 +4,7 @@ describes. Every dataset reaches them through this module, so datasets depend on
 and not on how the threads are built."""
 
 from .threads import AUTOTUNE, Prefetcher, parallel_map, stage_to_device
+from .threads.autotune import PREFETCH_LIMIT, available_cpus
 
-__all__ = ["Prefetcher", "parallel_map", "stage_to_device", "AUTOTUNE"]
+__all__ = ["Prefetcher", "parallel_map", "stage_to_device", "AUTOTUNE", "PREFETCH_LIMIT",
+           "available_cpus"]

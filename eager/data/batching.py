@@ -114,7 +114,7 @@ class Batch(_Grouping):
         self.batch_size = check_batch_size(batch_size)
         self.drop_remainder = bool(drop_remainder)
         self.num_parallel_calls = check_parallel_calls(num_parallel_calls, "ParallelBatchDataset")
-        self.deterministic = deterministic is not False
+        self.deterministic = deterministic  # None: the pipeline's options decide
         if self.num_parallel_calls is not None:
             self.tf_name = "_ParallelBatchDataset"
         self.element_spec = _st.batched_spec(node.element_spec,
@@ -236,7 +236,7 @@ class PaddedBatch(_Grouping):
         self.batch_size = check_batch_size(batch_size, "PaddedBatchDatasetV2")
         self.drop_remainder = bool(drop_remainder)
         self.num_parallel_calls = None
-        self.deterministic = True
+        self.deterministic = None
         self.shapes = padded_shapes_of(spec, padded_shapes)
         self.values = padding_values_of(spec, padding_values)
         lead = self.batch_size if self.drop_remainder else None

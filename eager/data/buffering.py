@@ -22,7 +22,8 @@ from ..base import errors as _errors
 from ..tensor import wrap_value
 from . import structure as _st
 from . import element_state as _es
-from .background import Prefetcher, stage_to_device
+from . import iterator_context
+from .background import AUTOTUNE, PREFETCH_LIMIT, Prefetcher, stage_to_device
 from .node import Node, NodeIterator, not_checkpointable
 
 __all__ = ["Prefetch", "Cache", "DeviceStaging"]
@@ -51,13 +52,17 @@ class Prefetch(Node):
 class _PrefetchIterator(NodeIterator):
     """`_ready`: elements a save drained from the producer, given before it restarts."""
 
-    __slots__ = ("_node", "_input", "_producer", "_ready")
+    __slots__ = ("_node", "_input", "_producer", "_ready", "_max_buffer")
 
     def __init__(self, node):
         self._node = node
         self._input = node.inputs[0].make_iterator()
         self._producer = None
         self._ready = []
+        self._max_buffer = None
+        if node.buffer_size == AUTOTUNE:  # the options may bound how deep it grows
+            self._max_buffer = iterator_context.current().prefetch_limit(
+                PREFETCH_LIMIT, iterator_context.spec_bytes(_st.flatten(node.element_spec)))
 
     def __next__(self):
         if self._ready:
@@ -69,7 +74,8 @@ class _PrefetchIterator(NodeIterator):
             return next(self._input)
         if self._producer is None:
             source = self._input
-            self._producer = Prefetcher(lambda: source, self._node.buffer_size)
+            self._producer = Prefetcher(lambda: source, self._node.buffer_size,
+                                        max_buffer=self._max_buffer)
         return next(self._producer)
 
     @property

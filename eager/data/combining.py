@@ -7,6 +7,7 @@ import numpy as np
 
 from ..base import errors as _errors
 from . import element_state as _es
+from . import iterator_context
 from . import structure as _st
 from .node import INFINITE, UNKNOWN, Node, NodeIterator
 
@@ -95,10 +96,11 @@ class Concatenate(Node):
 
 
 class _ConcatenateIterator(NodeIterator):
-    __slots__ = ("_node", "_index", "_current")
+    __slots__ = ("_node", "_index", "_current", "_context")
 
     def __init__(self, node):
         self._node = node
+        self._context = iterator_context.current()
         self._index = 0
         self._current = node.inputs[0].make_iterator()
 
@@ -111,7 +113,7 @@ class _ConcatenateIterator(NodeIterator):
                     raise
                 self._current.close()
                 self._index = 1
-                self._current = self._node.inputs[1].make_iterator()
+                self._current = iterator_context.make_under(self._context, self._node.inputs[1])
 
     def save(self):
         return {"index": self._index, "input": self._current.save()}
@@ -121,7 +123,8 @@ class _ConcatenateIterator(NodeIterator):
         if index != self._index:
             self._current.close()
             self._index = index
-            self._current = self._node.inputs[index].make_iterator()
+            self._current = iterator_context.make_under(self._context,
+                                                        self._node.inputs[index])
         self._current.restore(state["input"])
 
     def close(self):

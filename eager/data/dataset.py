@@ -11,6 +11,8 @@ instead (`in_function.py`), so the function traces once and reads the data when 
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from ..autograph.api import converting_call
@@ -22,7 +24,7 @@ from ..ops import math_ops as _math
 from ..ops.debug_ops import assert_that
 from ..tensor import wrap_value
 from . import batching, buffering, combining, functional, ordering, selection, sources, windowing
-from . import in_function
+from . import in_function, iterator_context, symbolic
 from . import structure as _st
 from .iterator import NumpyIterator, OwnedIterator
 from .node import INFINITE, UNKNOWN, Node
@@ -30,6 +32,8 @@ from .options import Options
 from .traced import StructuredFunction
 
 __all__ = ["Dataset", "DatasetV2"]
+
+_log = logging.getLogger("eager.data")
 
 
 class _WithOptions(Node):
@@ -88,19 +92,15 @@ class Dataset:
 
     def options(self):
         """The options set on this pipeline (`with_options`), merged, later ones winning."""
-        found = []
-        stack = [self._node]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, _WithOptions):
-                found.append(node.options)
-            stack.extend(node.inputs)
-        merged = Options()
-        for options in reversed(found):
-            merged = merged.merge(options)
-        return merged
+        return iterator_context.merged_options(self._node)
 
     def with_options(self, options, name=None):
+        """The pipeline with `options` applied to all of it (`iterator_context` says what they
+        change); a field set here replaces the value set upstream, with TensorFlow's warning."""
+        if not isinstance(options, Options):
+            raise TypeError(f"Expected `tf.data.Options` but got {type(options)}.")
+        for field, old, new in iterator_context.merged_options(self._node).changes(options):
+            _log.warning("Changing the value of option %s from %r to %r.", field, old, new)
         return Dataset(_WithOptions(self._node, options))
 
     # -- iterating -------------------------------------------------------------------------------
@@ -160,15 +160,16 @@ class Dataset:
     # -- sources ---------------------------------------------------------------------------------
     @staticmethod
     def from_tensor_slices(tensors, name=None):
-        return Dataset(sources.TensorSlices(tensors))
+        return Dataset(symbolic.symbolic_slices(tensors) or sources.TensorSlices(tensors))
 
     @staticmethod
     def from_tensors(tensors, name=None):
-        return Dataset(sources.Tensors(tensors))
+        return Dataset(symbolic.symbolic_tensors(tensors) or sources.Tensors(tensors))
 
     @staticmethod
     def range(*args, output_type=_dt.int64, name=None):  # noqa: A003 - TensorFlow's name
-        return Dataset(sources.Range(args, output_type))
+        return Dataset(symbolic.symbolic_range(args, output_type)
+                       or sources.Range(args, output_type))
 
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None,

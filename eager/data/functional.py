@@ -18,7 +18,8 @@ from ..autograph.api import converting_call
 from ..base import errors as _errors
 from . import structure as _st
 from . import element_state as _es
-from .background import parallel_map
+from . import iterator_context
+from .background import available_cpus, parallel_map
 from .node import Node, NodeIterator
 from .traced import StructuredFunction
 
@@ -47,7 +48,7 @@ class Map(Node):
                           "`num_parallel_calls` argument is specified.", stacklevel=3)
         self.num_parallel_calls = check_parallel_calls(num_parallel_calls,
                                                        "ParallelMapDatasetV2")
-        self.deterministic = deterministic is not False
+        self.deterministic = deterministic  # None: the pipeline's options decide
         if self.num_parallel_calls is not None:
             self.tf_name = "_ParallelMapDataset"
 
@@ -84,15 +85,18 @@ class _MapIterator(NodeIterator):
 
 class ParallelMapIterator(NodeIterator):
     """`fn` over the elements of the iterator `source`, the calls run in
-    `background.parallel_map`; `_ready` holds outputs a save drained, in order."""
+    `background.parallel_map`; `_ready` holds outputs a save drained, in order. The pipeline's
+    options (`iterator_context`) settle the order when `deterministic` is None, and bound the
+    workers and the calls running at once."""
 
     __slots__ = ("_fn", "_calls", "_deterministic", "_spec", "_input", "_mapper", "_ready")
 
     def __init__(self, source, fn, num_parallel_calls, deterministic, output_spec):
+        context = iterator_context.current()
         self._input = source
-        self._fn = fn
-        self._calls = num_parallel_calls
-        self._deterministic = deterministic
+        self._fn = context.gated(fn)
+        self._calls = context.parallel_calls(num_parallel_calls, available_cpus)
+        self._deterministic = context.deterministic_for(deterministic)
         self._spec = output_spec
         self._mapper = None
         self._ready = []

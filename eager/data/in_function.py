@@ -37,6 +37,7 @@ from ..core.registry import register_op
 from ..core.specs import TensorSpec
 from ..graph.tracing import get_default_graph
 from ..tensor import wrap_value
+from . import iterator_context, symbolic
 from . import structure as _st
 
 __all__ = ["IteratorHandle", "GraphIterator", "dataset_for_loop", "iterator_for_loop",
@@ -67,11 +68,18 @@ def iterator_handle(next_element):
 
 
 # -- the ops ---------------------------------------------------------------------------------------
-def _make_kernel(xp, *, dataset):
-    return IteratorHandle(dataset.make_iterator().__next__)
+def _make_kernel(xp, *captured, dataset, bound):
+    """A fresh iterator; `captured` are the arrays of the pipeline's symbolic sources' tensors
+    in this call, `bound` says how many belong to each source (see `symbolic`)."""
+    bindings, i = {}, 0
+    for source, count in bound:
+        bindings[source] = [np.asarray(a) for a in captured[i:i + count]]
+        i += count
+    context = iterator_context.for_pipeline(dataset, bindings)
+    return IteratorHandle(iterator_context.make_under(context, dataset).__next__)
 
 
-def _make_infer(*, dataset):
+def _make_infer(*captured, dataset, bound):
     return (TensorSpec([], _dt.variant),)
 
 
@@ -159,7 +167,10 @@ def _count_next(handle):
 
 
 def _new_iterator(node):
-    return execute(MAKE_ITERATOR, (), {"dataset": node})
+    found = symbolic.captures_of(node)
+    inputs = tuple(t for _, captures in found for t in captures)
+    bound = tuple((source, len(captures)) for source, captures in found)
+    return execute(MAKE_ITERATOR, inputs, {"dataset": node, "bound": bound})
 
 
 def _get_next(handle, spec):
@@ -231,7 +242,7 @@ def traced_next(owned):
 def dataset_for_loop(node, loop):
     """`for element in dataset:` (AutoGraph's `ForLoop`; see the module doc)."""
     if get_default_graph() is None:
-        iterator = node.make_iterator()
+        iterator = iterator_context.make_under(iterator_context.for_pipeline(node), node)
         try:
             loop.run_python(iterator)
         finally:

@@ -7,10 +7,11 @@ once, because `next(iterator)` inside an `eager.function` must become a graph op
 iterator when the function runs (TensorFlow's `IteratorGetNext` on a captured iterator), never
 an element frozen into the trace.
 
-Checkpoints. An `OwnedIterator` is a trackable whose one child, `iterator_state`, is a
-variable-like `IteratorState`: a checkpoint reads its value when it saves (the iterator's
-position, serialized as a uint8 array by `element_state.encode`: TensorFlow saves
-`ITERATOR_STATE` the same way, as one serialized tensor) and assigns it when it restores,
+Checkpoints. An `OwnedIterator` is a trackable saved as one value: in the object graph a
+variable-like `IteratorState` stands in its place (`_checkpoint_variable`), so its key is
+TensorFlow's `<path>/.ATTRIBUTES/ITERATOR_STATE`. A checkpoint reads its value when it saves
+(the iterator's position, serialized as a uint8 array by `element_state.encode`: TensorFlow
+saves `ITERATOR_STATE` the same way, as one serialized tensor) and assigns it when it restores,
 which puts the iterator at that position. The state records the pipeline's signature, and a
 restore into another pipeline is TensorFlow's NotFoundError, changing nothing.
 """
@@ -29,7 +30,7 @@ from ..state.trackable import Trackable
 from ..tensor import wrap_value
 from ..variables import Variable
 from . import element_state as _es
-from . import in_function
+from . import in_function, iterator_context
 from . import structure as _st
 
 __all__ = ["OwnedIterator", "NumpyIterator", "IteratorState"]
@@ -46,7 +47,7 @@ class OwnedIterator(Trackable):
 
     def __init__(self, node):
         self._node = node
-        self._iterator = node.make_iterator()
+        self._iterator = iterator_context.make_under(iterator_context.for_pipeline(node), node)
         self._next = self._iterator.next_function()
         self._done = False
         self._state = None
@@ -131,9 +132,14 @@ class OwnedIterator(Trackable):
 
     # -- checkpoints -----------------------------------------------------------------------------
     def _trackable_children(self):
+        return {}
+
+    def _checkpoint_variable(self):
+        """What a checkpoint saves and restores in this iterator's place (see the module
+        doc)."""
         if self._state is None:
             self._state = IteratorState(self)
-        return {"iterator_state": self._state}
+        return self._state
 
     def save_state(self) -> np.ndarray:
         """The position, as bytes (see the module doc)."""
@@ -159,7 +165,8 @@ class OwnedIterator(Trackable):
             if state is not None:
                 node.set_node_state(state)
         try:
-            fresh = self._node.make_iterator()
+            fresh = iterator_context.make_under(iterator_context.for_pipeline(self._node),
+                                                self._node)
             if not saved["done"]:
                 fresh.restore(saved["state"])
         except BaseException:
@@ -191,6 +198,7 @@ class IteratorState(Variable):
         self._owner = weakref.ref(owner)  # no cycle: an abandoned iterator closes at once
 
     name = "iterator_state:0"
+    checkpoint_attribute = "ITERATOR_STATE"
     dtype = _dt.uint8
     shape = TensorShape([None])
     trainable = False

@@ -8,7 +8,7 @@ of host `EagerTensor`s), pulling from its inputs' iterators.
 
 Iterators are checkpointable: `save()` returns the position as a small tree of plain values
 (ints, floats, bools, strings, numpy arrays, lists and dicts of them) and `restore(state)` puts
-a fresh iterator of the same pipeline there (`eager.data.iterator_state` turns the tree into
+a fresh iterator of the same pipeline there (`element_state.encode` turns the tree into
 bytes). An iterator whose position cannot be saved (a Python generator's) raises TensorFlow's
 FailedPreconditionError from `save`.
 """
@@ -32,6 +32,8 @@ class Node:
     tf_name = "_Dataset"
     inputs: tuple = ()
     element_spec = None
+    #: The `Options` a `with_options` step sets for its whole pipeline; None for other steps.
+    options = None
 
     def cardinality(self) -> int:
         return UNKNOWN

@@ -1,9 +1,10 @@
 """`tf.data.Options`: settings a pipeline carries (`with_options`, `options()`).
 
 The options are recorded and merged as TensorFlow merges them (an option set later wins over
-one set earlier, unset ones leave the other's value), so code that sets and reads them works;
-eager does not act on any of them yet (a parallel `map` or `batch` is deterministic unless its
-own `deterministic=False`).
+one set earlier, unset ones leave the other's value), and typed as TensorFlow types them (a
+wrong type is its TypeError). `iterator_context` applies the ones eager acts on (determinism,
+the thread limit, AUTOTUNE's budgets) to every iterator of the pipeline; the others are
+recorded only (docs/API.md lists which).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ class _OptionsGroup:
 
     _FIELDS: dict = {}
     _GROUPS: dict = {}
+    _TYPES: dict = {}  # name -> the type TensorFlow requires of a value that is not None
 
     def __init__(self):
         object.__setattr__(self, "_values", {})
@@ -36,6 +38,10 @@ class _OptionsGroup:
     def __setattr__(self, name, value):
         if name not in self._FIELDS or name in self._GROUPS:
             raise AttributeError(f"Cannot set the property {name} on {type(self).__name__}.")
+        kind = self._TYPES.get(name)
+        if kind is not None and value is not None and not isinstance(value, kind):
+            raise TypeError(f"Property \"{name}\" must be of type {kind}, got: {value!r} "
+                            f"(type: {type(value)})")
         self._values[name] = value
 
     def _merged(self, other):
@@ -48,6 +54,16 @@ class _OptionsGroup:
             elif name in self._values:
                 out._values[name] = self._values[name]
         return out
+
+    def changes(self, other):
+        """(field, value here, value in `other`) for each field both set to different values
+        (what merging `other` in changes, which TensorFlow warns about)."""
+        for name in self._FIELDS:
+            if name in self._GROUPS:
+                yield from self._values[name].changes(other._values[name])
+            elif name in self._values and name in other._values and \
+                    self._values[name] != other._values[name]:
+                yield name, self._values[name], other._values[name]
 
     def __eq__(self, other):
         return type(other) is type(self) and all(
@@ -62,15 +78,19 @@ class OptimizationOptions(_OptionsGroup):
                    map_and_filter_fusion=None, map_fusion=None, map_parallelization=None,
                    noop_elimination=None, parallel_batch=None, seq_interleave_prefetch=None,
                    shuffle_and_repeat_fusion=None)
+    _TYPES = dict.fromkeys(_FIELDS, bool)
 
 
 class ThreadingOptions(_OptionsGroup):
     _FIELDS = dict(max_intra_op_parallelism=None, private_threadpool_size=None)
+    _TYPES = dict(max_intra_op_parallelism=int, private_threadpool_size=int)
 
 
 class AutotuneOptions(_OptionsGroup):
     _FIELDS = dict(enabled=None, cpu_budget=None, ram_budget=None, autotune_algorithm=None,
                    initial_parallelism=None, min_parallelism=None)
+    _TYPES = dict(enabled=bool, cpu_budget=int, ram_budget=int, initial_parallelism=int,
+                  min_parallelism=int)
 
 
 class DistributeOptions(_OptionsGroup):
@@ -90,12 +110,24 @@ class Options(_OptionsGroup):
 
     _GROUPS = dict(autotune=AutotuneOptions, experimental_distribute=DistributeOptions,
                    experimental_optimization=OptimizationOptions, threading=ThreadingOptions)
-    _FIELDS = dict(deterministic=None, experimental_deterministic=None,
+    _FIELDS = dict(deterministic=None,
                    experimental_external_state_policy=None, experimental_slack=None,
                    experimental_symbolic_checkpoint=None, experimental_warm_start=None,
                    dataset_name=None, framework_type=None,
                    autotune=None, experimental_distribute=None, experimental_optimization=None,
                    threading=None)
+    _TYPES = dict(deterministic=bool, experimental_slack=bool,
+                  experimental_symbolic_checkpoint=bool, experimental_warm_start=bool)
+
+    def __getattr__(self, name):
+        if name == "experimental_deterministic":  # TensorFlow's older name, an alias
+            name = "deterministic"
+        return super().__getattr__(name)
+
+    def __setattr__(self, name, value):
+        if name == "experimental_deterministic":
+            name = "deterministic"
+        super().__setattr__(name, value)
 
     def merge(self, options):
         """The options with `options`' set values taking precedence."""

@@ -25,6 +25,7 @@ from ..ops.random_ops import get_seed
 from ..tensor import wrap_value
 from . import structure as _st
 from . import element_state as _es
+from . import iterator_context
 from .node import INFINITE, UNKNOWN, Node, NodeIterator
 
 __all__ = ["Repeat", "Take", "Skip", "Shard", "Shuffle", "Enumerate", "shuffle_seed"]
@@ -56,10 +57,11 @@ class _RepeatIterator(NodeIterator):
     """Makes a fresh input iterator per repetition (a shuffle below reshuffles: each iterator
     is a new epoch)."""
 
-    __slots__ = ("_node", "_input", "_done", "_epoch_empty")
+    __slots__ = ("_node", "_input", "_done", "_epoch_empty", "_context")
 
     def __init__(self, node):
         self._node = node
+        self._context = iterator_context.current()
         self._input = None
         self._done = 0  # repetitions finished
         self._epoch_empty = True
@@ -68,7 +70,7 @@ class _RepeatIterator(NodeIterator):
         count = self._node.count
         while count < 0 or self._done < count:
             if self._input is None:
-                self._input = self._node.inputs[0].make_iterator()
+                self._input = iterator_context.make_under(self._context, self._node.inputs[0])
                 self._epoch_empty = True
             try:
                 element = next(self._input)
@@ -93,7 +95,7 @@ class _RepeatIterator(NodeIterator):
         if state["input"] is None:
             self._input = None
         else:
-            self._input = self._node.inputs[0].make_iterator()
+            self._input = iterator_context.make_under(self._context, self._node.inputs[0])
             self._input.restore(state["input"])
 
     def close(self):

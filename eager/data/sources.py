@@ -240,8 +240,9 @@ class Range(Node):
 
 def _int_argument(value, name) -> int:
     if isinstance(value, Tensor) and value.is_symbolic:
-        raise TypeError(f"Dataset.range needs eager values; {name} is {value!r} (a symbolic "
-                        f"tensor: datasets are built outside eager.function).")
+        raise TypeError(f"Dataset.counter needs eager values; {name} is {value!r}, a symbolic "
+                        f"tensor (inside eager.function, only from_tensor_slices, from_tensors "
+                        f"and range take the function's symbolic tensors).")
     if isinstance(value, Tensor):
         value = convert_to_tensor(value, _dt.int64) if value.dtype != _dt.int64 else value
         if value.dtype != _dt.int64:

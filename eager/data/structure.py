@@ -178,24 +178,28 @@ def host_tensor(value) -> EagerTensor:
     if value.__class__ is EagerTensor and value._meta.device.inline:
         return value
     if value.is_symbolic:
-        raise TypeError(f"tf.data needs eager tensors to build a dataset; got {value!r} (a "
-                        "symbolic tensor: datasets are built outside eager.function).")
+        raise TypeError(f"tf.data needs an eager tensor here; got {value!r}, a symbolic tensor "
+                        "(inside eager.function, only from_tensor_slices, from_tensors and "
+                        "range take the function's symbolic tensors).")
     return wrap_value(host_array(value), cpu_device())
 
 
-def normalize(value, what="element"):
+def normalize(value, what="element", keep_symbolic=False):
     """`value` as an element: tuples, namedtuples and dicts kept as structure, datasets kept, any
-    other leaf (a list included) converted to a host tensor."""
+    other leaf (a list included) converted to a host tensor (with `keep_symbolic`, a symbolic
+    tensor is kept as it is)."""
     if isinstance(value, dict):
-        return type(value)((k, normalize(v, what)) for k, v in value.items())
+        return type(value)((k, normalize(v, what, keep_symbolic)) for k, v in value.items())
     if isinstance(value, tuple):
-        items = [normalize(v, what) for v in value]
+        items = [normalize(v, what, keep_symbolic) for v in value]
         return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
     if is_dataset(value):
         return value
     if value is None:
         raise TypeError(f"Failed to convert {what}: None is not a valid component of a "
                         "tf.data element.")
+    if keep_symbolic and isinstance(value, Tensor) and value.is_symbolic:
+        return value
     return host_tensor(value)
 
 

@@ -189,6 +189,13 @@ class Device:
         """A numpy copy of an array that lives on this device (waits for it to be ready)."""
         raise NotImplementedError
 
+    def stage_from_host(self, array):
+        """`from_host` for an input pipeline's staging thread, which copies batches while the
+        step's kernels run: a backend that can put the copy in memory no queued kernel may
+        still use (the simulated GPU) makes it wait for nothing on the compute stream, so it
+        overlaps a busy step. By default it is `from_host`."""
+        return self.from_host(array)
+
     def copy_from(self, array, source: "Device"):
         """A copy of `array`, living on `source`, in this device's memory."""
         if source.xp is not self.xp or self.xp.__name__ != "numpy":

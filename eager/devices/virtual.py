@@ -12,6 +12,10 @@ CuPy backend implements:
   kernel, as CuPy does for such ops.
 - A stream runs its work in order; `record_event`/`wait_event`/`query`/`synchronize` behave as
   CUDA's: a wait is queued on the stream and blocks its worker, not the host.
+- A host-to-device copy under `PINNED_STAGING_BYTES` runs on the compute stream, as the CuPy
+  backend's pageable copies do; larger ones run on the copy stream. An input pipeline's staged
+  copies (`stage_from_host`) run on the copy stream into blocks of their own, waiting for no
+  kernel.
 - Memory comes from a pool that, like CuPy's, returns a freed block to the stream it was
   allocated on and reuses it for the next allocation of that size on that stream at once,
   without waiting for other streams. Kernels see raw blocks, never the Python objects that own
@@ -45,6 +49,7 @@ from ..base import profile_events
 from ..base.errors import InvalidArgumentError, OpError
 from ..base.ieee import quiet_thread
 from .base import COMPLETED, Device, Event, KeepAlive, Stream
+from .cuda import PINNED_STAGING_BYTES
 
 __all__ = ["VirtualArray", "VirtualDevice", "VirtualEvent", "VirtualStream",
            "MAX_PENDING_LAUNCHES"]
@@ -491,11 +496,35 @@ class VirtualDevice(Device):
         if host.dtype == object:
             raise ValueError("Unsupported dtype object")  # as cupy.asarray
         out = self._allocate(host.shape, host.dtype, None)
+        if host.nbytes < PINNED_STAGING_BYTES:
+            # Small: issued on the compute stream, as the CUDA backend issues it (a pageable
+            # copy), so it is ordered with the kernels and keeps the copy stream free.
+            out._ready = self.compute_stream.launch_op("HostToDevice", np.copyto, out._block,
+                                                       host)
+            return out
         copy = self.copy_stream
         # The block came from the compute stream's pool: kernels queued there may still use it
         # (it was freed in their order), so the copy must not write it before they finish.
         copy.wait_event(self.compute_stream.record_event())
         done = copy.launch_op("HostToDevice", np.copyto, out._block, host)
+        out._ready = done
+        self.compute_stream.wait_event(done)
+        return out
+
+    def stage_from_host(self, array):
+        """`from_host` into a block of its own, outside the pool: no kernel queued on the
+        compute stream can be using it, so the copy waits for nothing there and runs while the
+        compute stream is busy. The block is freed with its array (and the kernels that read
+        it), never handed to another allocation, so nothing can overwrite it early."""
+        if not isinstance(array, (np.ndarray, np.generic, int, float, complex, bool)):
+            raise TypeError(f"Unsupported type {type(array)}")  # as cupy.asarray
+        host = np.array(array, copy=True)
+        if host.dtype == object:
+            raise ValueError("Unsupported dtype object")
+        out = VirtualArray()
+        out.shape, out.dtype = host.shape, host.dtype
+        out._block = np.empty(host.shape, host.dtype)
+        done = self.copy_stream.launch_op("HostToDevice", np.copyto, out._block, host)
         out._ready = done
         self.compute_stream.wait_event(done)
         return out

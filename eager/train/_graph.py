@@ -4,6 +4,11 @@ The edges are `_trackable_children()` for trackables, indices for lists and tupl
 dicts; anything else (numbers, strings, tensors) is not part of the graph. A variable's key is
 its first breadth-first path, each component escaped as TensorFlow does ("." -> "..", "/" ->
 ".S"), joined by "/", plus "/.ATTRIBUTES/VARIABLE_VALUE" (see `checkpoint.py`).
+
+A trackable saved as one value rather than as children (a dataset iterator: TensorFlow writes
+its state under `iterator/.ATTRIBUTES/ITERATOR_STATE`) defines `_checkpoint_variable()`, the
+variable-like object that stands in its place in the graph, and that object's
+`checkpoint_attribute` names the value ("ITERATOR_STATE"; variables: "VARIABLE_VALUE").
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from ..state.trackable import is_trackable
 from ..variables import Variable
 from . import _format
 
-VALUE_SUFFIX = ".ATTRIBUTES/VARIABLE_VALUE"
+ATTRIBUTES = ".ATTRIBUTES/"
 
 
 def escape_local_name(name: str) -> str:
@@ -50,6 +55,9 @@ def children_of(obj):
         return []
     out = []
     for name, child in items:
+        stand_in = getattr(child, "_checkpoint_variable", None)
+        if stand_in is not None and is_trackable(child):
+            child = stand_in()
         if not is_node(child):
             continue
         if not isinstance(name, str):
@@ -96,7 +104,8 @@ def object_graph(root):
     for index, obj in enumerate(objects):
         if not isinstance(obj, Variable):
             continue
-        key = "/".join([escape_local_name(n) for n in paths[index]] + [VALUE_SUFFIX])
+        attribute = ATTRIBUTES + getattr(obj, "checkpoint_attribute", "VARIABLE_VALUE")
+        key = "/".join([escape_local_name(n) for n in paths[index]] + [attribute])
         if not _format.saveable_dtype(obj.dtype):
             raise TypeError(f"Cannot checkpoint variable {obj.name} ({key}): dtype "
                             f"{getattr(obj.dtype, 'name', obj.dtype)} is not saveable.")

@@ -191,13 +191,23 @@ def test_terminate_on_nan(capsys):
     y = y.copy()
     y[1] = np.nan
     model = _model()
-    history = model.fit(x, y, batch_size=2, epochs=3, verbose=0,
+    history = model.fit(x, y, batch_size=2, epochs=3, verbose=0, shuffle=False,
                         callbacks=[keras.callbacks.TerminateOnNaN()])
     assert capsys.readouterr().out == "Batch 0: Invalid loss, terminating training\n"
     assert history.epoch == [0] and math.isnan(history.history["loss"][0])
     with pytest.raises(RuntimeError, match="NaN or Inf loss encountered at batch 0"):
         model.fit(x, y, batch_size=2, verbose=0,
                   callbacks=[keras.callbacks.TerminateOnNaN(raise_error=True)])
+
+
+def test_lambda_callback_batch_hooks_fire():
+    x, y = _data()
+    model = _model()
+    seen = []
+    cb = keras.callbacks.LambdaCallback(on_train_batch_end=lambda batch, logs: seen.append(
+        (batch, sorted(logs))))
+    model.fit(x, y, batch_size=2, epochs=1, verbose=0, callbacks=[cb])
+    assert seen == [(0, ["loss"]), (1, ["loss"])]
 
 
 def test_hook_order_and_params():

@@ -11,6 +11,7 @@ One module per job:
 * `staging`: `stage_to_device`, elements copied to a device ahead of the consumer
   (`prefetch_to_device`, `copy_to_device`).
 * `autotune`: what `AUTOTUNE` chooses.
+* `inherited`: what a pipeline thread takes from the thread that starts it (the device scope).
 
 The contract every iterator here keeps. A source is a zero-argument callable returning an
 iterator over elements (nested structures of tensors); it is called on the pipeline's own

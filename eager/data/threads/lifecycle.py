@@ -40,6 +40,7 @@ import time
 import weakref
 
 from ...base.errors import FailedPreconditionError
+from . import inherited
 
 __all__ = ["PipelineIterator", "Shutdown", "CLOSE_TIMEOUT_S", "live_threads"]
 
@@ -125,10 +126,13 @@ class PipelineIterator:
 
     def _start(self, parts, workers=()) -> None:
         """Registers the stopping of `parts` and starts one daemon thread per `(name, target,
-        args)` of `workers`, running `target(*args, shutdown)` (a producer publishes the source
-        it reads on the `Shutdown`, so that stopping reaches it)."""
+        args)` of `workers`, running `target(*args, shutdown)` under the calling thread's device
+        scope (`inherited`; a producer publishes the source it reads on the `Shutdown`, so that
+        stopping reaches it)."""
         shutdown = Shutdown(parts, ())
-        shutdown.threads = tuple(threading.Thread(target=target, args=(*args, shutdown),
+        scope = inherited.capture()
+        shutdown.threads = tuple(threading.Thread(target=inherited.run_inherited,
+                                                  args=(scope, target, *args, shutdown),
                                                   name=name, daemon=True)
                                  for name, target, args in workers)
         self._shutdown = shutdown

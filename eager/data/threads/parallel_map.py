@@ -18,8 +18,8 @@ hand the outcome over. Workers compute at the same time whenever `fn`'s kernels 
   RuntimeError, as a generator's would be (it would otherwise end the iteration silently).
 * **Stopping** is `lifecycle`'s: `close()`, dropping the iterator, interpreter exit.
 
-Workers start with eager's default thread state (see `prefetch`); `fn` is called with one
-argument, the element.
+Workers run under the device scope of the thread that started them (see `prefetch`); `fn` is
+called with one argument, the element.
 """
 
 from __future__ import annotations

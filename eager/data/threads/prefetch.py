@@ -5,9 +5,9 @@ order, errors included (see `channel`); while the consumer works on one element 
 step), the producer thread makes the next ones. Threads give real overlap here because numpy
 releases the GIL inside its kernels, and the step's kernels do too (or run on a device).
 
-The producer thread starts with eager's default thread state: no device scope (ops run on the
-default device), synchronous execution, no gradient tapes. A source that must run elsewhere
-enters its own scope inside the callable that makes it.
+The producer thread runs under the device scope of the thread that started it (`inherited`),
+synchronously, with no gradient tapes. A source that must run elsewhere enters its own scope
+inside the callable that makes it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ __all__ = ["Prefetcher"]
 class Prefetcher(PipelineIterator):
     """≈ the iterator of `dataset.prefetch(buffer_size)`: an iterator over the elements of
     `make_iterator()`, which a producer thread calls and reads ahead, at most `buffer_size`
-    elements (`AUTOTUNE`: see `autotune`). `buffer_size=0` makes elements when asked for, on
+    elements (`AUTOTUNE`: see `autotune`; `max_buffer` caps how deep it grows). `buffer_size=0`
+    makes elements when asked for, on
     the consumer's thread, with no thread at all (TensorFlow's `prefetch(0)`). The thread is
     named "eager-data <name>".
 
@@ -32,11 +33,14 @@ class Prefetcher(PipelineIterator):
 
     __slots__ = ("_channel", "_make", "_source")
 
-    def __init__(self, make_iterator, buffer_size=autotune.AUTOTUNE, name="prefetch"):
+    def __init__(self, make_iterator, buffer_size=autotune.AUTOTUNE, name="prefetch",
+                 max_buffer=None):
         if not callable(make_iterator):
             raise TypeError(f"Prefetcher needs a zero-argument callable returning an iterator, "
                             f"got {type(make_iterator).__name__}.")
         start, limit = autotune.prefetch_buffer(buffer_size)
+        if max_buffer is not None:  # an autotuned buffer grows no deeper (0: never grows)
+            limit = max(start, min(limit, max_buffer))
         self._source = None
         if start == 0:  # no buffer: the source is made and read on the consumer's thread
             self._channel = None

@@ -5,12 +5,14 @@
 copies every tensor of each element to `device` and then waits until the copies have landed,
 so that an element the consumer takes is already in device memory: its training step neither
 issues the copy nor waits for it. The copies are the device's own host-to-device path
-(`Device.from_host`, through `devices.base.transfer`): on a GPU they run on its copy stream, large
-ones from pinned staging buffers (the CUDA backend), and the compute stream waits for them on the
-device, not on the host. A copy first waits for the kernels already queued on the compute stream
-(the buffer comes from that stream's pool, which may hand out blocks those kernels still use),
-so what overlaps the step is the host's part of staging (making the element, the pinned copy)
-and the copy of elements issued before the step's kernels.
+(`Device.stage_from_host` for host arrays, `devices.base.transfer` for others): on a GPU they
+run on its copy stream, large ones from pinned staging buffers (the CUDA backend), and the
+compute stream waits for them on the device, not on the host. On the simulated GPU a staged
+copy goes into memory of its own, so it waits for nothing on the compute stream and lands
+while the step's kernels run; the CUDA backend's copy comes from the compute stream's memory
+pool, which may hand out blocks queued kernels still use, so there it first waits for the
+kernels queued before it (what overlaps the step is then the host's part of staging and the
+copies issued before the step's kernels).
 
 `buffer_size=0` (`copy_to_device`'s behaviour) copies each element when it is asked for, on the
 consumer's thread, without waiting for the copy: the device orders its kernels after it.
@@ -21,6 +23,8 @@ naming it. The device is resolved when the iterator is made, with soft placement
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ...base import nest
 from ...core import context as _context
@@ -61,7 +65,10 @@ def _leaf_to(leaf, device):
     source = leaf._meta.device
     if source is device:
         return leaf
-    return wrap_value(transfer(leaf._value, source, device), device, leaf._meta.dtype)
+    value = leaf._value
+    if source.inline and value.__class__ is np.ndarray:  # a host array: the staging copy
+        return wrap_value(device.stage_from_host(value), device, leaf._meta.dtype)
+    return wrap_value(transfer(value, source, device), device, leaf._meta.dtype)
 
 
 class _Copies:

@@ -78,9 +78,11 @@ def overrides(callback, hook: str) -> bool:
     """Whether `callback` does something in `hook` (or in the older batch hook a training
     batch hook calls): the loops skip turning a step's logs into floats when nobody reads
     them, so a step costs no device-to-host copy."""
+    own = vars(callback)  # hooks set on the instance (LambdaCallback's)
     cls = type(callback)
-    if getattr(cls, hook) is not getattr(Callback, hook):
+    if hook in own or getattr(cls, hook) is not getattr(Callback, hook):
         return True
     legacy = {"on_train_batch_begin": "on_batch_begin",
               "on_train_batch_end": "on_batch_end"}.get(hook)
-    return legacy is not None and getattr(cls, legacy) is not getattr(Callback, legacy)
+    return legacy is not None and (legacy in own or getattr(cls, legacy)
+                                   is not getattr(Callback, legacy))

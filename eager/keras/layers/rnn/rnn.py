@@ -1,0 +1,152 @@
+"""`keras.layers.RNN(cell)`: a cell run over the time axis as ONE loop.
+
+The loop is `eager.while_loop` over a `TensorArray` of time-major inputs, writing each step's
+output into another `TensorArray`: eagerly it runs step by step; traced inside an
+`eager.function` it is a single While op whatever the sequence length (also an unknown one),
+not a Python loop unrolled over time; either way `GradientTape` differentiates through it.
+`unroll=True` is accepted and runs the same loop (the numbers are the same).
+
+As in Keras 3, `go_backwards=True` reads the sequence from the end and returns the sequence of
+outputs in that (reversed) order. Stateful RNNs and masks are not implemented and are refused.
+"""
+
+from __future__ import annotations
+
+from ....base import nest
+from ....control_flow.api import while_loop
+from ....core.tensor_conversion import convert_to_tensor
+from ....ops import array_ops as _array
+from ....ops import composite_ops as _composite
+from ....ops.tensor_array import TensorArray
+from ...serialization import deserialize_keras_object, serialize_keras_object
+from ..input_spec import InputSpec
+from ..layer import Layer
+
+__all__ = ["RNN"]
+
+
+class RNN(Layer):
+    """≈ `keras.layers.RNN(cell, return_sequences=False, return_state=False,
+    go_backwards=False, stateful=False, unroll=False, zero_output_for_mask=False)`."""
+
+    def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,
+                 stateful=False, unroll=False, zero_output_for_mask=False, **kwargs):
+        if isinstance(cell, (list, tuple)):
+            raise NotImplementedError("RNN: a list of cells (StackedRNNCells) is not "
+                                      "supported by eager.keras; stack RNN layers instead.")
+        if "call" not in dir(cell):
+            raise ValueError(f"Argument `cell` should have a `call` method. Received: "
+                             f"cell={cell}")
+        if "state_size" not in dir(cell):
+            raise ValueError("The RNN cell should have a `state_size` attribute (single "
+                             "integer or list of integers, one integer per RNN state). "
+                             f"Received: cell={cell}")
+        super().__init__(**kwargs)
+        if stateful:
+            raise NotImplementedError(f"{type(self).__name__}: stateful=True is not supported "
+                                      "by eager.keras; carry the states yourself with "
+                                      "`return_state=True` and `initial_state=`.")
+        self.zero_output_for_mask = zero_output_for_mask
+        self.cell = cell
+        self.return_sequences = return_sequences
+        self.return_state = return_state
+        self.go_backwards = go_backwards
+        self.stateful = stateful
+        self.unroll = unroll
+        self.supports_masking = True
+        self.input_spec = None
+        self.states = None
+        state_size = cell.state_size
+        self.single_state = not isinstance(state_size, (list, tuple))
+        self.state_size = [state_size] if self.single_state else list(state_size)
+
+    def build(self, sequences_shape):
+        if len(sequences_shape) != 3:
+            raise ValueError(f"Input should have rank 3 (batch, time, features); received "
+                             f"input shape {tuple(sequences_shape)} for layer '{self.name}'.")
+        step_shape = (sequences_shape[0], *sequences_shape[2:])
+        if not self.cell.built:
+            with self.cell._scope():
+                self.cell.build(step_shape)
+            self.cell.built = True
+        self.input_spec = InputSpec(min_ndim=3)
+
+    def get_initial_state(self, batch_size):
+        get = getattr(self.cell, "get_initial_state", None)
+        if get is not None:
+            return list(get(batch_size))
+        from .cells import _CellBase   # noqa: PLC0415 - the zeros helper, for duck-typed cells
+        return _CellBase.get_initial_state(self.cell, batch_size)
+
+    def call(self, sequences, initial_state=None, mask=None, training=False):
+        if mask is not None:
+            raise NotImplementedError(f"{type(self).__name__}: masking is not supported by "
+                                      "eager.keras.")
+        batch = sequences.shape[0]
+        if batch is None:
+            batch = _array.shape(sequences)[0]
+        if initial_state is None:
+            states = self.get_initial_state(batch)
+        else:
+            states = list(nest.flatten(initial_state))
+            if len(states) != len(self.state_size):
+                raise ValueError(f"Layer {self.name} expects {len(self.state_size)} "
+                                 f"state(s), but it received {len(states)} initial state(s).")
+        last, outputs, states = self._scan(sequences, states, training)
+        output = outputs if self.return_sequences else last
+        if self.return_state:
+            return [output, *states]
+        return output
+
+    def _scan(self, sequences, states, training):
+        """(last output, [batch, time, units] outputs or None, final states): one while_loop."""
+        time_major = _array.transpose(sequences, [1, 0, 2])
+        if self.go_backwards:
+            time_major = _composite.reverse(time_major, [0])
+        steps = sequences.shape[1]
+        if steps is None:
+            steps = _array.shape(sequences)[1]
+        inputs = TensorArray(sequences.dtype, size=steps).unstack(time_major)
+        written = TensorArray(sequences.dtype, size=steps)
+        cell = self.cell
+        takes_training = isinstance(cell, Layer) and cell._call_has_training_arg
+        cell_kwargs = {"training": training} if takes_training else {}
+
+        def body(t, written, *states):
+            # The cell gets its states as a list, a single state too (Keras's contract).
+            output, new_states = cell(inputs.read(t), list(states), **cell_kwargs)
+            new_states = nest.flatten(new_states)
+            return (t + 1, written.write(t, output), *new_states)
+
+        result = while_loop(lambda t, *_: t < steps, body,
+                            (convert_to_tensor(0), written, *states))
+        written, final_states = result[1], list(result[2:])
+        # A TensorArray read consumes its element (clear_after_read), so the last output is
+        # taken from the stacked sequence when that is wanted too.
+        if self.return_sequences:
+            outputs = _array.transpose(written.stack(), [1, 0, 2])
+            return outputs[:, -1], outputs, final_states
+        return written.read(steps - 1), None, final_states
+
+    def compute_output_shape(self, sequences_shape, initial_state_shape=None):
+        batch, steps = sequences_shape[0], sequences_shape[1]
+        size = getattr(self.cell, "output_size", None) or self.state_size[0]
+        output = (batch, steps, size) if self.return_sequences else (batch, size)
+        if self.return_state:
+            return [output, *((batch, s) for s in self.state_size)]
+        return output
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update({
+            "return_sequences": self.return_sequences, "return_state": self.return_state,
+            "go_backwards": self.go_backwards, "stateful": self.stateful,
+            "unroll": self.unroll, "zero_output_for_mask": self.zero_output_for_mask,
+            "cell": serialize_keras_object(self.cell)})
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        config["cell"] = deserialize_keras_object(config["cell"], custom_objects=custom_objects)
+        return cls(**config)
