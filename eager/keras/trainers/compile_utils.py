@@ -16,7 +16,7 @@ import importlib
 
 from ...base import nest
 from ...core.tensor_conversion import convert_to_tensor
-from ...dtypes import float32
+from ...base.dtypes import float32
 from ...functions.lifting import init_scope
 from ...ops import array_ops as _array
 from ...ops.composite_ops import divide_no_nan
