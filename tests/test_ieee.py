@@ -250,7 +250,7 @@ NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "Resour
                  "StatefulTruncatedNormal", "StatefulUniform", "StatefulUniformFullInt",
                  "StatefulUniformInt", "_Send", "_Recv", "CheckNumericsV2", "EagerPyFunc",
                  "PyFunc", "Assert", "AnonymousIteratorV3", "IteratorGetNext",
-                 "IteratorGetNextAsOptional"}
+                 "IteratorGetNextAsOptional", "MatchingFiles", "ReadFile", "WriteFile"}
 HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
                        "ResourceApplyGradientDescent", "ResourceSparseApplyGradientDescent",
                        "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",

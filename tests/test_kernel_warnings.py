@@ -20,7 +20,9 @@ A user's own numpy code keeps warning, whatever eager ran before.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+import tempfile
 import warnings
 
 import numpy as np
@@ -323,6 +325,19 @@ def _check_numerics(x):
 
 _NN = eager.nn
 _M = eager.math
+_S = eager.strings
+
+
+def _text(x):
+    """The hostile values as strings: every string op's recipe reads these."""
+    return _S.as_string(x)
+
+
+def _file_name(x):
+    return _S.reduce_join(_text(x), separator=",")
+
+
+_SCRATCH = os.path.join(tempfile.gettempdir(), f"eager-kernel-warnings-{os.getpid()}.txt")
 
 #: op name -> recipe: fn(x) of the hostile tensor, or a Stateful.
 RECIPES = {
@@ -441,6 +456,27 @@ RECIPES = {
     "IndexAxis": _indexing, "SliceAxis": _indexing, "SliceAxisGrad": _indexing,
     "PrintV2": lambda x: eager.print(x, [x, 1.5], output_stream=sys.stdout, summarize=-1),
     "CheckNumericsV2": _check_numerics,
+    "AsString": lambda x: _S.as_string(x),
+    "StringLength": lambda x: _S.length(_text(x), unit="UTF8_CHAR"),
+    "Substr": lambda x: _S.substr(_text(x), 0, 2),
+    "StringJoin": lambda x: _S.join([_text(x), "!"], separator=","),
+    "ReduceJoin": lambda x: _S.reduce_join(_text(x), separator=" "),
+    "StaticRegexReplace": lambda x: _S.regex_replace(_text(x), "[0-9]+", "#"),
+    "StaticRegexFullMatch": lambda x: _S.regex_full_match(_text(x), "-?[0-9.e+]+"),
+    "StringLower": lambda x: _S.lower(_text(x)), "StringUpper": lambda x: _S.upper(_text(x)),
+    "StringStrip": lambda x: _S.strip(_text(x)),
+    "StringToNumber": lambda x: _S.to_number(_text(x), eager.float64),
+    "StringFormat": lambda x: _S.format("x={}", x, summarize=-1),
+    "UnicodeEncode": lambda x: _S.unicode_encode(
+        eager.reshape(_S.length(_text(x)), [-1]) + 64, "UTF-8"),
+    "UnicodeDecode": lambda x: _S.unicode_decode(_file_name(x), "UTF-8"),
+    "MatchingFiles": lambda x: eager.io.matching_files(_file_name(x)),
+    "ReadFile": lambda x: [eager.io.write_file(_SCRATCH, _file_name(x)),
+                           eager.io.read_file(_SCRATCH)][1],
+    "WriteFile": lambda x: [eager.io.write_file(_SCRATCH, _file_name(x)), x][1],
+    "DecodeRaw": lambda x: eager.io.decode_raw(_text(x), eager.uint8, fixed_length=4),
+    "SerializeTensor": lambda x: eager.io.serialize_tensor(x),
+    "ParseTensor": lambda x: eager.io.parse_tensor(eager.io.serialize_tensor(x), x.dtype),
     # (a condition that holds on any input: the recipe runs in every mode and must not fail)
     "Assert": lambda x: [debug_ops.assert_that(eager.size(x) >= 0, "size is never negative"),
                          x][1],

@@ -240,3 +240,17 @@ def test_hook_order_and_params():
                      ("epoch_begin", 0), ("batch_end", 0, ["loss"]), ("batch_end", 1, ["loss"]),
                      ("test_begin",), ("epoch_end", 0, ["loss", "val_loss"]),
                      ("train_end", ["loss", "val_loss"])]
+
+
+def test_model_checkpoint_on_a_keras_model_writes_load_weights_files(tmp_path):
+    x, y = _data()
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+    model.compile(optimizer=tf.optimizers.SGD(0.01), loss=_mse)
+    path = str(tmp_path / "m-{epoch}.weights.h5")
+    model.fit(x, y, epochs=2, verbose=0,
+              callbacks=[keras.callbacks.ModelCheckpoint(path, save_weights_only=True)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m-1.weights.h5", "m-2.weights.h5"]
+    other = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+    other.load_weights(str(tmp_path / "m-2.weights.h5"))
+    for a, b in zip(other.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)

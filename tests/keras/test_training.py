@@ -234,3 +234,18 @@ def test_stop_training_from_a_callback_ends_fit():
 
     history = model.fit(x, y, batch_size=16, epochs=5, callbacks=[Stop()], verbose=0)
     assert history.epoch == [0]
+
+
+def test_sequential_of_dense_layers_trains_as_keras():
+    # the same golden as test_fit_ends_at_keras_weights_and_history, on keras.Sequential
+    x, y, weights = _binary_data()
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="relu"),
+                              keras.layers.Dense(1, activation="sigmoid")])
+    model.set_weights(weights)
+    model.compile(optimizer=tf.optimizers.SGD(0.1), loss=binary_crossentropy,
+                  metrics=["accuracy"])
+    history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+    for name, values in KERAS_HISTORY.items():
+        np.testing.assert_allclose(history.history[name], values, rtol=1e-6)
+    for got, want in zip(model.get_weights(), KERAS_WEIGHTS):
+        np.testing.assert_allclose(got, np.array(want, "float32"), rtol=1e-6, atol=1e-7)

@@ -16,10 +16,11 @@ __all__ = ["ModelCheckpoint"]
 
 def save_model_weights(model, filepath):
     """The model's weights into `filepath` in eager's pickle-free checkpoint format:
-    `model.save_weights` where the model has it, else an `eager.train.Checkpoint` of it."""
+    `model.save_weights` (what `model.load_weights` reads) for a Keras weights file name
+    ("*.weights.h5") on a model that has it, else an `eager.train.Checkpoint` of the model."""
     save = getattr(model, "save_weights", None)
-    if save is not None:
-        save(filepath)
+    if save is not None and filepath.endswith(".weights.h5"):
+        save(filepath, overwrite=True)
     else:
         Checkpoint(model=model).write(filepath)
 
