@@ -3,11 +3,13 @@
 Subclass it (`__init__` making layers, `call` using them), or call it as
 `Model(inputs, outputs)` with `keras.Input` tensors to get a `Functional` model (a recorded
 graph of layer calls). What a model adds to a layer: `layers`, `get_layer`, `summary()`, and
-`save_weights`/`load_weights`. Training (`compile`, `fit`, ...) is a separate mixin."""
+`save_weights`/`load_weights`. Training (`compile`, `fit`, ...) comes from the `Trainer`
+mixin (eager/keras/trainers/)."""
 
 from __future__ import annotations
 
 from ..layers.layer import Layer
+from ..trainers.trainer import Trainer
 from . import weights_io
 from .summary import print_summary
 
@@ -20,7 +22,7 @@ def _is_functional_call(args, kwargs) -> bool:
         (len(args) == 1 and "outputs" in kwargs)
 
 
-class Model(Layer):
+class Model(Trainer, Layer):
     """≈ `keras.Model`: `Model(inputs, outputs, name=None)` builds a functional model;
     a subclass defines `call`."""
 

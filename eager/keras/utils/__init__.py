@@ -1,6 +1,7 @@
-"""`eager.keras.utils` ≈ `keras.utils`."""
+"""`eager.keras.utils` (≈ `keras.utils`)."""
 
 from .numerical_utils import normalize, to_categorical
+from .progbar import Progbar
 from .random_seed import set_random_seed
 
-__all__ = ["normalize", "to_categorical", "set_random_seed"]
+__all__ = ["normalize", "to_categorical", "set_random_seed", "Progbar"]
