@@ -84,6 +84,23 @@ for index, source in enumerate(cells):
 '''
 
 _TF_IMPORT = re.compile(r"^(\s*)import tensorflow as tf\s*$", re.M)
+#: The guides' other spellings of TensorFlow's Keras (`import keras` is Keras 3, which TF 2.21's
+#: `tf.keras` is), rewritten to eager's.
+_KERAS_IMPORTS = [
+    (re.compile(r"^(\s*)import keras\s*$", re.M), r"\1from eager import keras"),
+    (re.compile(r"^(\s*)from tensorflow import keras\s*$", re.M), r"\1from eager import keras"),
+    (re.compile(r"^(\s*)from (?:tensorflow\.)?keras(\.\w+)* import ", re.M),
+     lambda m: f"{m.group(1)}from eager.keras{m.group(2) or ''} import "),
+]
+
+
+def as_eager(cell: str) -> str:
+    """A cell with TensorFlow's imports (and Keras's) replaced by eager's."""
+    cell = _TF_IMPORT.sub(r"\1import eager as tf", cell)
+    for pattern, replacement in _KERAS_IMPORTS:
+        cell = pattern.sub(replacement, cell)
+    return cell
+
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf")
 _NOISE = [
     (re.compile(r"0x[0-9a-fA-F]+"), "0x?"),
@@ -191,7 +208,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     for path in args.notebooks:
         cells = code_cells(path)
-        eager_cells = [_TF_IMPORT.sub(r"\1import eager as tf", c) for c in cells]
+        eager_cells = [as_eager(c) for c in cells]
         tf_records = run(args.tf_python, cells, args.timeout)
         eager_records = run(args.eager_python, eager_cells, args.timeout)
         results = compare(tf_records, eager_records, args.rtol)
