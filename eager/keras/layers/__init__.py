@@ -4,6 +4,7 @@ from .convolutional import Conv1D, Conv2D
 from .embedding import Embedding
 from .input_spec import InputSpec
 from .layer import Layer
+from .masking import Masking
 from .normalization import BatchNormalization, LayerNormalization
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell
 from .pooling import (AveragePooling1D, AveragePooling2D, GlobalAveragePooling1D,
@@ -16,3 +17,4 @@ __all__ += ["Conv1D", "Conv2D", "AveragePooling1D", "AveragePooling2D", "MaxPool
             "GlobalMaxPooling1D", "GlobalMaxPooling2D", "BatchNormalization",
             "LayerNormalization", "Embedding", "RNN", "SimpleRNN", "LSTM", "GRU",
             "SimpleRNNCell", "LSTMCell", "GRUCell"]
+__all__ += ["Masking"]

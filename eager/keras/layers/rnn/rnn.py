@@ -7,16 +7,26 @@ not a Python loop unrolled over time; either way `GradientTape` differentiates t
 `unroll=True` is accepted and runs the same loop (the numbers are the same).
 
 As in Keras 3, `go_backwards=True` reads the sequence from the end and returns the sequence of
-outputs in that (reversed) order. Stateful RNNs and masks are not implemented and are refused.
+outputs in that (reversed) order. Stateful RNNs are not implemented and are refused.
+
+A mask (batch, time) — passed as `mask=` or carried by the input from `Embedding(mask_zero=True)`
+or `Masking` — skips steps as Keras 3 does: at a masked step the states are carried over
+unchanged and the output is the previous step's output (zeros before the first unmasked step,
+or zeros at every masked step with `zero_output_for_mask=True`); the returned sequence keeps
+the input's mask (`compute_mask`) when `return_sequences=True`.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ....base import nest
 from ....control_flow.api import while_loop
 from ....core.tensor_conversion import convert_to_tensor
 from ....ops import array_ops as _array
 from ....ops import composite_ops as _composite
+from ....ops import creation_ops as _creation
+from ....ops import math_ops as _math
 from ....ops.tensor_array import TensorArray
 from ...serialization import deserialize_keras_object, serialize_keras_object
 from ..input_spec import InputSpec
@@ -80,8 +90,7 @@ class RNN(Layer):
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
         if mask is not None:
-            raise NotImplementedError(f"{type(self).__name__}: masking is not supported by "
-                                      "eager.keras.")
+            mask = nest.flatten(mask)[0]
         batch = sequences.shape[0]
         if batch is None:
             batch = _array.shape(sequences)[0]
@@ -92,14 +101,16 @@ class RNN(Layer):
             if len(states) != len(self.state_size):
                 raise ValueError(f"Layer {self.name} expects {len(self.state_size)} "
                                  f"state(s), but it received {len(states)} initial state(s).")
-        last, outputs, states = self._scan(sequences, states, training)
+        last, outputs, states = self._scan(sequences, states, training, mask, batch)
         output = outputs if self.return_sequences else last
         if self.return_state:
             return [output, *states]
         return output
 
-    def _scan(self, sequences, states, training):
-        """(last output, [batch, time, units] outputs or None, final states): one while_loop."""
+    def _scan(self, sequences, states, training, mask=None, batch=None):
+        """(last output, [batch, time, units] outputs or None, final states): one while_loop.
+        With a mask, the loop also carries the previous output and selects, per sample,
+        between the step's results and what it carries (see the module doc)."""
         time_major = _array.transpose(sequences, [1, 0, 2])
         if self.go_backwards:
             time_major = _composite.reverse(time_major, [0])
@@ -112,21 +123,61 @@ class RNN(Layer):
         takes_training = isinstance(cell, Layer) and cell._call_has_training_arg
         cell_kwargs = {"training": training} if takes_training else {}
 
-        def body(t, written, *states):
-            # The cell gets its states as a list, a single state too (Keras's contract).
-            output, new_states = cell(inputs.read(t), list(states), **cell_kwargs)
-            new_states = nest.flatten(new_states)
-            return (t + 1, written.write(t, output), *new_states)
+        if mask is None:
+            def body(t, written, *states):
+                # The cell gets its states as a list, a single state too (Keras's contract).
+                output, new_states = cell(inputs.read(t), list(states), **cell_kwargs)
+                new_states = nest.flatten(new_states)
+                return (t + 1, written.write(t, output), *new_states)
 
-        result = while_loop(lambda t, *_: t < steps, body,
-                            (convert_to_tensor(0), written, *states))
-        written, final_states = result[1], list(result[2:])
+            result = while_loop(lambda t, *_: t < steps, body,
+                                (convert_to_tensor(0), written, *states))
+            written, final_states = result[1], list(result[2:])
+        else:
+            written, final_states = self._masked_loop(inputs, written, states, mask, steps,
+                                                      batch, cell_kwargs)
         # A TensorArray read consumes its element (clear_after_read), so the last output is
         # taken from the stacked sequence when that is wanted too.
         if self.return_sequences:
             outputs = _array.transpose(written.stack(), [1, 0, 2])
             return outputs[:, -1], outputs, final_states
         return written.read(steps - 1), None, final_states
+
+    def _masked_loop(self, inputs, written, states, mask, steps, batch, cell_kwargs):
+        """The loop of `_scan` for a masked sequence: (written outputs, final states)."""
+        if mask.dtype.name != "bool":
+            mask = _math.cast(mask, "bool")
+        steps_mask = _array.transpose(_array.expand_dims(mask, -1), [1, 0, 2])  # time, batch, 1
+        if self.go_backwards:
+            steps_mask = _composite.reverse(steps_mask, [0])
+        masks = TensorArray("bool", size=steps).unstack(steps_mask)
+        cell = self.cell
+        size = getattr(cell, "output_size", None) or self.state_size[0]
+        shape = (int(batch), size) if isinstance(batch, (int, np.integer)) else \
+            _array.stack([batch, size])
+        zeros = _creation.zeros(shape, dtype=inputs.dtype)
+        zero_output = self.zero_output_for_mask
+
+        def body(t, written, previous, *states):
+            output, new_states = cell(inputs.read(t), list(states), **cell_kwargs)
+            keep = masks.read(t)
+            output = _math.where(keep, output, zeros if zero_output else previous)
+            new_states = [_math.where(keep, new, old)
+                          for new, old in zip(nest.flatten(new_states), states)]
+            return (t + 1, written.write(t, output), output, *new_states)
+
+        result = while_loop(lambda t, *_: t < steps, body,
+                            (convert_to_tensor(0), written, zeros, *states))
+        return result[1], list(result[3:])
+
+    def compute_mask(self, _, mask):
+        """The output sequence keeps the input's mask (`return_sequences=True`); the last
+        output and the states have none."""
+        mask = nest.flatten(mask)[0] if mask is not None else None
+        output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            return [output_mask] + [None for _ in self.state_size]
+        return output_mask
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         batch, steps = sequences_shape[0], sequences_shape[1]
