@@ -6,8 +6,10 @@ functions.
 exists and what does not yet is listed in docs/API.md; docs/keras.md describes how it works.
 """
 
-from . import (activations, backend, constraints, initializers, layers, optimizers,
+from . import (activations, backend, constraints, initializers, layers, models, optimizers,
                regularizers)
+from .layers.core import Input
+from .models import Model, Sequential
 from .keras_tensor import KerasTensor
 from .layers import InputSpec, Layer
 from .seed_generator import SeedGenerator
@@ -17,4 +19,4 @@ config = backend
 
 __all__ = ["activations", "backend", "config", "constraints", "initializers", "layers",
            "optimizers", "regularizers", "KerasTensor", "InputSpec", "Layer", "SeedGenerator",
-           "Variable"]
+           "Variable", "Input", "Model", "Sequential", "models"]

@@ -1,20 +1,31 @@
 """`eager.keras.layers` (≈ `keras.layers`): the layer base class and the built-in layers."""
 
+from .activations import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from .convolutional import Conv1D, Conv2D
+from .core import Activation, Dense, Identity, Input, InputLayer, Lambda
 from .embedding import Embedding
 from .input_spec import InputSpec
 from .layer import Layer
 from .masking import Masking
+from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract, add,
+                      average, concatenate, dot, maximum, minimum, multiply, subtract)
 from .normalization import BatchNormalization, LayerNormalization
-from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell
 from .pooling import (AveragePooling1D, AveragePooling2D, GlobalAveragePooling1D,
                       GlobalAveragePooling2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
                       MaxPooling1D, MaxPooling2D)
+from .regularization import Dropout
+from .reshaping import Flatten, Permute, RepeatVector, Reshape
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell
 
-__all__ = ["InputSpec", "Layer"]
-__all__ += ["Conv1D", "Conv2D", "AveragePooling1D", "AveragePooling2D", "MaxPooling1D",
-            "MaxPooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
-            "GlobalMaxPooling1D", "GlobalMaxPooling2D", "BatchNormalization",
-            "LayerNormalization", "Embedding", "RNN", "SimpleRNN", "LSTM", "GRU",
-            "SimpleRNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["InputSpec", "Layer",
+           "Activation", "Dense", "Identity", "Input", "InputLayer", "Lambda",
+           "Flatten", "Permute", "RepeatVector", "Reshape", "Dropout",
+           "ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax",
+           "Add", "Average", "Concatenate", "Dot", "Maximum", "Minimum", "Multiply", "Subtract",
+           "add", "average", "concatenate", "dot", "maximum", "minimum", "multiply", "subtract",
+           "Conv1D", "Conv2D", "AveragePooling1D", "AveragePooling2D", "MaxPooling1D",
+           "MaxPooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
+           "GlobalMaxPooling1D", "GlobalMaxPooling2D", "BatchNormalization",
+           "LayerNormalization", "Embedding", "RNN", "SimpleRNN", "LSTM", "GRU",
+           "SimpleRNNCell", "LSTMCell", "GRUCell"]
 __all__ += ["Masking"]

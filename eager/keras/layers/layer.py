@@ -408,6 +408,7 @@ class Layer(Module):
         params = [p for p in inspect.signature(self.build).parameters.values()
                   if p.kind in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY, p.KEYWORD_ONLY)]
         shapes = {name: nest.map_structure(_shape_of, bound[name]) for name in tensor_names}
+        object.__setattr__(self, "_build_shapes_dict", shapes)  # summary() reads it
         if len(params) <= 1:
             first = next(iter(shapes.values()), None)
             self.build(first) if params else self.build()

@@ -1,0 +1,71 @@
+"""`keras.layers.Lambda`: a Python function as a layer without weights."""
+
+from __future__ import annotations
+
+import inspect
+
+from ...keras_tensor import KerasTensor, compute_output_spec
+from ..layer import Layer
+
+__all__ = ["Lambda"]
+
+
+class Lambda(Layer):
+    """≈ `keras.layers.Lambda(function, output_shape=None, mask=None, arguments=None)`.
+
+    `function(inputs, **arguments)` runs on each call (with `mask=`/`training=` too when it
+    takes them). The output shape comes from `output_shape` (a tuple without the batch axis, or
+    a function of the input shape) when given, else from tracing the function. Its config names
+    the function (`{"class_name": "__lambda__" | "function", ...}`) but, unlike Keras, does not
+    carry marshalled bytecode, so `from_config` needs the function among `custom_objects`."""
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        if not callable(function):
+            raise ValueError(f"Argument `function` must be callable. Received: "
+                             f"function={function}")
+        self.function = function
+        self.arguments = dict(arguments or {})
+        self.mask = mask
+        self._output_shape = output_shape
+        parameters = inspect.signature(function).parameters
+        self._fn_takes_mask = "mask" in parameters
+        self._fn_takes_training = "training" in parameters
+        self.supports_masking = mask is not None
+
+    def call(self, inputs, mask=None, training=None):
+        kwargs = dict(self.arguments)
+        if self._fn_takes_mask:
+            kwargs["mask"] = mask
+        if self._fn_takes_training:
+            kwargs["training"] = training
+        return self.function(inputs, **kwargs)
+
+    def compute_output_shape(self, input_shape):
+        if self._output_shape is None:
+            raise NotImplementedError("Lambda: pass `output_shape` or call it on a tensor.")
+        if callable(self._output_shape):
+            return tuple(self._output_shape(input_shape))
+        return (input_shape[0], *tuple(self._output_shape))
+
+    def compute_output_spec(self, *args, **kwargs):
+        """From `output_shape` when given, else by tracing the function once."""
+        if self._output_shape is None:
+            def run(*a, **k):
+                with self._scope():
+                    return self.call(*a, **k)
+            return compute_output_spec(run, *args, **kwargs)
+        x = args[0]
+        return KerasTensor(self.compute_output_shape(tuple(x.shape)), dtype=x.dtype)
+
+    def get_config(self):
+        config = super().get_config()
+        name = getattr(self.function, "__name__", "function")
+        config["function"] = {"class_name": "__lambda__" if name == "<lambda>" else "function",
+                              "config": name}
+        if self._output_shape is not None:
+            config["output_shape"] = self._output_shape if not callable(self._output_shape) \
+                else getattr(self._output_shape, "__name__", "function")
+        config["arguments"] = self.arguments
+        return config
+
