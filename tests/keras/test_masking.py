@@ -244,3 +244,23 @@ def test_functional_api_carries_mask_specs():
     node = s._keras_history.operation._inbound_nodes[-1]
     assert "mask" not in node.arguments[1]
     assert node.input_tensors == [h]
+
+
+def test_functional_and_sequential_models_propagate_masks():
+    inp = keras.Input((5,), dtype="int32")
+    emb = layers.Embedding(5, 2, mask_zero=True)
+    lstm = layers.LSTM(3, return_sequences=True)
+    model = keras.Model(inp, layers.GlobalAveragePooling1D()(lstm(emb(inp))))
+    set_golden_weights(emb, 50)
+    set_golden_weights(lstm)
+    np.testing.assert_allclose(model(IDS).numpy(), G["functional_out"], rtol=1e-5, atol=1e-6)
+    traced = tf.function(lambda ids: model(ids))
+    np.testing.assert_allclose(traced(tf.constant(IDS)).numpy(), G["functional_out"],
+                               rtol=1e-5, atol=1e-6)
+    seq = keras.Sequential([layers.Embedding(5, 2, mask_zero=True),
+                            layers.LSTM(3, return_sequences=True),
+                            layers.GlobalAveragePooling1D()])
+    seq(IDS)
+    set_golden_weights(seq.layers[0], 50)
+    set_golden_weights(seq.layers[1])
+    np.testing.assert_allclose(seq(IDS).numpy(), G["functional_out"], rtol=1e-5, atol=1e-6)
