@@ -101,7 +101,19 @@ class RNN(Layer):
             if len(states) != len(self.state_size):
                 raise ValueError(f"Layer {self.name} expects {len(self.state_size)} "
                                  f"state(s), but it received {len(states)} initial state(s).")
-        last, outputs, states = self._scan(sequences, states, training, mask, batch)
+        dropout_cells = _dropout_cells(self.cell) if training else []
+        for cell in dropout_cells:   # one mask per sequence, drawn before the loop
+            step = sequences[:, 0]
+            if cell.dropout > 0:
+                cell.get_dropout_mask(step)
+            if cell.recurrent_dropout > 0:
+                cell.get_recurrent_dropout_mask(states[0])
+        try:
+            last, outputs, states = self._scan(sequences, states, training, mask, batch)
+        finally:
+            for cell in dropout_cells:
+                cell.reset_dropout_mask()
+                cell.reset_recurrent_dropout_mask()
         output = outputs if self.return_sequences else last
         if self.return_state:
             return [output, *states]
@@ -201,3 +213,10 @@ class RNN(Layer):
         config = dict(config)
         config["cell"] = deserialize_keras_object(config["cell"], custom_objects=custom_objects)
         return cls(**config)
+
+
+def _dropout_cells(cell) -> list:
+    """The cells (a cell, or those of a stack) that use dropout masks."""
+    cells = getattr(cell, "cells", None) or [cell]
+    return [c for c in cells if hasattr(c, "get_dropout_mask") and
+            (getattr(c, "dropout", 0) or getattr(c, "recurrent_dropout", 0))]
