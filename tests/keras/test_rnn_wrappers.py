@@ -76,3 +76,182 @@ def test_dropout_traced_draws_fresh_masks_and_differentiates(cls):
     assert all(g is not None and np.isfinite(g.numpy()).all() for g in grads)
     np.testing.assert_allclose(layer(X6).numpy(), inference, rtol=1e-6)
     assert layer.cell._dropout_mask is None and layer.cell._recurrent_dropout_mask is None
+
+
+# -- Bidirectional, stacked cells, TimeDistributed against Keras 3.15 goldens -----------------
+
+import json  # noqa: E402
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from eager.keras.masking import get_keras_mask  # noqa: E402
+from layer_goldens import arr, numeric_grad, set_golden_weights  # noqa: E402
+
+W = json.loads((Path(__file__).parent.parent / "fixtures" /
+                "keras_rnn_wrappers_goldens.json").read_text())
+X = arr(3, (2, 4, 2))
+IDS = np.array([[3, 1, 0, 2, 0], [0, 4, 4, 1, 0]], dtype="int32")
+
+WRAPPED = {
+    "bi_concat": lambda: layers.Bidirectional(layers.LSTM(3, return_sequences=True)),
+    "bi_sum": lambda: layers.Bidirectional(layers.GRU(3, return_sequences=True),
+                                           merge_mode="sum"),
+    "bi_mul": lambda: layers.Bidirectional(layers.SimpleRNN(3, return_sequences=True),
+                                           merge_mode="mul"),
+    "bi_ave": lambda: layers.Bidirectional(layers.LSTM(3), merge_mode="ave"),
+    "bi_none": lambda: layers.Bidirectional(layers.GRU(3, return_sequences=True),
+                                            merge_mode=None),
+    "bi_state": lambda: layers.Bidirectional(layers.LSTM(3, return_state=True)),
+    "bi_backward": lambda: layers.Bidirectional(
+        layers.LSTM(3, return_sequences=True),
+        backward_layer=layers.GRU(2, return_sequences=True, go_backwards=True)),
+    "stacked": lambda: layers.RNN([layers.LSTMCell(3), layers.GRUCell(2),
+                                   layers.SimpleRNNCell(4)], return_sequences=True,
+                                  return_state=True),
+    "stacked_last": lambda: layers.RNN(layers.StackedRNNCells([layers.SimpleRNNCell(3),
+                                                               layers.LSTMCell(2)])),
+}
+
+
+def _unnumbered(path):
+    """A weight path without its layers' uniquing suffixes ("bidirectional_3/forward_lstm_1/
+    lstm_cell/kernel" -> "bidirectional/forward_lstm/lstm_cell/kernel")."""
+    return re.sub(r"_\d+(?=/)", "", path)
+
+
+def _built(case):
+    layer = WRAPPED[case]()
+    layer(X)
+    set_golden_weights(layer)
+    return layer
+
+
+@pytest.mark.parametrize("case", sorted(WRAPPED))
+def test_wrapped_recurrent_layers_match_keras(case):
+    layer = _built(case)
+    ys = tf.nest.flatten(layer(X))
+    assert len(ys) == len(W[case])
+    for y, golden in zip(ys, W[case]):
+        np.testing.assert_allclose(y.numpy(), golden, rtol=1e-5, atol=1e-5)
+    assert [(_unnumbered(w.path), list(w.shape)) for w in layer.weights] == \
+        [(_unnumbered(p), s) for p, s in W[case + "_weights"]]
+
+
+@pytest.mark.parametrize("case", sorted(WRAPPED))
+def test_wrapped_recurrent_gradients_match_keras(case):
+    layer = _built(case)
+
+    def loss():
+        ys = tf.nest.flatten(layer(X))
+        return sum(tf.reduce_sum(y * arr(7 + i, tuple(y.shape))) for i, y in enumerate(ys))
+
+    with tf.GradientTape() as tape:
+        value = loss()
+    grads = tape.gradient(value, layer.trainable_weights)
+    for g, golden in zip(grads, W[case + "_grad"]):
+        np.testing.assert_allclose(g.numpy(), golden, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(grads[-1].numpy(), numeric_grad(loss, layer.trainable_weights[-1]),
+                               rtol=2e-2, atol=2e-3)
+
+
+@pytest.mark.parametrize("case", ["bi_concat", "bi_state", "stacked"])
+def test_wrapped_recurrent_traced_equals_eager(case):
+    layer = _built(case)
+    expected = [y.numpy() for y in tf.nest.flatten(layer(X))]
+    traced = tf.function(lambda x: tf.nest.flatten(layer(x)))(tf.constant(X))
+    for a, b in zip(traced, expected):
+        np.testing.assert_allclose(a.numpy(), b, rtol=1e-6, atol=1e-6)
+
+
+def test_bidirectional_with_mask_and_initial_state():
+    emb = layers.Embedding(5, 2, mask_zero=True)
+    bi = layers.Bidirectional(layers.LSTM(3, return_sequences=True))
+    bi(emb(IDS))
+    set_golden_weights(emb, 50)
+    set_golden_weights(bi)
+    y = bi(emb(IDS))
+    np.testing.assert_allclose(y.numpy(), W["bi_mask"][0], rtol=1e-5, atol=1e-5)
+    assert get_keras_mask(y).numpy().tolist() == W["bi_mask_outmask"]
+    summed = layers.Bidirectional(layers.GRU(3), merge_mode="sum")
+    summed(emb(IDS))
+    set_golden_weights(summed)
+    np.testing.assert_allclose(summed(emb(IDS)).numpy(), W["bi_mask_last"][0], rtol=1e-5,
+                               atol=1e-5)
+    assert get_keras_mask(summed(emb(IDS))) is None
+    with_state = layers.Bidirectional(layers.LSTM(3, return_sequences=True))
+    with_state(X)
+    set_golden_weights(with_state)
+    states = [arr(20 + i, (2, 3)) for i in range(4)]
+    np.testing.assert_allclose(with_state(X, initial_state=states).numpy(),
+                               W["bi_initial_state"][0], rtol=1e-5, atol=1e-5)
+
+
+def test_bidirectional_config_and_errors():
+    bi = _built("bi_concat")
+    config = bi.get_config()
+    keras_config = W["bi_concat_config"]
+    assert config["merge_mode"] == keras_config["merge_mode"]
+    for key in ("layer", "backward_layer"):
+        assert config[key]["class_name"] == keras_config[key]["class_name"]
+        for flag in ("go_backwards", "return_sequences", "zero_output_for_mask"):
+            assert config[key]["config"][flag] == keras_config[key]["config"][flag]
+    again = layers.Bidirectional.from_config(config)
+    again(X)
+    again.set_weights(bi.get_weights())
+    np.testing.assert_allclose(again(X).numpy(), bi(X).numpy(), rtol=1e-6)
+    errors = W["bi_errs"]
+    with pytest.raises(ValueError) as info:
+        layers.Bidirectional(layers.LSTM(3), merge_mode="foo")
+    assert str(info.value) == errors[0][1]
+    with pytest.raises(ValueError) as info:
+        layers.Bidirectional(layers.LSTM(3), backward_layer=layers.LSTM(3))
+    assert str(info.value) == errors[1][1]
+    with pytest.raises(ValueError, match="Please initialize `Bidirectional` layer"):
+        layers.Bidirectional(3)
+
+
+def test_stacked_cells_config_and_dropout():
+    rnn = _built("stacked")
+    config = rnn.get_config()
+    assert config["cell"]["class_name"] == "StackedRNNCells"
+    assert [c["class_name"] for c in config["cell"]["config"]["cells"]] == \
+        [c["class_name"] for c in W["stacked_config"]["cell"]["config"]["cells"]]
+    again = layers.RNN.from_config(config)
+    again(X)
+    again.set_weights(rnn.get_weights())
+    for a, b in zip(tf.nest.flatten(again(X)), tf.nest.flatten(rnn(X))):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    dropped = layers.RNN([layers.LSTMCell(3, dropout=0.5, recurrent_dropout=0.5),
+                          layers.GRUCell(2, recurrent_dropout=0.5)], return_sequences=True)
+    inference = dropped(X).numpy()
+    assert not np.allclose(dropped(X, training=True).numpy(), inference)
+    np.testing.assert_allclose(dropped(X).numpy(), inference)
+
+
+def test_time_distributed_matches_keras():
+    td = layers.TimeDistributed(layers.Dense(4))
+    td(X)
+    set_golden_weights(td)
+    np.testing.assert_allclose(td(X).numpy(), W["td_dense"][0], rtol=1e-5, atol=1e-6)
+    assert [(_unnumbered(w.path), list(w.shape)) for w in td.weights] == \
+        [(_unnumbered(p), s) for p, s in W["td_dense_weights"]]
+    images = arr(5, (2, 3, 4, 4, 2))
+    conv = layers.TimeDistributed(layers.Conv2D(2, 3))
+    conv(images)
+    set_golden_weights(conv)
+    np.testing.assert_allclose(conv(images).numpy(), W["td_conv"][0], rtol=1e-5, atol=1e-5)
+    # unknown number of steps: folded into the batch, same numbers
+    traced = tf.function(lambda x: td(x), input_signature=[tf.TensorSpec([None, None, 2])])
+    np.testing.assert_allclose(traced(tf.constant(X)).numpy(), W["td_dense"][0], rtol=1e-5,
+                               atol=1e-6)
+    emb = layers.Embedding(5, 2, mask_zero=True)
+    assert get_keras_mask(td(emb(IDS))).numpy().tolist() == W["td_mask"]
+    again = layers.TimeDistributed.from_config(conv.get_config())
+    assert isinstance(again.layer, layers.Conv2D) and again.layer.filters == 2
+    assert td.get_config()["layer"]["class_name"] == "Dense"
+    with pytest.raises(ValueError) as info:
+        layers.TimeDistributed(layers.Dense(3))(np.zeros((2,), "float32"))
+    assert str(info.value) == W["td_err_rank"][1]
+    with pytest.raises(ValueError) as info:
+        layers.TimeDistributed(3)
+    assert str(info.value) == W["td_err_layer"][1]

@@ -15,7 +15,8 @@ from .pooling import (AveragePooling1D, AveragePooling2D, GlobalAveragePooling1D
                       MaxPooling1D, MaxPooling2D)
 from .regularization import Dropout
 from .reshaping import Flatten, Permute, RepeatVector, Reshape
-from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell
+from .rnn import (GRU, Bidirectional, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell,
+                  StackedRNNCells, TimeDistributed)
 
 __all__ = ["InputSpec", "Layer",
            "Activation", "Dense", "Identity", "Input", "InputLayer", "Lambda",
@@ -28,4 +29,4 @@ __all__ = ["InputSpec", "Layer",
            "GlobalMaxPooling1D", "GlobalMaxPooling2D", "BatchNormalization",
            "LayerNormalization", "Embedding", "RNN", "SimpleRNN", "LSTM", "GRU",
            "SimpleRNNCell", "LSTMCell", "GRUCell"]
-__all__ += ["Masking"]
+__all__ += ["Masking", "Bidirectional", "TimeDistributed", "StackedRNNCells"]

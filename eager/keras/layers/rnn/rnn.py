@@ -28,9 +28,10 @@ from ....ops import composite_ops as _composite
 from ....ops import creation_ops as _creation
 from ....ops import math_ops as _math
 from ....ops.tensor_array import TensorArray
-from ...serialization import deserialize_keras_object, serialize_keras_object
+from ...serialization import serialize_keras_object
 from ..input_spec import InputSpec
 from ..layer import Layer
+from .stacked_cells import StackedRNNCells, deserialize_layer
 
 __all__ = ["RNN"]
 
@@ -42,8 +43,7 @@ class RNN(Layer):
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,
                  stateful=False, unroll=False, zero_output_for_mask=False, **kwargs):
         if isinstance(cell, (list, tuple)):
-            raise NotImplementedError("RNN: a list of cells (StackedRNNCells) is not "
-                                      "supported by eager.keras; stack RNN layers instead.")
+            cell = StackedRNNCells(cell)
         if "call" not in dir(cell):
             raise ValueError(f"Argument `cell` should have a `call` method. Received: "
                              f"cell={cell}")
@@ -95,19 +95,14 @@ class RNN(Layer):
         if batch is None:
             batch = _array.shape(sequences)[0]
         if initial_state is None:
-            states = self.get_initial_state(batch)
+            states = nest.flatten(self.get_initial_state(batch))
         else:
             states = list(nest.flatten(initial_state))
-            if len(states) != len(self.state_size):
-                raise ValueError(f"Layer {self.name} expects {len(self.state_size)} "
+            expected = len(nest.flatten(self.state_size))
+            if len(states) != expected:
+                raise ValueError(f"Layer {self.name} expects {expected} "
                                  f"state(s), but it received {len(states)} initial state(s).")
-        dropout_cells = _dropout_cells(self.cell) if training else []
-        for cell in dropout_cells:   # one mask per sequence, drawn before the loop
-            step = sequences[:, 0]
-            if cell.dropout > 0:
-                cell.get_dropout_mask(step)
-            if cell.recurrent_dropout > 0:
-                cell.get_recurrent_dropout_mask(states[0])
+        dropout_cells = self._draw_dropout_masks(sequences, states) if training else []
         try:
             last, outputs, states = self._scan(sequences, states, training, mask, batch)
         finally:
@@ -116,8 +111,28 @@ class RNN(Layer):
                 cell.reset_recurrent_dropout_mask()
         output = outputs if self.return_sequences else last
         if self.return_state:
-            return [output, *states]
+            return [output, *nest.pack_sequence_as(self.state_size, states)]
         return output
+
+    def _draw_dropout_masks(self, sequences, states) -> list:
+        """Has each cell that uses dropout draw its masks for this sequence, before the loop
+        (Keras 3: one mask per sequence): the input mask shaped like the cell's step input,
+        the recurrent one like its first state. Returns those cells, to reset after."""
+        stacked = getattr(self.cell, "cells", None)
+        cells = stacked or [self.cell]
+        per_cell = nest.pack_sequence_as(self.state_size, states) if stacked else [states]
+        step, used = sequences[:, 0], []
+        for cell, cell_states in zip(cells, per_cell):
+            first_state = nest.flatten(cell_states)[0]
+            if hasattr(cell, "get_dropout_mask") and (getattr(cell, "dropout", 0) or
+                                                      getattr(cell, "recurrent_dropout", 0)):
+                if cell.dropout > 0:
+                    cell.get_dropout_mask(step)
+                if cell.recurrent_dropout > 0:
+                    cell.get_recurrent_dropout_mask(first_state)
+                used.append(cell)
+            step = first_state     # the next cell's input is shaped like this one's output
+        return used
 
     def _scan(self, sequences, states, training, mask=None, batch=None):
         """(last output, [batch, time, units] outputs or None, final states): one while_loop.
@@ -137,8 +152,10 @@ class RNN(Layer):
 
         if mask is None:
             def body(t, written, *states):
-                # The cell gets its states as a list, a single state too (Keras's contract).
-                output, new_states = cell(inputs.read(t), list(states), **cell_kwargs)
+                # The cell gets its states as a list, a single state too (Keras's contract);
+                # a stack of cells gets one entry per cell.
+                output, new_states = cell(inputs.read(t), self._pack_states(states),
+                                          **cell_kwargs)
                 new_states = nest.flatten(new_states)
                 return (t + 1, written.write(t, output), *new_states)
 
@@ -171,7 +188,7 @@ class RNN(Layer):
         zero_output = self.zero_output_for_mask
 
         def body(t, written, previous, *states):
-            output, new_states = cell(inputs.read(t), list(states), **cell_kwargs)
+            output, new_states = cell(inputs.read(t), self._pack_states(states), **cell_kwargs)
             keep = masks.read(t)
             output = _math.where(keep, output, zeros if zero_output else previous)
             new_states = [_math.where(keep, new, old)
@@ -181,6 +198,9 @@ class RNN(Layer):
         result = while_loop(lambda t, *_: t < steps, body,
                             (convert_to_tensor(0), written, zeros, *states))
         return result[1], list(result[3:])
+
+    def _pack_states(self, flat_states) -> list:
+        return nest.pack_sequence_as(self.state_size, list(flat_states))
 
     def compute_mask(self, _, mask):
         """The output sequence keeps the input's mask (`return_sequences=True`); the last
@@ -196,7 +216,9 @@ class RNN(Layer):
         size = getattr(self.cell, "output_size", None) or self.state_size[0]
         output = (batch, steps, size) if self.return_sequences else (batch, size)
         if self.return_state:
-            return [output, *((batch, s) for s in self.state_size)]
+            return [output, *(nest.map_structure(lambda s: (batch, s), size)
+                              if isinstance(size, (list, tuple)) else (batch, size)
+                              for size in self.state_size)]
         return output
 
     def get_config(self) -> dict:
@@ -211,12 +233,6 @@ class RNN(Layer):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["cell"] = deserialize_keras_object(config["cell"], custom_objects=custom_objects)
+        config["cell"] = deserialize_layer(config["cell"], custom_objects)
         return cls(**config)
 
-
-def _dropout_cells(cell) -> list:
-    """The cells (a cell, or those of a stack) that use dropout masks."""
-    cells = getattr(cell, "cells", None) or [cell]
-    return [c for c in cells if hasattr(c, "get_dropout_mask") and
-            (getattr(c, "dropout", 0) or getattr(c, "recurrent_dropout", 0))]
