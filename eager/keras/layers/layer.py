@@ -41,6 +41,7 @@ from ...tensor import Tensor
 from ...variables import Variable
 from .. import backend, constraints, initializers, regularizers
 from ..keras_tensor import KerasTensor, Node, any_symbolic_tensors, compute_output_spec
+from .. import masking as _mask_store
 from ..masking import get_keras_mask, set_keras_mask
 from ..serialization import serialize_keras_object
 from ..variables import KerasVariable
@@ -538,6 +539,8 @@ class Layer(Module):
         `<name>_mask` (several) from the masks the inputs carry (`eager.keras.masking`), in
         `kwargs`. Returns (the mask the outputs' masks derive from: the `mask` argument, else
         the first argument's, or None when there is none; the argument names filled in)."""
+        if not _mask_store._masks and isinstance(first, Tensor):
+            return None, ()   # fast path: no live tensor carries a mask
         filled = ()
         if self._call_has_mask_arg and len(tensor_names) == 1:
             if arguments.get("mask") is None:

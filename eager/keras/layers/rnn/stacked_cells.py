@@ -92,8 +92,14 @@ class StackedRNNCells(Layer):
 
 
 def deserialize_layer(config, custom_objects=None):
-    """The layer (or cell) a config stands for, built-in layers found by class name."""
-    from ... import layers   # noqa: PLC0415 - the layers package imports this module
-    return deserialize_keras_object(config, module_objects=vars(layers),
+    """The layer (or cell) a config stands for, eager.keras's built-in layers found by class
+    name (walking `Layer`'s subclasses: the layers package cannot be imported from here)."""
+    builtins, stack = {}, [Layer]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub.__module__.startswith("eager.keras.") and not sub.__name__.startswith("_"):
+                builtins.setdefault(sub.__name__, sub)
+            stack.append(sub)
+    return deserialize_keras_object(config, module_objects=builtins,
                                     custom_objects=custom_objects,
                                     printable_module_name="layer")
