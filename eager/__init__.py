@@ -9,7 +9,7 @@ from .base import ieee as _ieee
 from . import dtypes, errors, nest
 from .dtypes import (DType, as_dtype, bool, complex64, complex128, double,  # noqa: A004
                           float16, float32, float64, half, int8, int16, int32, int64, resource,
-                          uint8, uint16, uint32, uint64, variant)
+                          string, uint8, uint16, uint32, uint64, variant)
 from .base.tensor_shape import TensorShape
 from .tensor import EagerTensor, IndexedSlices, Tensor, is_tensor
 from .core.specs import TensorSpec
@@ -37,8 +37,11 @@ from .ops.sort_ops import argsort, sort
 from .ops.logging_ops import print  # noqa: A004
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import autograph, optimizers, profiler, train  # noqa: F401
+from . import io, strings  # noqa: F401
 from . import data  # noqa: F401
 from . import keras  # noqa: F401
+# TensorFlow 2.21's `tf.losses`, `tf.metrics` and `tf.initializers` are Keras 3's modules.
+from .keras import initializers, losses, metrics  # noqa: F401
 from .state.module import Module
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient
 from .variables import (Variable, VariableAggregation, VariableSynchronization,

@@ -319,7 +319,7 @@ class AsyncExecutor:
         if key is not None:
             placed = _PLACED.get(key)
             if placed is None:
-                device = _place(op, inputs, st)
+                device = _place(op, inputs, st, attrs)
                 specs = _infer_now(op, inputs, attrs)
                 placed = (device, specs, _output_meta(specs, device))
                 if len(_PLACED) >= _INFER_CACHE_LIMIT:
@@ -327,7 +327,7 @@ class AsyncExecutor:
                 _PLACED[key] = placed
             device, specs, meta = placed
         else:
-            device = _place(op, inputs, st)  # eager placement, soft placement included
+            device = _place(op, inputs, st, attrs)  # eager placement, soft placement included
             specs = (_infer(op, inputs, attrs) if op.infer_from_types
                      else _infer_now(op, inputs, attrs))
             meta = None

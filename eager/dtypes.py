@@ -2,8 +2,8 @@
 
 from .base.dtypes import (DType, as_dtype, bool, complex64, complex128, double,  # noqa: A004
                           float16, float32, float64, half, int8, int16, int32, int64, resource,
-                          uint8, uint16, uint32, uint64, variant)
+                          string, uint8, uint16, uint32, uint64, variant)
 
 __all__ = ["DType", "as_dtype", "float16", "float32", "float64", "int8", "int16", "int32",
            "int64", "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128",
-           "resource", "variant", "half", "double"]
+           "string", "resource", "variant", "half", "double"]

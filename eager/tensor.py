@@ -768,6 +768,8 @@ def numpy_repr_text(value) -> str:
     """A value as a tensor's `repr` shows it, as TensorFlow's: a scalar as its Python item
     (`1.0`, `7`, `True`), an array as numpy's `repr` (`array([1., 2.], dtype=float32)`), on its
     own line when it spans several."""
+    if isinstance(value, bytes):  # a rank-0 string's element
+        return repr(value)
     value = np.asarray(value)
     if value.ndim == 0 and value.dtype.kind != "S":
         return repr(value.item())

@@ -23,6 +23,7 @@ import weakref
 import numpy as np
 
 from .core import context as _context
+from .devices import registry as _devices
 from .base import dtypes as _dt
 from .async_exec import after_pending_work as _after_pending_work
 from .async_exec import get_synchronous_execution as _synchronous
@@ -363,6 +364,8 @@ class ResourceVariable(Variable):
         base = _context.thread_state().name_scope + (
             "Variable" if name is None else str(name).split(":")[0])
         device = _context.placement_device()
+        if value.dtype.is_string and device.device_type != "CPU":
+            device = _devices.lookup("CPU:0")  # strings live in host memory, as in TensorFlow
         # Creating a handle is host bookkeeping that must happen now, whatever the thread's
         # mode (an asynchronous executor would hand back a pending handle).
         handle_tensor = run_kernel(_res.VAR_HANDLE, (), {

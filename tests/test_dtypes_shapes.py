@@ -97,8 +97,7 @@ def test_as_dtype_aliases_and_python_types():
     assert eager.as_dtype("variant") is eager.variant
 
 
-@pytest.mark.parametrize("junk", [None, "float33", "", object(), np.dtype("U3"), np.dtype("O"),
-                                  np.str_, [1], 1.5])
+@pytest.mark.parametrize("junk", [None, "float33", "", object(), str, bytes, [1], 1.5])
 def test_as_dtype_rejects_junk_with_typeerror(junk):
     with pytest.raises(TypeError, match="DType"):
         eager.as_dtype(junk)

@@ -250,12 +250,17 @@ NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "Resour
                  "StatefulTruncatedNormal", "StatefulUniform", "StatefulUniformFullInt",
                  "StatefulUniformInt", "_Send", "_Recv", "CheckNumericsV2", "EagerPyFunc",
                  "PyFunc", "Assert", "AnonymousIteratorV3", "IteratorGetNext",
-                 "IteratorGetNextAsOptional"}
+                 "IteratorGetNextAsOptional", "MatchingFiles", "ReadFile", "WriteFile"}
 HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
                        "ResourceApplyGradientDescent", "ResourceSparseApplyGradientDescent",
                        "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",
                        "ResourceApplyAdam", "ResourceApplyAdamWithAmsgrad",
-                       "ResourceSparseApplyAdam", "ResourceSparseApplyAdamWithAmsgrad"}
+                       "ResourceSparseApplyAdam", "ResourceSparseApplyAdamWithAmsgrad",
+                       "ResourceApplyKerasWeightDecay", "ResourceApplyKerasMovingAverage",
+                       *(f"Resource{kind}ApplyKeras{name}" for kind in ("", "Sparse")
+                         for name in ("RMSProp", "RMSPropWithMomentum", "CenteredRMSProp",
+                                      "CenteredRMSPropWithMomentum", "Adagrad", "Adadelta",
+                                      "Adamax", "Nadam", "Lion", "Ftrl"))}
 
 
 def test_every_stateful_op_is_classified():
@@ -295,7 +300,16 @@ def _apply(optimizer, var, grad):
     lambda: eager.optimizers.SGD(10.0, momentum=0.9, nesterov=True),
     lambda: eager.optimizers.Adam(10.0),
     lambda: eager.optimizers.Adam(10.0, amsgrad=True),
-], ids=["sgd", "momentum", "nesterov", "adam", "amsgrad"])
+    lambda: eager.optimizers.RMSprop(10.0, momentum=0.5, centered=True),
+    lambda: eager.optimizers.Adagrad(10.0),
+    lambda: eager.optimizers.Adadelta(10.0),
+    lambda: eager.optimizers.Adamax(10.0),
+    lambda: eager.optimizers.Nadam(10.0),
+    lambda: eager.optimizers.Lion(10.0),
+    lambda: eager.optimizers.Ftrl(10.0),
+    lambda: eager.optimizers.AdamW(10.0, weight_decay=0.5, use_ema=True),
+], ids=["sgd", "momentum", "nesterov", "adam", "amsgrad", "rmsprop", "adagrad", "adadelta",
+        "adamax", "nadam", "lion", "ftrl", "adamw_ema"])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 def test_optimizer_steps_with_inf_gradients_are_applied_once_and_whole(hostile, make, sparse):
     """Each variable gets the update numpy computes quietly, from the same step run without

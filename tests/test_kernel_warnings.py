@@ -20,7 +20,9 @@ A user's own numpy code keeps warning, whatever eager ran before.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+import tempfile
 import warnings
 
 import numpy as np
@@ -304,6 +306,34 @@ def _optimizers(vs, x):
     return out
 
 
+#: The Keras optimizers' fused updates (`training_ops_adaptive`): name -> (slots, scalars).
+ADAPTIVE = {"KerasRMSProp": (1, 5), "KerasRMSPropWithMomentum": (2, 5),
+            "KerasCenteredRMSProp": (2, 5), "KerasCenteredRMSPropWithMomentum": (3, 5),
+            "KerasAdagrad": (1, 2), "KerasAdadelta": (2, 4), "KerasAdamax": (2, 5),
+            "KerasNadam": (2, 9), "KerasLion": (1, 5), "KerasFtrl": (2, 5)}
+
+
+def _adaptive_optimizers(vs, x):
+    """The Keras optimizers' fused updates, the weight decay and the moving average, with the
+    hostile value in the variables, the gradients and (at the dtype's max, 1 and 0) every
+    scalar."""
+    handles = [t.handle for t in vs]
+    r = _real(x)
+    big = eager.reduce_max(eager.abs(r)) if x.shape[0] else eager.ones([], r.dtype)
+    one = eager.ones([], r.dtype)
+    zero = eager.zeros([], r.dtype)
+    rows = eager.constant([0, 2]) if x.shape[0] else eager.constant([], eager.int32)
+    g = x[:2] if x.shape[0] else x
+    for scalar_values in ((big, one, zero), (one, zero, big)):
+        for name, (n_slots, n_scalars) in ADAPTIVE.items():
+            scalars = [scalar_values[i % 3] for i in range(n_scalars)]
+            _op(f"ResourceApply{name}", *handles[:1 + n_slots], *scalars, x)
+            _op(f"ResourceSparseApply{name}", *handles[:1 + n_slots], *scalars, g, rows)
+        _op("ResourceApplyKerasWeightDecay", handles[0], scalar_values[0], scalar_values[1])
+        _op("ResourceApplyKerasMovingAverage", handles[1], scalar_values[0], x)
+    return [_op("ReadVariableOp", h) for h in handles]
+
+
 def _handles(vs, x):
     """Making a variable runs VarHandleOp (`Stateful` makes them); destroying one's resource."""
     (v,) = vs
@@ -323,6 +353,19 @@ def _check_numerics(x):
 
 _NN = eager.nn
 _M = eager.math
+_S = eager.strings
+
+
+def _text(x):
+    """The hostile values as strings: every string op's recipe reads these."""
+    return _S.as_string(x)
+
+
+def _file_name(x):
+    return _S.reduce_join(_text(x), separator=",")
+
+
+_SCRATCH = os.path.join(tempfile.gettempdir(), f"eager-kernel-warnings-{os.getpid()}.txt")
 
 #: op name -> recipe: fn(x) of the hostile tensor, or a Stateful.
 RECIPES = {
@@ -441,6 +484,27 @@ RECIPES = {
     "IndexAxis": _indexing, "SliceAxis": _indexing, "SliceAxisGrad": _indexing,
     "PrintV2": lambda x: eager.print(x, [x, 1.5], output_stream=sys.stdout, summarize=-1),
     "CheckNumericsV2": _check_numerics,
+    "AsString": lambda x: _S.as_string(x),
+    "StringLength": lambda x: _S.length(_text(x), unit="UTF8_CHAR"),
+    "Substr": lambda x: _S.substr(_text(x), 0, 2),
+    "StringJoin": lambda x: _S.join([_text(x), "!"], separator=","),
+    "ReduceJoin": lambda x: _S.reduce_join(_text(x), separator=" "),
+    "StaticRegexReplace": lambda x: _S.regex_replace(_text(x), "[0-9]+", "#"),
+    "StaticRegexFullMatch": lambda x: _S.regex_full_match(_text(x), "-?[0-9.e+]+"),
+    "StringLower": lambda x: _S.lower(_text(x)), "StringUpper": lambda x: _S.upper(_text(x)),
+    "StringStrip": lambda x: _S.strip(_text(x)),
+    "StringToNumber": lambda x: _S.to_number(_text(x), eager.float64),
+    "StringFormat": lambda x: _S.format("x={}", x, summarize=-1),
+    "UnicodeEncode": lambda x: _S.unicode_encode(
+        eager.reshape(_S.length(_text(x)), [-1]) + 64, "UTF-8"),
+    "UnicodeDecode": lambda x: _S.unicode_decode(_file_name(x), "UTF-8"),
+    "MatchingFiles": lambda x: eager.io.matching_files(_file_name(x)),
+    "ReadFile": lambda x: [eager.io.write_file(_SCRATCH, _file_name(x)),
+                           eager.io.read_file(_SCRATCH)][1],
+    "WriteFile": lambda x: [eager.io.write_file(_SCRATCH, _file_name(x)), x][1],
+    "DecodeRaw": lambda x: eager.io.decode_raw(_text(x), eager.uint8, fixed_length=4),
+    "SerializeTensor": lambda x: eager.io.serialize_tensor(x),
+    "ParseTensor": lambda x: eager.io.parse_tensor(eager.io.serialize_tensor(x), x.dtype),
     # (a condition that holds on any input: the recipe runs in every mode and must not fail)
     "Assert": lambda x: [debug_ops.assert_that(eager.size(x) >= 0, "size is never negative"),
                          x][1],
@@ -453,6 +517,9 @@ RECIPES = {
         "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum", "ResourceApplyAdam",
         "ResourceApplyAdamWithAmsgrad", "ResourceSparseApplyAdam",
         "ResourceSparseApplyAdamWithAmsgrad")},
+    **{name: Stateful(_adaptive_optimizers, n=4, dtypes=FLOATS) for name in (
+        *(f"Resource{kind}Apply{op}" for op in ADAPTIVE for kind in ("", "Sparse")),
+        "ResourceApplyKerasWeightDecay", "ResourceApplyKerasMovingAverage")},
 }
 
 #: Ops no recipe runs as such, and where they are covered.

@@ -215,6 +215,10 @@ def test_top_k_bad_arguments():
 def test_junk_inputs(junk):
     for fn, name in [(eager.sort, "sort"), (eager.argsort, "argsort"),
                      (eager.math.top_k, "top_k")]:
+        if isinstance(junk, str):  # a string tensor: TF 2.21 refuses its dtype
+            with pytest.raises(InvalidArgumentError, match="dtype string"):
+                fn(junk)
+            continue
         with pytest.raises((TypeError, ValueError), match=name):
             fn(junk)
 

@@ -83,8 +83,8 @@ def test_ragged_sequences_are_value_errors(value):
 
 
 @pytest.mark.parametrize("value,exc", [(None, ValueError), (object(), ValueError),
-                                       ("abc", TypeError), (b"abc", TypeError),
-                                       (["a", "b"], TypeError), ({1: 2}, ValueError)])
+                                       (["a", 1], ValueError), ([b"a", ["b"]], ValueError),
+                                       ({1: 2}, ValueError)])
 def test_unconvertible_values(value, exc):
     with pytest.raises(exc):
         eager.constant(value)
@@ -101,11 +101,13 @@ def test_numpy_values_keep_their_dtype(x):
         same(eager.constant(x[()]), x)  # numpy scalars too
 
 
-def test_numpy_object_and_string_arrays_are_rejected():
-    with pytest.raises(TypeError):
-        eager.constant(np.array(["a"]))
-    with pytest.raises(TypeError):
+def test_numpy_object_arrays_of_non_strings_are_rejected():
+    # TensorFlow 2.21: "Failed to convert a NumPy array to a Tensor (Unsupported object type
+    # int)." (string arrays convert: tests/test_strings.py)
+    with pytest.raises(ValueError, match=r"Unsupported object type object"):
         eager.constant(np.array([object()], dtype=object))
+    with pytest.raises(TypeError, match="dtype int32"):
+        eager.constant(np.array(["a"]), eager.int32)
 
 
 @pytest.mark.parametrize("value,dtype,expected", [
@@ -503,8 +505,8 @@ def test_operator_errors():
         T([1.0]) + T([1])
     with pytest.raises(errors.InvalidArgumentError, match=r"Incompatible shapes: \[3\] vs\. \[4\]"):
         T([1, 2, 3]) * T([1, 2, 3, 4])
-    with pytest.raises((TypeError, ValueError)):
-        T([1.0]) + "abc"
+    with pytest.raises(errors.InvalidArgumentError, match="string"):
+        T([1.0]) + "abc"  # TF 2.21: "abc" converts by itself; AddV2 refuses the mix
     with pytest.raises((TypeError, ValueError)):
         T([1.0]) - None
     with pytest.raises((TypeError, ValueError)):

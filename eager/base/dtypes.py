@@ -5,6 +5,10 @@ Every dtype is a `DType` that compares equal to the matching numpy dtype and num
 passing numpy types both work. A `DType` also exposes `.dtype` (the numpy dtype), which lets
 numpy accept it anywhere it accepts a dtype: `numpy.zeros(3, eager.float32)`.
 
+`string` is TensorFlow's byte string: its arrays are numpy object arrays holding `bytes`, so it
+is the dtype numpy's object dtype (and its `str_`/`bytes_` types) converts to, as in TensorFlow.
+String tensors always live in host memory (see `eager.core.dispatch.place`).
+
 `resource` and `variant` have no numpy equivalent: they type handles to resources (variables)
 and opaque values (tensor lists). Their arrays hold Python objects.
 """
@@ -19,7 +23,7 @@ __all__ = [
     "DType", "as_dtype",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64",
     "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128",
-    "resource", "variant", "half", "double",
+    "string", "resource", "variant", "half", "double",
 ]
 
 
@@ -36,7 +40,7 @@ class DType:
         self.is_numpy_compatible = numpy_compatible
         kind = self.dtype.kind if numpy_compatible else "V"
         self._kind = kind
-        self.size = self.dtype.itemsize if numpy_compatible else 0
+        self.size = self.dtype.itemsize if numpy_compatible and kind != "O" else 0
         self.is_floating = kind == "f"
         self.is_integer = kind in "iu"
         self.is_unsigned = kind == "u"
@@ -49,8 +53,9 @@ class DType:
     # -- TensorFlow's DType surface ------------------------------------------------------------
     @property
     def as_numpy_dtype(self):
-        """The numpy scalar type (`numpy.float32`), as TensorFlow returns it."""
-        return self.dtype.type
+        """The numpy scalar type (`numpy.float32`), as TensorFlow returns it (`object` for
+        strings)."""
+        return object if self._kind == "O" else self.dtype.type
 
     @property
     def as_datatype_enum(self) -> int:
@@ -71,6 +76,11 @@ class DType:
     @property
     def is_quantized(self) -> builtins.bool:
         return False
+
+    @property
+    def is_string(self) -> builtins.bool:
+        """Whether this is `string` (byte strings in object arrays; host memory only)."""
+        return self._kind == "O"
 
     @property
     def is_numeric(self) -> builtins.bool:
@@ -143,6 +153,7 @@ uint64 = _make("uint64", np.uint64, 23)
 bool = _make("bool", np.bool_, 10)  # noqa: A001 - TensorFlow's name
 complex64 = _make("complex64", np.complex64, 8)
 complex128 = _make("complex128", np.complex128, 18)
+string = _make("string", object, 7)
 resource = _make("resource", object, 20, numpy_compatible=False)
 variant = _make("variant", object, 21, numpy_compatible=False)
 half = float16
@@ -152,8 +163,8 @@ _NUMPY_TYPES = (float16, float32, float64, int8, int16, int32, int64, uint8, uin
                 uint64, bool, complex64, complex128)
 
 #: numpy dtype -> DType. Hot: every eager op result is typed through this table.
-BY_NUMPY: dict = {d.dtype: d for d in _NUMPY_TYPES}
-_BY_NAME: dict = {d.name: d for d in _NUMPY_TYPES + (resource, variant)}
+BY_NUMPY: dict = {d.dtype: d for d in _NUMPY_TYPES + (string,)}
+_BY_NAME: dict = {d.name: d for d in _NUMPY_TYPES + (string, resource, variant)}
 _BY_NAME.update(half=float16, double=float64, float=float32)
 # TensorFlow maps the Python types this way (float -> float32, unlike numpy).
 _BY_PYTHON_TYPE = {builtins.float: float32, builtins.int: int32, builtins.bool: bool,
@@ -168,6 +179,8 @@ REAL = FLOATING | INTEGER
 NUMERIC = REAL | COMPLEX
 INEXACT = FLOATING | COMPLEX
 ALL = NUMERIC | {bool}
+#: What TensorFlow's type-generic ops (reshape, concat, gather, where, equal, ...) also take.
+ALL_AND_STRING = ALL | {string}
 
 
 def as_dtype(type_value) -> DType:
@@ -178,6 +191,8 @@ def as_dtype(type_value) -> DType:
         found = BY_NUMPY.get(type_value)
         if found is not None:
             return found
+        if type_value.kind in "SU":  # numpy's fixed-width strings: TensorFlow's string
+            return string
     elif isinstance(type_value, str):
         found = _BY_NAME.get(type_value)
         if found is not None:
@@ -187,6 +202,8 @@ def as_dtype(type_value) -> DType:
         if found is not None:
             return found
         if issubclass(type_value, np.generic):
+            if issubclass(type_value, (np.str_, np.bytes_)):
+                return string
             found = BY_NUMPY.get(np.dtype(type_value))
             if found is not None:
                 return found

@@ -11,8 +11,9 @@ programs and runners, constant folding and the semantics explorer run ops themse
 already placed them, or run them on a worker thread), and they use these parts of the eager path
 so that a kernel runs, fails and is typed the same way whoever runs it:
 
-* `place(op, inputs, state)`: TensorFlow's eager placement (a resource input's device, else the
-  innermost device scope, else the default device; soft placement).
+* `place(op, inputs, state, attrs)`: TensorFlow's eager placement (a resource input's device,
+  else the innermost device scope, else the default device; soft placement; strings on the
+  CPU).
 * `run_kernel(op, inputs, attrs, device)`: the synchronous interpreter's core: inputs brought to
   `device` (pending ones waited for), the kernel run, a failure explained in the op's terms
   (`kernel_error`), outputs wrapped, inference verified when `check_inference` is on. A pure
@@ -41,6 +42,9 @@ from __future__ import annotations
 import sys
 import threading
 
+import numpy as np
+
+from ..base import dtypes as _dtypes
 from ..base import profile_events as _profile_events
 from ..base.ieee import FP_SIGNALS, quietly
 from ..base.errors import InternalError, InvalidArgumentError, NotFoundError, OpError
@@ -58,6 +62,7 @@ _per_thread = _context.per_thread
 _FAST_PATH = _context.FAST_PATH
 _config = _context.placement_config
 _PROFILE = _profile_events.RECORDER  # `.active` while an eager.profiler trace runs
+_STRING = _dtypes.string
 
 
 class Hooks:
@@ -212,7 +217,7 @@ def _execute_slow(op, inputs, attrs):
     st = _per_thread.state
     interpreter = st.interpreter
     if interpreter is None:
-        outputs = run_kernel(op, inputs, attrs, place(op, inputs, st))
+        outputs = run_kernel(op, inputs, attrs, place(op, inputs, st, attrs))
     else:
         outputs = interpreter.execute(op, inputs, attrs)
     tapes = st.tapes
@@ -235,9 +240,10 @@ def _execute_profiled(op, inputs, attrs):
                                   t0, _profile_events.now_ns())
 
 
-def place(op, inputs, st):
+def place(op, inputs, st, attrs=NO_ATTRS):
     """TensorFlow's eager placement: a resource input's device, else the scope's, else the
-    default device; soft placement moves ops without a kernel on the chosen device to the CPU.
+    default device; soft placement moves ops without a kernel on the chosen device to the CPU,
+    and ops on strings run on the CPU (`touches_strings`).
     With one device and nothing but gradient tapes open anywhere (`FAST_PATH.kernel_and_tapes`),
     every rule gives that device: the common case under a tape, answered at once."""
     if _FAST_PATH.kernel_and_tapes:
@@ -259,9 +265,21 @@ def place(op, inputs, st):
                                 f"placement or run it under eager.device('CPU:0'). "
                                 f"[Op:{op.name}]")
         device = _devices.lookup("CPU:0")
+    if device.device_type != "CPU" and touches_strings(inputs, attrs):
+        device = _devices.lookup("CPU:0")  # strings live in host memory (TF's HostMemory)
     if _config.log_placement:
         print(f"Executing op {op.name} in device {device.full_name}", file=sys.stderr)
     return device
+
+
+def touches_strings(inputs, attrs) -> bool:
+    """Whether an op reads a string tensor or is asked to make strings (a `dtype` attribute):
+    TensorFlow keeps strings in host memory, so such an op runs on the CPU whatever device was
+    chosen. Asked only off the CPU."""
+    for t in inputs:
+        if t.dtype is _STRING:
+            return True
+    return attrs.get("dtype") is _STRING if attrs else False
 
 
 def run_kernel(op, inputs, attrs, device):
@@ -301,7 +319,7 @@ def run_kernel(op, inputs, attrs, device):
         try:
             t._meta = METAS[device][out.dtype]
         except (KeyError, AttributeError):
-            t._meta = _special_meta(out, device, op)
+            _special_output(t, out, device, op)
         outputs = t
     else:
         outputs = tuple([wrap_output(o, device, op) for o in out])
@@ -351,8 +369,21 @@ def wrap_output(value, device, op):
     try:
         t._meta = METAS[device][value.dtype]
     except (KeyError, AttributeError):
-        t._meta = _special_meta(value, device, op)
+        _special_output(t, value, device, op)
     return t
+
+
+def _special_output(t, value, device, op):
+    """Types `t`, the tensor for a kernel output `value` that is not a numeric array: a string
+    element (numpy gives a rank-0 pick of an object array as the bare `bytes`) becomes a rank-0
+    string array; a TensorList or resource handle names its own eager dtype."""
+    if value.__class__ is bytes:
+        array = np.empty((), dtype=object)
+        array[()] = value
+        t._value = array
+        t._meta = METAS[device][array.dtype]
+        return
+    t._meta = _special_meta(value, device, op)
 
 
 def _special_meta(value, device, op):

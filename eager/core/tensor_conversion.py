@@ -109,6 +109,8 @@ def _python_to_numpy(value, dtype):
     elif cls is complex:
         inferred = _dt.complex128
     elif isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind in "OSU":
+            return _string_array(value, dtype)
         inferred = BY_NUMPY.get(value.dtype)
         if inferred is None:
             if not value.dtype.isnative:  # ">f4" on a little-endian machine: TensorFlow
@@ -129,8 +131,12 @@ def _python_to_numpy(value, dtype):
     elif value is None:
         raise ValueError(NONE_TO_TENSOR)
     elif isinstance(value, (str, bytes)):
-        raise TypeError(f"Cannot convert {_describe(value)} to a tensor: eager has no string "
-                        "dtype.")
+        if dtype is not None and dtype is not _dt.string:
+            raise TypeError(f"Cannot convert {_describe(value)} to EagerTensor of dtype "
+                            f"{dtype.name}")
+        array = np.empty((), dtype=object)
+        array[()] = _as_bytes(value)
+        return array
     elif isinstance(value, (list, tuple)):
         return _sequence_to_numpy(value, dtype)
     elif cls is range:
@@ -147,6 +153,8 @@ def _python_to_numpy(value, dtype):
         raise ValueError(f"Attempt to convert a value ({_describe(value)}) with an unsupported "
                          f"type ({type(value)}) to a Tensor.")
     # A Python scalar.
+    if dtype is _dt.string:
+        raise TypeError(f"Cannot convert {_describe(value)} to EagerTensor of dtype string")
     if dtype is None:
         dtype = inferred
     elif not _compatible(dtype, inferred):
@@ -167,6 +175,9 @@ def _sequence_to_numpy(value, dtype):
     element (a leading numpy float32 makes float32; Python floats make float32), numpy integers
     count as Python ints (int32 when all fit), and a bool first element admits only bools."""
     first, tensor_dtypes, big_int = _scan_sequence(value)
+    if (dtype is _dt.string or isinstance(first, (str, bytes))
+            or _dt.string in tensor_dtypes):
+        return _string_sequence(value, dtype)
     if tensor_dtypes:
         # TensorFlow packs a list holding tensors: they must share one dtype, which the other
         # elements adopt (as if it were requested).
@@ -221,9 +232,9 @@ def _sequence_to_numpy(value, dtype):
             inferred = _dt.int32
     elif kind == "c":
         inferred = _dt.complex128
-    elif kind in "US":
-        raise TypeError(f"Cannot convert {_describe(value)} to a tensor: eager has no string "
-                        "dtype.")
+    elif kind in "US":  # a string after numbers: TensorFlow refuses the mix
+        raise ValueError(f"Can't convert Python sequence with mixed types to Tensor: "
+                         f"{_describe(value)}.")
     else:
         inferred = BY_NUMPY.get(arr.dtype)
     if inferred is None:
@@ -245,6 +256,81 @@ def _sequence_to_numpy(value, dtype):
         except FP_SIGNALS:  # `constant([7e4], float16)`: inf, as TensorFlow converts it
             arr = quietly(arr.astype, dtype.dtype)
     return arr
+
+
+def _as_bytes(text) -> bytes:
+    """One string element as TensorFlow holds it: bytes as they are, `str` encoded as UTF-8 (a
+    lone surrogate, which UTF-8 cannot encode, is TensorFlow's ValueError)."""
+    if isinstance(text, bytes):
+        return bytes(text)
+    try:
+        return str(text).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("Error converting unicode string while converting Python sequence to "
+                         "Tensor.") from None
+
+
+def _string_array(value, dtype):
+    """A numpy string array (fixed-width `S`/`U`, or object holding str/bytes) as a `string`
+    tensor's value: an object array of bytes. Any other requested dtype is refused, as
+    TensorFlow fails to parse the text as numbers; an object array holding anything but strings
+    is TensorFlow's "Unsupported object type"."""
+    if dtype is not None and dtype is not _dt.string:
+        raise TypeError(f"Cannot convert {_describe(value)} to EagerTensor of dtype "
+                        f"{dtype.name}.")
+    value = np.asarray(value)
+    out = np.empty(value.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, item in enumerate(value.reshape(-1)):
+        if not isinstance(item, (str, bytes)):
+            raise ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object "
+                             f"type {type(item).__name__}).")
+        flat[i] = _as_bytes(item)
+    return out
+
+
+def _string_sequence(value, dtype):
+    """A nested list of str/bytes (or string tensors) as an object array of bytes; a number
+    among strings, or strings asked for as another dtype, are TensorFlow's errors."""
+    if dtype is not None and dtype is not _dt.string:
+        raise TypeError(f"Cannot convert {_describe(value)} to EagerTensor of dtype "
+                        f"{dtype.name}")
+    leaves = []
+    shape = _string_shape(value, leaves)
+    out = np.empty(len(leaves), dtype=object)
+    for i, item in enumerate(leaves):
+        if isinstance(item, Tensor):
+            item = item.numpy()
+        if not isinstance(item, (str, bytes)):
+            if dtype is _dt.string:
+                raise TypeError(f"Cannot convert {_describe(value)} to EagerTensor of dtype "
+                                "string")
+            raise ValueError(f"Can't convert Python sequence with mixed types to Tensor: "
+                             f"{_describe(value)}.")
+        out[i] = _as_bytes(item)
+    return out.reshape(shape)
+
+
+def _string_shape(value, leaves) -> tuple:
+    """The shape of nested lists `value`, appending its leaves (row-major) to `leaves`; a
+    ragged nesting is the non-rectangular ValueError."""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return (0,)
+        shapes = [_string_shape(item, leaves) for item in value]
+        if any(s != shapes[0] for s in shapes):
+            raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: "
+                             f"{_describe(value)}.")
+        return (len(value),) + shapes[0]
+    if isinstance(value, np.ndarray):
+        leaves.extend(value.reshape(-1).tolist())
+        return value.shape
+    if isinstance(value, Tensor) and value.dtype is _dt.string:
+        array = np.asarray(value.numpy(), dtype=object)
+        leaves.extend(array.reshape(-1).tolist())
+        return array.shape
+    leaves.append(value)
+    return ()
 
 
 def _range_to_numpy(value, dtype):
@@ -326,6 +412,8 @@ def _from_host(array, device) -> EagerTensor:
     st = _thread_state()
     if device is None:
         device = _placement_device(st)
+    if not device.inline and array.dtype.hasobject:  # strings live in host memory
+        device = _registry.lookup("CPU:0")
     t = wrap_value(array if device.inline else device.from_host(array), device)
     interpreter = st.interpreter
     if interpreter is not None:

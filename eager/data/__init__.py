@@ -5,7 +5,8 @@ element structures, `element_spec`s and cardinalities; iterating one eagerly giv
 tensors, inside `eager.function` a graph op (the function traces once). The pieces: `dataset.py`
 (the public class), `node.py` (the protocol of a pipeline step), `structure.py` (elements and
 their specs), the steps by theme (`sources`, `ordering`, `selection`, `functional`,
-`batching`, `windowing`, `combining`, `buffering`), `traced.py` (user functions traced once),
+`batching`, `windowing`, `combining`, `buffering`, `files`), `file_datasets.py` (the file
+datasets' classes), `traced.py` (user functions traced once),
 `iterator.py` (iterators, checkpointable), `iterator_context.py` (what iterators are made under:
 options), `in_function.py` (graph ops), `symbolic.py` (sources over a function's symbolic
 tensors), `element_state.py`
@@ -15,11 +16,13 @@ tensors), `element_state.py`
 from . import experimental
 from .background import AUTOTUNE
 from .dataset import Dataset, DatasetV2
+from .file_datasets import TextLineDataset, TFRecordDataset
 from .iterator import OwnedIterator as Iterator
 from .node import INFINITE as INFINITE_CARDINALITY
 from .node import UNKNOWN as UNKNOWN_CARDINALITY
 from .options import Options, ThreadingOptions
 from .structure import DatasetSpec
 
-__all__ = ["Dataset", "DatasetV2", "DatasetSpec", "Iterator", "Options", "ThreadingOptions",
+__all__ = ["Dataset", "DatasetV2", "DatasetSpec", "TextLineDataset", "TFRecordDataset",
+           "Iterator", "Options", "ThreadingOptions",
            "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]

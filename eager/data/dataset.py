@@ -23,7 +23,8 @@ from ..graph.tracing import get_default_graph
 from ..ops import math_ops as _math
 from ..ops.debug_ops import assert_that
 from ..tensor import wrap_value
-from . import batching, buffering, combining, functional, ordering, selection, sources, windowing
+from . import batching, buffering, combining, files, functional, ordering, selection, sources
+from . import windowing
 from . import in_function, iterator_context, symbolic
 from . import structure as _st
 from .iterator import NumpyIterator, OwnedIterator
@@ -189,6 +190,17 @@ class Dataset:
         if _st.is_dataset(datasets):
             return datasets
         return Dataset(combining.Zip(datasets))
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The files matching a glob pattern (or patterns), sorted, then shuffled unless
+        `shuffle=False` (a buffer of every name, reshuffled each iteration; `seed` makes it
+        reproducible). No match is TensorFlow's InvalidArgumentError."""
+        matches = files.matched_files(file_pattern)
+        dataset = Dataset(sources.TensorSlices(matches))
+        if shuffle is None or shuffle:
+            dataset = dataset.shuffle(int(matches.shape[0]), seed=seed)
+        return dataset
 
     @staticmethod
     def counter(start=0, step=1, dtype=_dt.int64, name=None):

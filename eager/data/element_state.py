@@ -3,7 +3,8 @@ streams.
 
 `NodeIterator.save()` returns a tree of plain values: ints, floats, bools, strings, None, numpy
 arrays, and lists and dicts of those. `encode` writes it as one `.npz` archive (the arrays as
-entries, the rest as JSON in an entry of its own) and returns the bytes as a uint8 array, which
+entries, string arrays packed as bytes by `eager.base.string_arrays`, the rest as JSON in an
+entry of its own) and returns the bytes as a uint8 array, which
 a checkpoint stores like a variable's value; `decode` reads it back without pickles, so a
 checkpoint file cannot run code.
 """
@@ -16,6 +17,7 @@ import json
 import numpy as np
 
 from ..base import errors as _errors
+from ..base import string_arrays as _string_arrays
 from ..tensor import wrap_value
 from . import structure as _st
 from .node import not_checkpointable
@@ -30,6 +32,9 @@ def encode(state) -> np.ndarray:
     arrays = []
 
     def tree(value):
+        if isinstance(value, np.ndarray) and value.dtype.hasobject:  # strings: as bytes
+            arrays.append(_string_arrays.pack(value))
+            return {"__strings__": len(arrays) - 1, "shape": list(value.shape)}
         if isinstance(value, np.ndarray):
             arrays.append(value)
             return {"__array__": len(arrays) - 1}
@@ -59,10 +64,21 @@ def decode(data) -> object:
         raise _errors.DataLossError(None, "DeserializeIterator",
                                     f"The saved iterator state is damaged: {exc}") from None
 
+    try:
+        return _tree(meta, arrays)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise _errors.DataLossError(None, "DeserializeIterator",
+                                    f"The saved iterator state is damaged: {exc}") from None
+
+
+def _tree(meta, arrays):
     def tree(value):
         if isinstance(value, dict):
             if set(value) == {"__array__"}:
                 return arrays[f"a{value['__array__']}"]
+            if set(value) == {"__strings__", "shape"}:
+                return _string_arrays.unpack(arrays[f"a{value['__strings__']}"],
+                                             value["shape"])
             return {k: tree(v) for k, v in value.items()}
         if isinstance(value, list):
             return [tree(v) for v in value]

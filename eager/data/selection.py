@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import dtypes as _dt
+from ..base import string_arrays as _string_arrays
 from . import structure as _st
 from .node import UNKNOWN, Node, NodeIterator
 from .traced import StructuredFunction
@@ -116,7 +117,7 @@ class Unique(Node):
             raise TypeError("`tf.data.Dataset.unique` does not support type "
                             f"{_st.describe_types(spec)} -- only `tf.int32`, `tf.int64`, and "
                             "`tf.string` are supported.")
-        if spec.dtype not in (_dt.int32, _dt.int64):
+        if spec.dtype not in (_dt.int32, _dt.int64, _dt.string):
             raise TypeError(f"`tf.data.Dataset.unique` does not support type <dtype: "
                             f"'{spec.dtype.name}'> -- only `tf.int32`, `tf.int64`, and "
                             "`tf.string` are supported.")
@@ -141,7 +142,8 @@ class _UniqueIterator(NodeIterator):
         while True:
             element = next(self._input)
             array = _st.host_array(element)
-            key = (array.shape, array.tobytes())
+            key = (array.shape, _string_arrays.pack(array).tobytes() if array.dtype.hasobject
+                   else array.tobytes())
             if key not in self._seen:
                 self._seen.add(key)
                 return element

@@ -611,7 +611,7 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
                 leaf = convert_to_tensor(leaf)  # its value, read in the graph
             elif isinstance(leaf, TensorArray):
                 leaf = leaf.flow  # its TensorList, as TensorFlow returns it
-            elif not (leaf is None or isinstance(leaf, (Tensor, str))):
+            elif not (leaf is None or isinstance(leaf, Tensor)):
                 leaf = _returned_tensor(leaf, python_function)
             if isinstance(leaf, Tensor):
                 output_map.append(len(outputs))
@@ -630,8 +630,8 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
 def _returned_tensor(value, python_function):
     """A returned leaf that is neither a tensor nor None as the tensor TensorFlow makes of it:
     a Python number or bool, a numpy scalar or array becomes a constant output (`return 1`
-    gives a scalar int32 tensor on every call). Strings stay Python values, since eager has no
-    string dtype. Anything else is TensorFlow's TypeError."""
+    gives a scalar int32 tensor on every call), a str or bytes a string constant. Anything
+    else is TensorFlow's TypeError."""
     try:
         return convert_to_tensor(value)
     except (TypeError, ValueError):

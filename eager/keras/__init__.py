@@ -8,6 +8,7 @@ exists and what does not yet is listed in docs/API.md; docs/keras.md describes h
 
 from . import (activations, backend, constraints, initializers, layers, models, optimizers,
                regularizers)
+from . import losses, metrics, utils
 from .layers.core import Input
 from .models import Model, Sequential
 from .keras_tensor import KerasTensor
@@ -18,5 +19,6 @@ from .variables import KerasVariable as Variable
 config = backend
 
 __all__ = ["activations", "backend", "config", "constraints", "initializers", "layers",
-           "optimizers", "regularizers", "KerasTensor", "InputSpec", "Layer", "SeedGenerator",
-           "Variable", "Input", "Model", "Sequential", "models"]
+           "optimizers", "regularizers", "losses", "metrics", "utils", "KerasTensor",
+           "InputSpec", "Layer", "SeedGenerator", "Variable", "Input", "Model", "Sequential",
+           "models"]

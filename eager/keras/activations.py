@@ -16,6 +16,7 @@ from ..ops import composite_ops as _composite
 from ..ops import math_ops as _math
 from ..ops import nn_ops as _nn
 from .serialization import deserialize_keras_object, get_registered_name, serialize_keras_object
+from .utils.annotations import set_keras_logits
 
 __all__ = ["relu", "leaky_relu", "relu6", "softmax", "elu", "selu", "softplus", "softsign",
            "soft_shrink", "sparse_plus", "silu", "swish", "squareplus", "gelu", "celu", "glu",
@@ -68,13 +69,16 @@ def relu6(x):
 
 
 def softmax(x, axis=-1):
-    """Softmax over `axis` (an int, or a tuple of axes normalised together as Keras does)."""
+    """Softmax over `axis` (an int, or a tuple of axes normalised together as Keras does).
+    The result remembers its logits, so a cross-entropy given it computes from them."""
     x = _t(x)
     if isinstance(axis, int):
-        return _nn.softmax(x, axis=axis)
-    shifted = x - _math.reduce_max(x, axis=axis, keepdims=True)
-    e = _math.exp(shifted)
-    return e / _math.reduce_sum(e, axis=axis, keepdims=True)
+        output = _nn.softmax(x, axis=axis)
+    else:
+        e = _math.exp(x - _math.reduce_max(x, axis=axis, keepdims=True))
+        output = e / _math.reduce_sum(e, axis=axis, keepdims=True)
+    set_keras_logits(output, x)
+    return output
 
 
 def log_softmax(x, axis=-1):
@@ -177,7 +181,11 @@ def threshold(x, threshold, default_value):  # noqa: A002 (Keras's argument name
 
 
 def sigmoid(x):
-    return _math.sigmoid(_t(x))
+    """The logistic function; the result remembers its logits (see `softmax`)."""
+    x = _t(x)
+    output = _math.sigmoid(x)
+    set_keras_logits(output, x)
+    return output
 
 
 def exponential(x):

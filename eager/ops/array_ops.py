@@ -142,7 +142,7 @@ def _reshape_kernel(xp, x, dims=None, shape=None):
 
 #: Reshape(x) to the `shape` attribute, or, with `shape=None`, Reshape(x, dims) to a shape
 #: known only when the op runs (`shape_arguments`).
-RESHAPE = register_op("Reshape", _reshape_kernel, _reshape_infer, dtypes=ALL)
+RESHAPE = register_op("Reshape", _reshape_kernel, _reshape_infer, dtypes=_dt.ALL_AND_STRING)
 
 
 def reshape(tensor, shape, name=None):
@@ -189,7 +189,7 @@ def _squeeze_kernel(xp, x, axis):
     return xp.reshape(x, _squeeze_dims(TensorShape(x.shape), axis))
 
 
-SQUEEZE = register_op("Squeeze", _squeeze_kernel, _squeeze_infer, dtypes=ALL)
+SQUEEZE = register_op("Squeeze", _squeeze_kernel, _squeeze_infer, dtypes=_dt.ALL_AND_STRING)
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002 - TensorFlow's argument name
@@ -218,7 +218,7 @@ def _expand_kernel(xp, x, axis):
     return xp.reshape(x, x.shape[:at] + (1,) + x.shape[at:])
 
 
-EXPAND_DIMS = register_op("ExpandDims", _expand_kernel, _expand_infer, dtypes=ALL)
+EXPAND_DIMS = register_op("ExpandDims", _expand_kernel, _expand_infer, dtypes=_dt.ALL_AND_STRING)
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002
@@ -260,7 +260,7 @@ def _transpose_kernel(xp, x, perm):
     return xp.transpose(x, perm)
 
 
-TRANSPOSE = register_op("Transpose", _transpose_kernel, _transpose_infer, dtypes=ALL)
+TRANSPOSE = register_op("Transpose", _transpose_kernel, _transpose_infer, dtypes=_dt.ALL_AND_STRING)
 CONJUGATE_TRANSPOSE = register_op("ConjugateTranspose",
                                   lambda xp, x, perm: xp.conj(_transpose_kernel(xp, x, perm)),
                                   _transpose_infer, dtypes=_dt.COMPLEX)
@@ -380,7 +380,7 @@ def _concat_infer(*values, axis):
 
 
 CONCAT = register_op("ConcatV2", lambda xp, *values, axis: xp.concatenate(values, axis=axis),
-                     _concat_infer, dtypes=ALL)
+                     _concat_infer, dtypes=_dt.ALL_AND_STRING)
 
 
 def _tensor_list(op, values, what):
@@ -418,7 +418,7 @@ def _stack_infer(*values, axis):
 
 
 PACK = register_op("Pack", lambda xp, *values, axis: xp.stack(values, axis=axis), _stack_infer,
-                   dtypes=ALL)
+                   dtypes=_dt.ALL_AND_STRING)
 
 
 def _holds_tensor(values) -> bool:
@@ -467,7 +467,8 @@ def _unpack_kernel(xp, x, num, axis):
 
 
 # num_outputs=None: the number of outputs varies per call (inference's tuple says how many).
-UNPACK = register_op("Unpack", _unpack_kernel, _unpack_infer, dtypes=ALL, num_outputs=None)
+UNPACK = register_op("Unpack", _unpack_kernel, _unpack_infer, dtypes=_dt.ALL_AND_STRING,
+                     num_outputs=None)
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -537,10 +538,10 @@ def _split_kernel(op_name):
     return kernel
 
 
-SPLIT = register_op("Split", _split_kernel("Split"), _split_infer("Split"), dtypes=ALL,
-                    num_outputs=None)
-SPLIT_V = register_op("SplitV", _split_kernel("SplitV"), _split_infer("SplitV"), dtypes=ALL,
-                      num_outputs=None)
+SPLIT = register_op("Split", _split_kernel("Split"), _split_infer("Split"),
+                    dtypes=_dt.ALL_AND_STRING, num_outputs=None)
+SPLIT_V = register_op("SplitV", _split_kernel("SplitV"), _split_infer("SplitV"),
+                      dtypes=_dt.ALL_AND_STRING, num_outputs=None)
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
@@ -601,7 +602,7 @@ def _tile_kernel(xp, x, counts=None, multiples=None):
 
 #: Tile(x) by the `multiples` attribute, or, with `multiples=None`, Tile(x, multiples) by
 #: counts read when the op runs (`shape_arguments`).
-TILE = register_op("Tile", _tile_kernel, _tile_infer, dtypes=ALL)
+TILE = register_op("Tile", _tile_kernel, _tile_infer, dtypes=_dt.ALL_AND_STRING)
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -674,7 +675,8 @@ def _broadcast_to_kernel(xp, x, dims=None, shape=None):
 
 #: BroadcastTo(x) to the `shape` attribute, or, with `shape=None`, BroadcastTo(x, dims) to a
 #: shape known only when the op runs (`shape_arguments`).
-BROADCAST_TO = register_op("BroadcastTo", _broadcast_to_kernel, _broadcast_to_infer, dtypes=ALL)
+BROADCAST_TO = register_op("BroadcastTo", _broadcast_to_kernel, _broadcast_to_infer,
+                           dtypes=_dt.ALL_AND_STRING)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

@@ -52,6 +52,9 @@ def add_n(inputs, name=None):
                          "shape")
     tensors = [convert_to_tensor(t) for t in inputs]
     first = tensors[0]
+    if first.dtype.is_string:  # TensorFlow's AddN has no string kernel (AddV2 has)
+        raise op_error("AddN", "input dtype string is not in the list of allowed values "
+                               "(numeric dtypes); use eager.strings.join", tensors)
     for t in tensors[1:]:
         if t.dtype != first.dtype or not t.shape.is_compatible_with(first.shape):
             raise ValueError(f"inputs must be a list of at least one Tensor with the same dtype "

@@ -17,7 +17,7 @@ from ..tensor import Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import UNKNOWN_SHAPE
-from ..core.argument_conversion import as_tensor, check_dtype
+from ..core.argument_conversion import as_tensor, check_dtype, unsupported_dtype
 from ..core.dispatch import execute
 from ..core.registry import get_op, op_error, register_op
 from ..core.shapes import (TENSOR_SHAPE, UnknownDimensionError, known_elements, static_array,
@@ -87,8 +87,16 @@ def _like_infer(x, dtype):
     return TensorSpec(x.shape, dtype)
 
 
-ZEROS_LIKE = register_op("ZerosLike", lambda xp, x, dtype: xp.zeros(x.shape, dtype=dtype.dtype),
-                         _like_infer, dtypes=ALL, differentiable=False)
+def _zeros_like_kernel(xp, x, dtype):
+    if dtype.is_string:  # TensorFlow's zero string is the empty one
+        out = xp.empty(x.shape, dtype=object)
+        out[...] = b""
+        return out
+    return xp.zeros(x.shape, dtype=dtype.dtype)
+
+
+ZEROS_LIKE = register_op("ZerosLike", _zeros_like_kernel, _like_infer,
+                         dtypes=_dt.ALL_AND_STRING, differentiable=False)
 ONES_LIKE = register_op("OnesLike", lambda xp, x, dtype: xp.ones(x.shape, dtype=dtype.dtype),
                         _like_infer, dtypes=ALL, differentiable=False)
 
@@ -104,6 +112,8 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
     """≈ `tf.ones_like`: ones with the shape of `input` and its dtype (or `dtype`)."""
     x = as_tensor(input)
     dtype = x.dtype if dtype is None else _dtype_arg("OnesLike", dtype)
+    if x.dtype.is_string:  # TensorFlow's OnesLike has no string kernel
+        raise unsupported_dtype(ONES_LIKE, x.dtype, [x])
     return execute(ONES_LIKE, (x,), {"dtype": dtype})
 
 
@@ -138,7 +148,7 @@ def _fill_kernel(xp, *inputs, dims):
 
 #: Fill(value) of the `dims` attribute, or, with `dims=None`, Fill(dims, value) of a shape known
 #: only when the op runs (TensorFlow's input order; `shape_arguments`).
-FILL = register_op("Fill", _fill_kernel, _fill_infer, dtypes=ALL)
+FILL = register_op("Fill", _fill_kernel, _fill_infer, dtypes=_dt.ALL_AND_STRING)
 
 
 def fill(dims, value, name=None):

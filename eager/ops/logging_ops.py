@@ -170,7 +170,29 @@ def _element_formatter(dtype):
             return f"({part(v.real)}{sign}{imag}j)"
 
         return complex_str
+    if kind == "O":  # string
+        return lambda v: '"' + c_escape(v) + '"'
     return lambda v: f"<{v}>"
+
+
+def c_escape(data: bytes) -> str:
+    """Bytes as TensorFlow prints a string element (its UTF-8-safe C escaping): quotes,
+    backslash, newline, carriage return and tab escaped, other control bytes in octal, and every
+    other byte (UTF-8 included) as it is."""
+    out = bytearray()
+    for byte in data:
+        escaped = _ESCAPES.get(byte)
+        if escaped is not None:
+            out += escaped
+        elif byte < 32 or byte == 127:
+            out += b"\\%03o" % byte
+        else:
+            out.append(byte)
+    return out.decode("utf-8", "replace")
+
+
+_ESCAPES = {ord("\n"): b"\\n", ord("\r"): b"\\r", ord("\t"): b"\\t", ord('"'): b'\\"',
+            ord("'"): b"\\'", ord("\\"): b"\\\\"}
 
 
 def _spacing(dim, ndims):
@@ -219,7 +241,7 @@ def summarize_array(arr, summarize=3):
 # The op
 # -----------------------------------------------------------------------------------------------
 
-def _print_infer(*inputs, template, placeholder, summarize, end, output_stream):
+def _print_infer(*inputs, template, placeholder, summarize, end, output_stream, raw=()):
     count = template.count(placeholder)
     if count != len(inputs):
         raise op_error(_OP, f"num placeholders in template and num inputs must match: {count} "
@@ -227,14 +249,17 @@ def _print_infer(*inputs, template, placeholder, summarize, end, output_stream):
     return ()
 
 
-def _print_kernel(xp, *arrays, template, placeholder, summarize, end, output_stream):
+def _print_kernel(xp, *arrays, template, placeholder, summarize, end, output_stream, raw=()):
     _print_infer(*arrays, template=template, placeholder=placeholder, summarize=summarize,
                  end=end, output_stream=output_stream)
     pieces = template.split(placeholder)
     parts = [pieces[0]]
     on_host = xp.__name__ == "numpy"
-    for arr, piece in zip(arrays, pieces[1:]):
-        parts.append(summarize_array(arr if on_host else xp.asnumpy(arr), summarize))
+    for i, (arr, piece) in enumerate(zip(arrays, pieces[1:])):
+        if i in raw:  # a top-level scalar string: its text, as a Python string would print
+            parts.append(bytes(arr[()]).decode("utf-8", "replace"))
+        else:
+            parts.append(summarize_array(arr if on_host else xp.asnumpy(arr), summarize))
         parts.append(piece)
     _write(output_stream, "".join(parts) + end)
     return ()
@@ -334,7 +359,10 @@ def print(*inputs, output_stream=_STDERR, sep=" ", end="\n", summarize=3, name=N
     placeholder = _placeholder(free)
     tensors = []
     templates = []
+    raw = []  # top-level scalar string tensors: printed as their text (TensorFlow's print_v2)
     for x in inputs:
+        if isinstance(x, Tensor) and x.dtype.is_string and x.shape.rank == 0:
+            raw.append(len(tensors))
         leaves = []
         for leaf in _flatten(x):
             if _is_tensor_input(leaf):
@@ -349,5 +377,5 @@ def print(*inputs, output_stream=_STDERR, sep=" ", end="\n", summarize=3, name=N
     template = sep.join(templates).replace(f"'{placeholder}'", placeholder)
     execute(PRINT, tuple(tensors), {"template": template, "placeholder": placeholder,
                                     "summarize": int(summarize), "end": end,
-                                    "output_stream": stream})
+                                    "output_stream": stream, "raw": tuple(raw)})
     return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..base.errors import InvalidArgumentError, NotFoundError
+from ..base.errors import InvalidArgumentError, NotFoundError, UnimplementedError
 from ..base.ieee import add_reduce, multiply_reduce
 from ..tensor import EagerTensor
 from ..core.specs import TensorSpec
@@ -114,8 +114,9 @@ def _pow_kernel(xp, x, y):
 
 
 # Their kernels are exactly the Python operator (`infix`) and the numpy ufunc (`ufunc`).
-ADD, add = _binary("add", "AddV2", lambda xp, x, y: x + y, NUMERIC, doc="x + y.", infix="+",
-                   ufunc=np.add, donatable_inputs=(0, 1))
+ADD, add = _binary("add", "AddV2", lambda xp, x, y: x + y, NUMERIC | {_dt.string},
+                   doc="x + y (strings: concatenated).", infix="+", ufunc=np.add,
+                   donatable_inputs=(0, 1))
 SUB, subtract = _binary("subtract", "Sub", lambda xp, x, y: x - y, NUMERIC, doc="x - y.",
                         infix="-", ufunc=np.subtract, donatable_inputs=(0, 1))
 MUL, multiply = _binary("multiply", "Mul", lambda xp, x, y: x * y, NUMERIC, doc="x * y.",
@@ -176,7 +177,7 @@ def _equality(api_name, op_name, kernel):
                 return xp.asarray(op_name == "NotEqual")
         return kernel(xp, x, y)
 
-    op = register_op(op_name, run, infer, dtypes=_dt.ALL, differentiable=False,
+    op = register_op(op_name, run, infer, dtypes=_dt.ALL_AND_STRING, differentiable=False,
                      elementwise=True)
 
     def api(x, y, name=None):
@@ -441,11 +442,15 @@ def cast(x, dtype, name=None):
     """≈ `tf.cast`: converts to `dtype`; floats to integers truncate toward zero, complex to
     real keeps the real part. Casting to the same dtype returns `x` itself."""
     dtype = _dt.as_dtype(dtype)
-    if dtype not in _dt.ALL:
-        raise TypeError(f"Cast: cannot cast to {dtype.name}.")
     x = as_tensor(x)
     if x.dtype is dtype:
         return x
+    if dtype.is_string or x.dtype.is_string:  # TensorFlow's Cast kernel refuses strings
+        raise UnimplementedError(None, "Cast", f"Cast {x.dtype.name} to {dtype.name} is not "
+                                               "supported (eager.strings.to_number and "
+                                               "as_string convert) [Op:Cast]")
+    if dtype not in _dt.ALL:
+        raise TypeError(f"Cast: cannot cast to {dtype.name}.")
     if x.dtype not in _dt.ALL:
         raise TypeError(f"Cast: cannot cast a {x.dtype.name} tensor.")
     out = execute(CAST, (x,), {"dtype": dtype})
@@ -459,7 +464,7 @@ def _select_infer(condition, x, y):
 
 
 SELECT = register_op("SelectV2", lambda xp, c, x, y: xp.where(c, x, y), _select_infer,
-                     dtypes=_dt.ALL, elementwise=True)
+                     dtypes=_dt.ALL_AND_STRING, elementwise=True)
 
 
 def _where_indices_infer(condition):

@@ -171,7 +171,7 @@ def _strided_slice_kernel(xp, x, **attrs):
 
 
 STRIDED_SLICE = register_op("StridedSlice", _strided_slice_kernel, _strided_slice_infer,
-                            dtypes=_dt.ALL)
+                            dtypes=_dt.ALL_AND_STRING)
 
 
 def _index_axis_infer(x, index, axis):
@@ -196,7 +196,8 @@ def _index_axis_kernel(xp, x, index, axis):
 #: counter, an argument): TensorFlow's StridedSlice with a tensor `begin`. Static slices stay
 #: StridedSlice with attributes; this op exists so that an index need not be static. Its
 #: gradient is dense, as StridedSlice's is (a gather's would be IndexedSlices).
-INDEX_AXIS = register_op("IndexAxis", _index_axis_kernel, _index_axis_infer, dtypes=_dt.ALL)
+INDEX_AXIS = register_op("IndexAxis", _index_axis_kernel, _index_axis_infer,
+                         dtypes=_dt.ALL_AND_STRING)
 
 
 def _check_bounds(op_name, bounds):
@@ -233,7 +234,8 @@ def _slice_axis_kernel(xp, x, *bounds, axis, step, start, stop, dynamic):
 #: StridedSlice's do; the static bound (or None for an open end) is an attribute, `dynamic`
 #: says which bounds are inputs ("start", "stop" or "both", in that order). The sliced axis has
 #: no static length. Gradient: `SliceAxisGrad`, dense.
-SLICE_AXIS = register_op("SliceAxis", _slice_axis_kernel, _slice_axis_infer, dtypes=_dt.ALL)
+SLICE_AXIS = register_op("SliceAxis", _slice_axis_kernel, _slice_axis_infer,
+                         dtypes=_dt.ALL_AND_STRING)
 
 
 def _slice_axis_grad_infer(dy, *bounds, axis, step, start, stop, dynamic, shape):
@@ -340,7 +342,7 @@ def _slice_kernel(xp, x, begin, size):
     return x[index]
 
 
-SLICE = register_op("Slice", _slice_kernel, _slice_infer, dtypes=_dt.ALL)
+SLICE = register_op("Slice", _slice_kernel, _slice_infer, dtypes=_dt.ALL_AND_STRING)
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
@@ -411,7 +413,7 @@ def _gather_kernel(xp, params, indices, axis, batch_dims):
     return out.reshape(batch + mid + indices.shape[batch_dims:] + rest)
 
 
-GATHER = register_op("GatherV2", _gather_kernel, _gather_infer, dtypes=_dt.ALL)
+GATHER = register_op("GatherV2", _gather_kernel, _gather_infer, dtypes=_dt.ALL_AND_STRING)
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
@@ -491,7 +493,7 @@ def _gather_nd_kernel(xp, params, indices, batch_dims):
     return out.reshape(indices.shape[:-1] + tail)
 
 
-GATHER_ND = register_op("GatherNd", _gather_nd_kernel, _gather_nd_infer, dtypes=_dt.ALL)
+GATHER_ND = register_op("GatherNd", _gather_nd_kernel, _gather_nd_infer, dtypes=_dt.ALL_AND_STRING)
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):

@@ -579,3 +579,13 @@ SPARSE_APPLY_ADAM = _register(_SPARSE_ADAM, _sparse_adam_kernel, 3, (3, 4, 5, 6,
 #: ResourceApplyAdamWithAmsgrad's inputs plus indices.
 SPARSE_APPLY_ADAM_WITH_AMSGRAD = _register(_SPARSE_AMSGRAD, _sparse_amsgrad_kernel, 4,
                                            (4, 5, 6, 7, 8, 9), 10, 11)
+
+
+# The machinery the other training-op modules (`training_ops_adaptive`, `training_ops_options`)
+# share with this one, under the names they use.
+locked_update = _locked_update
+writable = _writable
+in_blocks = _in_blocks
+densify = _densify
+flat_slices = _flat_slices
+register_update = _register

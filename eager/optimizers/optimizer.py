@@ -3,9 +3,11 @@
 What every optimizer shares: the step counter (`iterations`), the learning rate (a float held
 in a variable, a schedule called with the step, or a zero-argument callable), slot variables
 created lazily the first time a variable is seen, gradient filtering and casting, variable
-constraints, and the checkpoint children. A subclass says which slots it needs, how to turn
-the hyperparameters into the scalar inputs of its fused ops for one dtype (`_scalars`), and
-which fused op runs for a dense and for an IndexedSlices gradient (`_update`).
+constraints, the checkpoint children, and Keras 3's base options (clipping, weight decay,
+loss scaling, gradient accumulation, moving averages: `eager.optimizers.options`, consulted only
+when one is set). A subclass says which slots it needs, how to turn the hyperparameters into
+the scalar inputs of its fused ops for one dtype (`_scalars`), and which fused op runs for a
+dense and for an IndexedSlices gradient (`_update`).
 
 The update of each variable is one fused op from `eager.ops.training_ops`: atomic, in place
 when the variable's buffer is not shared. When nothing can observe the difference (no tape,
@@ -19,28 +21,28 @@ from __future__ import annotations
 import inspect
 import threading
 import warnings
-import weakref
 
 import numpy as np
 
 from ..base import dtypes as _dt
 from ..core import dispatch as _dispatch
 from ..core.context import device as device_scope
-from ..core.context import thread_state
 from ..base.errors import InvalidArgumentError
 from ..state.module import camel_to_snake
 from ..ops.math_ops import cast
-from ..tensor import EagerTensor, IndexedSlices, Tensor, wrap_value
+from ..ops.training_ops_adaptive import SPARSE as _SPARSE
+from ..tensor import EagerTensor, IndexedSlices
 from ..core.tensor_conversion import convert_to_tensor
 from ..state.trackable import Trackable, children_added
 from ..variables import ResourceVariable, Variable
-from .schedules import LearningRateSchedule
+from . import options as _options
+from .scalars import (checked_lr, host_scalar, keras_float, on_accelerator, scalar_as,
+                      scalar_input, scalar_like, step_power, tracing)
+from .schedules import LearningRateSchedule, deserialize as _deserialize_schedule
+from .schedules import serialize as _serialize_schedule
 
-__all__ = ["Optimizer"]
-
-_UNSUPPORTED = {"weight_decay": None, "clipnorm": None, "clipvalue": None,
-                "global_clipnorm": None, "use_ema": False, "ema_overwrite_frequency": None,
-                "loss_scale_factor": None, "gradient_accumulation_steps": None}
+__all__ = ["Optimizer", "keras_float", "run_fused", "scalar_as", "scalar_input",
+           "scalar_like", "step_power"]
 
 _names_lock = threading.Lock()
 _names_used: dict = {}
@@ -65,102 +67,29 @@ def _takes_no_arguments(fn) -> bool:
     return True
 
 
-def _host_scalar(value):
-    """A learning rate (tensor, variable, number) as a 0-d host numpy array. Its dtype is the
-    tensor's, or what `convert_to_tensor` gives a Python number (float32, int32): Keras casts
-    the learning rate to each variable's dtype from that tensor, so a float64 variable sees
-    float32(lr), not the Python double."""
-    if isinstance(value, Variable):
-        value = value.value()
-    if not isinstance(value, EagerTensor) and not isinstance(value, np.ndarray):
-        value = convert_to_tensor(value)
-    if isinstance(value, EagerTensor):
-        value = value._value if isinstance(value._value, np.ndarray) else np.asarray(value)
-    array = np.asarray(value)
-    if array.ndim != 0 or array.dtype.kind not in "fiu":
-        raise ValueError(f"The learning rate must be a real scalar, got {value!r}.")
-    return array
-
-
-def _checked_lr(value):
-    """A learning-rate tensor, checked from its type alone (a real scalar)."""
-    if value.shape.rank not in (0, None) or not (value.dtype.is_floating
-                                                 or value.dtype.is_integer):
-        raise ValueError(f"The learning rate must be a real scalar, got {value!r}.")
-    return value
-
-
-def _as_tensor(x):
-    return x if isinstance(x, EagerTensor) else convert_to_tensor(x)
-
-
-def _on_accelerator(var) -> bool:
-    """Whether `var` (the learning rate's or the step counter's variable) lives on a device
-    that computes apart from the host (a GPU). Its value then stays there: reading it on the
-    host every step would wait for everything queued on the device, so the step's scalars are
-    computed from it with device ops instead, as TensorFlow does."""
-    return var.__class__ is ResourceVariable and not var._handle.device.inline
-
-
-_DEVICE_SCALARS = weakref.WeakKeyDictionary()  # device -> {(dtype, bytes): EagerTensor}
-_MAX_DEVICE_SCALARS = 1024
-
-
-def scalar_input(x, device):
-    """A fused update's scalar input (a 0-d host array, or a tensor) as a tensor for an op that
-    runs on `device`. A host scalar headed for an accelerator is copied there once per distinct
-    value and kept: one host-to-device copy per variable per step would cost more than the
-    update itself (the learning rate rarely changes). While tracing, the graph gets constants."""
-    if x.__class__ is not np.ndarray or _tracing():
-        return _as_tensor(x)
-    try:
-        cache = _DEVICE_SCALARS[device]
-    except KeyError:
-        cache = _DEVICE_SCALARS.setdefault(device, {})
-    key = (x.dtype.str, x.tobytes())
-    tensor = cache.get(key)
-    if tensor is None:
-        if len(cache) >= _MAX_DEVICE_SCALARS:  # values that change every step must not pile up
-            cache.clear()
-        tensor = cache[key] = wrap_value(device.from_host(x), device)
-    return tensor
-
-
-def scalar_like(x, tensor):
-    """A 0-d host array `x` as a tensor beside `tensor` (on its device, when it is eager or
-    pending: under async dispatch the step counter's value is a pending tensor)."""
-    if tensor.__class__ is EagerTensor or hasattr(tensor, "_resolve"):
-        return scalar_input(x, tensor._meta.device)
-    return _as_tensor(x)
-
-
-def _tracing() -> bool:
-    """Whether a graph is being built in this thread (inside `eager.function`): then the step's
-    hyperparameters must be graph tensors, read on every call of the traced function, not host
-    values fixed at trace time (which could not be read anyway: the variables' values are not
-    known while tracing)."""
-    interpreter = thread_state().interpreter
-    return interpreter is not None and getattr(interpreter, "is_graph", False)
-
-
-def scalar_as(value, np_dtype):
-    """A step scalar (a 0-d host array, or while tracing a tensor) as `np_dtype`: a 0-d array
-    eagerly, a cast tensor while tracing (the same rounding: one cast from the same dtype)."""
-    if isinstance(value, Tensor):
-        dtype = _dt.as_dtype(np_dtype)
-        return value if value.dtype is dtype else cast(value, dtype)
-    return np.array(value, np_dtype)
+def run_fused(opt, op, var, slots, scalars, grad, indices, fast):
+    """Runs the fused update `op` of `eager.ops.training_ops_adaptive` for one variable, or its
+    sparse variant for an IndexedSlices gradient (`indices` not None)."""
+    if indices is None:
+        opt._run(op, (var,) + slots, scalars + (grad,), {}, fast)
+    else:
+        opt._run(_SPARSE[op], (var,) + slots, scalars + (grad, indices), {}, fast)
 
 
 class Optimizer(Trackable):
-    """Base class of `eager.optimizers.SGD` and `Adam` (see the module doc).
+    """Base class of the optimizers of `eager.optimizers` (see the module doc).
+
+    Keras 3's base arguments: `weight_decay`, `clipnorm`, `clipvalue`, `global_clipnorm`,
+    `use_ema`, `ema_momentum`, `ema_overwrite_frequency`, `loss_scale_factor`,
+    `gradient_accumulation_steps` (applied by `eager.optimizers.options`), `name`.
 
     Checkpoint children (`_trackable_children`), stable across processes:
 
     * "iterations": the step counter (int64);
     * "learning_rate": the learning-rate variable (only when the learning rate is a float);
     * one child per slot name once slots exist (SGD with momentum: "momentum"; Adam:
-      "momentum", "velocity", and with amsgrad "velocity_hat"): a list whose items "0", "1",
+      "momentum", "velocity", and with amsgrad "velocity_hat"; the options' "average" and
+      "gradient_accumulator"; Nadam also has "u_product"): a list whose items "0", "1",
       ... are the slots of the trained variables in the order the optimizer first saw them
       (`build` order, then the order of `apply_gradients` pairs). So Adam's first slot of the
       first variable is "momentum/0". Restoring matches by that order: build (or apply) with
@@ -171,20 +100,31 @@ class Optimizer(Trackable):
     #: The slot variables this optimizer keeps per trained variable (subclasses override).
     _slot_names: tuple = ()
 
-    def __init__(self, learning_rate, name=None, **kwargs):
+    def __init__(self, learning_rate, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, use_ema=False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, loss_scale_factor=None,
+                 gradient_accumulation_steps=None, name=None, **kwargs):
         if kwargs.pop("decay", None) is not None:
             warnings.warn("Argument `decay` is no longer supported and will be ignored.",
                           stacklevel=3)
-        for arg, default in _UNSUPPORTED.items():
-            value = kwargs.pop(arg, default)
-            if value != default:
-                raise NotImplementedError(f"eager.optimizers.{type(self).__name__} does not "
-                                          f"support {arg}={value!r}; leave it at its "
-                                          f"default ({default!r}).")
-        kwargs.pop("ema_momentum", None)  # meaningful only with use_ema
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
         self.name = _auto_name(type(self).__name__) if name is None else name
+        _options.check_arguments(clipnorm=clipnorm, clipvalue=clipvalue,
+                                 global_clipnorm=global_clipnorm, use_ema=use_ema,
+                                 ema_momentum=ema_momentum,
+                                 ema_overwrite_frequency=ema_overwrite_frequency,
+                                 gradient_accumulation_steps=gradient_accumulation_steps)
+        self.weight_decay = weight_decay
+        self.clipnorm = clipnorm
+        self.global_clipnorm = global_clipnorm
+        self.clipvalue = clipvalue
+        self.use_ema = use_ema
+        self.ema_momentum = ema_momentum
+        self.ema_overwrite_frequency = ema_overwrite_frequency
+        self.loss_scale_factor = loss_scale_factor
+        self.gradient_accumulation_steps = gradient_accumulation_steps
+        self._exclude_from_weight_decay = _options.WeightDecayExclusions()
         self._iterations = Variable(0, dtype=_dt.int64, trainable=False, name="iteration")
         self._variables = [self._iterations]
         self._learning_rate = None
@@ -193,14 +133,21 @@ class Optimizer(Trackable):
         self._trained = []  # trained variables, in the order first seen
         # resource uid -> (slot variables in _slot_names order, the variable's shape tuple)
         self._slots_of = {}
-        self._slots = {slot: [] for slot in self._slot_names}
+        # resource uid -> (its "average" slot or None, its "gradient_accumulator" or None)
+        self._option_slots_of = {}
+        self._slots = {slot: [] for slot in _options.SLOT_NAMES + self._slot_names}
         self._slot_lock = threading.RLock()
         self.built = False
 
     # -- hyperparameters ------------------------------------------------------------------------
     @property
     def iterations(self):
-        """The number of steps applied so far (an int64 variable)."""
+        """The number of steps applied so far (an int64 variable). With
+        `gradient_accumulation_steps`, the number of updates made (the steps divided by it, an
+        int64 tensor), as Keras 3."""
+        steps = self.gradient_accumulation_steps
+        if steps:
+            return self._iterations // steps
         return self._iterations
 
     @property
@@ -263,42 +210,91 @@ class Optimizer(Trackable):
             value = var.peek()
             if value is not None:
                 return value
-        if _tracing():
+        if tracing():
             return self._traced_lr()
-        if _on_accelerator(var):
+        if on_accelerator(var):
             return var.value()
         value = self.learning_rate
         if value.__class__ is EagerTensor and not value._meta.device.inline:
-            return _checked_lr(value)  # a schedule computed on an accelerator: it stays there
-        return _host_scalar(value)
+            return checked_lr(value)  # a schedule computed on an accelerator: it stays there
+        return host_scalar(value)
 
     def _traced_lr(self):
         value = self.learning_rate
         if isinstance(value, Variable):
             value = value.value()
-        return _checked_lr(convert_to_tensor(value))
+        return checked_lr(convert_to_tensor(value))
 
     def _local_step(self):
         """iterations + 1: the step being applied (Adam's bias correction uses it); an int, or
         while tracing (or with the counter on an accelerator) an int64 tensor."""
         var = self._iterations
+        steps = self.gradient_accumulation_steps
         value = var.peek()
         if value is not None:
-            return int(value) + 1
-        if _tracing():
-            return var.value() + 1
-        if _on_accelerator(var):
-            return var.value() + scalar_input(_ONE, var._handle.device)
-        return int(var.numpy()) + 1
+            return (int(value) // steps if steps else int(value)) + 1
+        if tracing():
+            return (var.value() // steps if steps else var.value()) + 1
+        if on_accelerator(var):
+            value = var.value()
+            if steps:
+                value = value // scalar_input(np.array(steps, np.int64), var._handle.device)
+            return value + scalar_input(_ONE, var._handle.device)
+        return (int(var.numpy()) // steps if steps else int(var.numpy())) + 1
+
+    def host_iterations(self):
+        """The step counter's value as an int, or None while tracing or when it lives on an
+        accelerator (the options' branches then run as graph or device ops)."""
+        var = self._iterations
+        value = var.peek()
+        if value is not None:
+            return int(value)
+        if tracing() or on_accelerator(var):
+            return None
+        return int(var.numpy())
 
     def get_config(self) -> dict:
+        """Keras 3's config: the name, the learning rate (a float, or a schedule's serialized
+        dict), the base options, then the subclass's hyperparameters."""
         lr = self._learning_rate
-        return {"name": self.name,
-                "learning_rate": float(lr.numpy()) if lr is self._lr_variable else lr}
+        if lr is self._lr_variable:
+            lr = float(lr.numpy())
+        elif isinstance(lr, LearningRateSchedule):
+            lr = _serialize_schedule(lr)
+        return {"name": self.name, "learning_rate": lr, "weight_decay": self.weight_decay,
+                "clipnorm": self.clipnorm, "global_clipnorm": self.global_clipnorm,
+                "clipvalue": self.clipvalue, "use_ema": self.use_ema,
+                "ema_momentum": self.ema_momentum,
+                "ema_overwrite_frequency": self.ema_overwrite_frequency,
+                "loss_scale_factor": self.loss_scale_factor,
+                "gradient_accumulation_steps": self.gradient_accumulation_steps}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config, custom_objects=None):
+        """The optimizer `get_config` describes (a schedule given as a dict is rebuilt)."""
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = _deserialize_schedule(config["learning_rate"],
+                                                            custom_objects=custom_objects)
         return cls(**config)
+
+    # -- the base options -----------------------------------------------------------------------
+    def exclude_from_weight_decay(self, var_list=None, var_names=None):
+        """Keeps weight decay off the variables in `var_list`, and off every variable whose name
+        contains one of `var_names` (regular expressions, searched as Keras does)."""
+        self._exclude_from_weight_decay = _options.WeightDecayExclusions(var_list, var_names)
+
+    def scale_loss(self, loss):
+        """`loss * loss_scale_factor` when set (the gradients are divided by it again)."""
+        if self.loss_scale_factor is not None:
+            return loss * self.loss_scale_factor
+        return loss
+
+    def finalize_variable_values(self, var_list):
+        """With `use_ema`, sets each variable of `var_list` to its moving average (call it at
+        the end of training; Keras' `fit` does)."""
+        if self.use_ema:
+            _options.overwrite_with_averages(self, list(var_list))
 
     # -- slots ----------------------------------------------------------------------------------
     def build(self, var_list):
@@ -321,21 +317,25 @@ class Optimizer(Trackable):
                 seen.add(uid)
                 new.append(var)
         made = {}
-        for group in self._slot_groups():
+        for group in _options.slot_groups(self) + self._slot_groups():
             for var in new:
-                base = var.name.replace("/", "_").replace(":", "_")
+                # Keras 3 names slots after the variable's path ("dense_kernel_momentum").
+                base = getattr(var, "path", var.name).replace("/", "_").replace(":", "_")
                 with device_scope(var.device):
                     for slot in group:
-                        zeros = np.zeros(var.shape.as_list(), var.dtype.as_numpy_dtype)
-                        slot_var = Variable(zeros, trainable=False, name=f"{base}_{slot}")
+                        initial = np.full(var.shape.as_list(), self._slot_initial_value(slot),
+                                          var.dtype.as_numpy_dtype)
+                        slot_var = Variable(initial, trainable=False, name=f"{base}_{slot}")
                         self._slots[slot].append(slot_var)
                         self._variables.append(slot_var)
                         made[(var._handle.uid, slot)] = slot_var
         for var in new:
+            uid = var._handle.uid
             self._trained.append(var)
-            self._slots_of[var._handle.uid] = (
-                tuple(made[(var._handle.uid, slot)] for slot in self._slot_names),
-                tuple(var.shape.as_list()))
+            self._slots_of[uid] = (tuple(made[(uid, slot)] for slot in self._slot_names),
+                                   tuple(var.shape.as_list()))
+            self._option_slots_of[uid] = tuple(made.get((uid, slot))
+                                               for slot in _options.SLOT_NAMES)
         if new:
             self._restore_deferred()
 
@@ -344,12 +344,16 @@ class Optimizer(Trackable):
         restores a slot variable when the optimizer creates it): the checkpoint waits on the
         optimizer (no slot list yet) or on a slot list (some slots then)."""
         children_added(self)
-        for slot in self._slot_names:
+        for slot in self._slots:
             children_added(self._slots[slot])
 
     def _slot_groups(self):
         """Slot names in creation groups (Keras creates some slots in separate passes)."""
         return (self._slot_names,)
+
+    def _slot_initial_value(self, slot):
+        """The value a new slot starts at (Adagrad's and Ftrl's accumulators override it)."""
+        return 0
 
     def _check_variable(self, var):
         if not isinstance(var, ResourceVariable):
@@ -407,14 +411,14 @@ class Optimizer(Trackable):
         """One step. Every pair is checked (and its gradient converted) before any variable
         changes, so a bad gradient leaves the model and the step counter untouched."""
         slots_of = self._slots_of
-        for var in variables:
-            if var.__class__ is not ResourceVariable or var._handle.uid not in slots_of:
+        for var in variables:  # Keras layers' weights are ResourceVariable subclasses
+            handle = getattr(var, "_handle", None)
+            if handle is None or handle.uid not in slots_of:
                 with self._slot_lock:  # two threads' first steps must not both make slots
                     self._create_slots(variables)
                 break
         self.built = True
         lr = self._current_lr()
-        prepared = {}  # dtype -> the fused ops' scalar inputs for this step
         work = []
         missing = []
         for grad, var in zip(grads, variables):
@@ -422,14 +426,10 @@ class Optimizer(Trackable):
                 missing.append(var.name)
                 continue
             slots, shape = slots_of[var._handle.uid]
-            dtype = var._dtype
-            scalars = prepared.get(dtype)
-            if scalars is None:
-                scalars = prepared[dtype] = self._scalars(dtype.as_numpy_dtype, lr)
             if grad.__class__ is EagerTensor and grad._meta is var._meta:  # the common case
                 if grad._value.shape != shape:
                     self._shape_error(grad, var)
-                work.append((var, slots, scalars, grad, None))
+                work.append((var, slots, grad, None))
             elif grad.__class__ is IndexedSlices:
                 values = self._cast(grad.values, var, "gradient values")
                 indices = convert_to_tensor(grad.indices)
@@ -438,12 +438,12 @@ class Optimizer(Trackable):
                                     f"{var.name} must be integers, got {indices.dtype.name}.")
                 if tuple(values.shape)[indices.shape.rank:] != shape[1:]:
                     self._shape_error(grad, var)
-                work.append((var, slots, scalars, values, indices))
+                work.append((var, slots, values, indices))
             else:
                 grad = self._cast(grad, var, "gradient")
                 if tuple(grad.shape) != shape:
                     self._shape_error(grad, var)
-                work.append((var, slots, scalars, grad, None))
+                work.append((var, slots, grad, None))
         if not work:
             raise ValueError("No gradients provided for any variable.")
         if missing:
@@ -451,15 +451,31 @@ class Optimizer(Trackable):
                           "loss. If using `model.compile()`, did you forget to provide a `loss` "
                           "argument?", stacklevel=3)
         fast = _dispatch.kernel_only()
-        update = self._update
-        for var, slots, scalars, grad, indices in work:
-            update(var, slots, scalars, grad, indices, fast)
+        if (self.weight_decay is None and self.clipnorm is None and self.clipvalue is None
+                and self.global_clipnorm is None and not self.use_ema
+                and self.loss_scale_factor is None and not self.gradient_accumulation_steps):
+            self.run_updates(work, lr, fast)
+        else:
+            _options.apply(self, work, lr, fast)
         for var in variables:
             if var._constraint is not None:
                 var.assign(var._constraint(var), read_value=False)
         handle = getattr(self._iterations, "_handle", None)  # (a creator's own object: None)
         self._iterations.assign_add(_ONE if handle is None else scalar_input(_ONE, handle.device),
                                     read_value=False)
+
+    def run_updates(self, work, lr, fast):
+        """Runs the fused update of each (variable, slots, gradient, indices) of `work`, with
+        this step's scalars prepared once per dtype."""
+        self._prepare_step()
+        prepared = {}  # dtype -> the fused ops' scalar inputs for this step
+        update = self._update
+        for var, slots, grad, indices in work:
+            dtype = var._dtype
+            scalars = prepared.get(dtype)
+            if scalars is None:
+                scalars = prepared[dtype] = self._scalars(dtype.as_numpy_dtype, lr)
+            update(var, slots, scalars, grad, indices, fast)
 
     def _shape_error(self, grad, var):
         what = ("IndexedSlices values" if grad.__class__ is IndexedSlices else "gradient")
@@ -500,6 +516,8 @@ class Optimizer(Trackable):
                     + tuple(scalar_input(x, device) for x in inputs), attrs)
 
     # -- what subclasses provide ----------------------------------------------------------------
+    def _prepare_step(self):
+        """Runs once per update before the variables' updates (Nadam advances its product)."""
     def _scalars(self, np_dtype, lr):
         """The hyperparameters as 0-d arrays of `np_dtype` for this step."""
         raise NotImplementedError
@@ -513,9 +531,9 @@ class Optimizer(Trackable):
         children = {"iterations": self._iterations}
         if self._lr_variable is not None:
             children["learning_rate"] = self._lr_variable
-        for slot in self._slot_names:
-            if self._slots[slot]:
-                children[slot] = self._slots[slot]  # a list the checkpoint names "0", "1", ...
+        for slot, slots in self._slots.items():
+            if slots:
+                children[slot] = slots  # a list the checkpoint names "0", "1", ...
         return children
 
     def __repr__(self):

@@ -313,9 +313,11 @@ def _deletions(node, index, names, last_use, kept) -> list:
 
 def _has_array_form(program) -> bool:
     """Whether the array form may run `program`: no node asks for a device (requests are
-    resolved per call by placement) and every constant is an eager tensor."""
+    resolved per call by placement), every constant is an eager tensor, and no value is a
+    string (kernels give a rank-0 string as bare `bytes`, which only `wrap_output` types)."""
     return (all(not node.device for node in program.nodes)
-            and all(t.__class__ is EagerTensor for t in program.constants.values()))
+            and all(t.__class__ is EagerTensor for t in program.constants.values())
+            and not any(spec.dtype.is_string for spec in program.specs.values()))
 
 
 def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes):

@@ -176,7 +176,7 @@ class GraphPlan:
                 for op_def, attrs, gather, outs, free, device in self.compiled:
                     inputs = gather(values)
                     out = run_sync(op_def, inputs, attrs,
-                                   place(op_def, inputs, device_scope_for(device, st)))
+                                   place(op_def, inputs, device_scope_for(device, st), attrs))
                     _store(values, outs, free, out)
             except Exception as exc:
                 _note_failing_step(exc, self._step_with(op_def, gather, outs))

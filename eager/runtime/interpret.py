@@ -32,7 +32,8 @@ def run_program(program, feed_values) -> list:
         if node.op_def is PLACEHOLDER:
             raise missing_feed_error(program, node)
         inputs = tuple(values[v] for v in node.inputs)
-        device = _dispatch.place(node.op_def, inputs, device_scope_for(node.device, st))
+        device = _dispatch.place(node.op_def, inputs, device_scope_for(node.device, st),
+                                  node.attrs)
         out = _dispatch.run_kernel(node.op_def, inputs, node.attrs, device)
         if len(node.outputs) == 1 and node.op_def.num_outputs == 1:
             values[node.outputs[0]] = out

@@ -256,7 +256,7 @@ class _Run:
             try:
                 args = tuple([values[v] for v in inputs])
                 out = run_sync(op_def, args, attrs,
-                               place(op_def, args, device_scope_for(device, caller_state)))
+                               place(op_def, args, device_scope_for(device, caller_state), attrs))
             except BaseException as exc:  # noqa: BLE001 - handed to the caller, who re-raises
                 with lock:
                     self.in_flight -= 1

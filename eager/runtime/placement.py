@@ -83,6 +83,8 @@ def place(program, default_device=None, soft_placement=None, *, stateful_placeme
             device = _device_named(pinned, node)
         else:
             device = _with_kernel(node, device, requested, soft_placement)
+            if device.device_type != "CPU" and _on_strings(program, node):
+                device = _registry.lookup("CPU:0")  # strings live in host memory
             if node.is_stateful:
                 pins[node.name] = device.full_name
         if log:
@@ -292,6 +294,13 @@ def _default_device(default_device) -> Device:
 
 
 # -- kernels ---------------------------------------------------------------------------------------
+def _on_strings(program, node) -> bool:
+    """Whether `node` reads or makes a string tensor (it then runs on the CPU, as eager
+    dispatch's `touches_strings` decides)."""
+    specs = program.specs
+    return any(specs[v].dtype.is_string for v in node.inputs + node.outputs if v in specs)
+
+
 def _with_kernel(node, device, requested, soft):
     """`device` if `node`'s op has a kernel there; else the CPU when allowed (see the module
     doc), else TensorFlow's "Cannot assign a device for operation" error."""

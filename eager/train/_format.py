@@ -6,7 +6,9 @@ Layout of a checkpoint file (the exact path `write` was given; `save` adds `-N`)
   equal state gives byte-identical files; `numpy.load(path, allow_pickle=False)` opens it;
 * one member per variable, named `<checkpoint key>.npy` (e.g.
   `model/layer/kernel/.ATTRIBUTES/VARIABLE_VALUE.npy`): a C-order, little-endian `.npy` array
-  (format 1.0 or 2.0) of a numeric or bool dtype;
+  (format 1.0 or 2.0) of a numeric or bool dtype; a string variable's member is a 1-D uint8
+  array: the elements' lengths as little-endian uint64s, then their bytes, in C order (its
+  metadata adds `"nbytes"`, the member's length);
 * one member `_CHECKPOINTABLE_OBJECT_GRAPH.json` (UTF-8):
 
   ```
@@ -52,6 +54,7 @@ import zipfile
 import numpy as np
 
 from ..base import dtypes as _dt
+from ..base import string_arrays as _string_arrays
 from ..base.errors import DataLossError, NotFoundError
 
 FORMAT = "eager.train.Checkpoint"
@@ -71,7 +74,7 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def saveable_dtype(dtype) -> bool:
-    return getattr(dtype, "name", None) in _DTYPES
+    return getattr(dtype, "name", None) in _DTYPES or dtype is _dt.string
 
 
 def _file_dtype(name: str) -> np.dtype:
@@ -90,15 +93,20 @@ def encode_checkpoint(fileobj, nodes, arrays) -> None:
     with zipfile.ZipFile(fileobj, "w", compression=zipfile.ZIP_STORED) as zf:
         for key, (array, name) in arrays.items():
             dtype_name = _dt.as_dtype(array.dtype).name
-            data = np.require(np.asarray(array, dtype=_file_dtype(dtype_name)),
-                              requirements="C")  # (ascontiguousarray would make 0-d 1-d)
+            if dtype_name == "string":
+                data = _string_arrays.pack(array)
+            else:
+                data = np.require(np.asarray(array, dtype=_file_dtype(dtype_name)),
+                                  requirements="C")  # (ascontiguousarray would make 0-d 1-d)
             info = zipfile.ZipInfo(key + ".npy", date_time=_ZIP_EPOCH)
             info.external_attr = 0o644 << 16
             with zf.open(info, "w", force_zip64=True) as member:
                 np.lib.format.write_array(member, data, allow_pickle=False)
-            variables[key] = {"dtype": dtype_name, "shape": list(data.shape),
+            variables[key] = {"dtype": dtype_name, "shape": list(np.shape(array)),
                               "sha256": hashlib.sha256(data).hexdigest(),
                               "name": str(name)}
+            if dtype_name == "string":
+                variables[key]["nbytes"] = int(data.size)
         meta = {"format": FORMAT, "version": VERSION, "nodes": nodes, "variables": variables}
         info = zipfile.ZipInfo(METADATA, date_time=_ZIP_EPOCH)
         info.external_attr = 0o644 << 16
@@ -273,8 +281,12 @@ def _validate_metadata(meta):
     _check(isinstance(variables, dict), "the metadata has no variable table")
     for key, spec in variables.items():
         _check(isinstance(spec, dict), f"variable {key!r} has no description")
-        _check(spec.get("dtype") in _DTYPES, f"variable {key!r} has an unsupported dtype "
-               f"{spec.get('dtype')!r}")
+        _check(spec.get("dtype") in _DTYPES or spec.get("dtype") == "string",
+               f"variable {key!r} has an unsupported dtype {spec.get('dtype')!r}")
+        if spec.get("dtype") == "string":
+            nbytes = spec.get("nbytes")
+            _check(type(nbytes) is int and nbytes >= 0,
+                   f"variable {key!r} has an invalid byte count {nbytes!r}")
         shape = spec.get("shape")
         _check(isinstance(shape, list) and all(type(d) is int and d >= 0 for d in shape),
                f"variable {key!r} has an invalid shape {shape!r}")
@@ -315,8 +327,9 @@ def _read_array(zf, key, spec):
     read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
                    else np.lib.format.read_array_header_2_0)
     shape, fortran_order, dtype = read_header(stream)
-    want_dtype = _file_dtype(spec["dtype"])
-    want_shape = tuple(spec["shape"])
+    strings = spec["dtype"] == "string"
+    want_dtype = np.dtype(np.uint8) if strings else _file_dtype(spec["dtype"])
+    want_shape = (spec["nbytes"],) if strings else tuple(spec["shape"])
     _check(dtype == want_dtype and not fortran_order and tuple(shape) == want_shape,
            f"array {key!r}: the .npy header ({dtype.str}, {tuple(shape)}) does not match the "
            f"metadata ({want_dtype.str}, {want_shape})")
@@ -329,5 +342,10 @@ def _read_array(zf, key, spec):
            f"{count * want_dtype.itemsize}")
     _check(hashlib.sha256(body).hexdigest() == spec["sha256"],
            f"array {key!r} does not match its SHA-256 checksum")
+    if strings:
+        try:
+            return _string_arrays.unpack(body, tuple(spec["shape"]))
+        except ValueError as exc:
+            _check(False, f"array {key!r}: {exc}")
     array = np.frombuffer(body, dtype=want_dtype, count=count).reshape(want_shape)
     return array.astype(_DTYPES[spec["dtype"]].dtype, copy=False)

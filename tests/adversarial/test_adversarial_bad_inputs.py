@@ -194,10 +194,10 @@ class _Garbage:
 
 
 @pytest.mark.parametrize("value", [
-    _Garbage("garbage"), _Garbage(np.array(["a", "b"])), _Garbage(np.array([object()])),
+    _Garbage("garbage"), _Garbage(np.array([object()])),
     _Garbage(RuntimeError("boom")), _Garbage(np.array([1, 2], dtype="datetime64[D]")),
     [1, "a"], [[1, 2], [3]], [1, None], [[1], 2], [1.5, [2]], [tf.constant([1]), [2, 3]],
-    "text", b"bytes", [1 + 2j, "x"], np.array([1, "a"], dtype=object), {1, 2}, object(),
+    [1 + 2j, "x"], np.array([1, "a"], dtype=object), {1, 2}, object(),
 ], ids=lambda v: type(v).__name__ + ":" + repr(getattr(v, "result", v))[:30])
 @pytest.mark.parametrize("how", ["constant", "add", "variable", "traced"])
 def test_odd_objects_are_refused_clearly(value, how):
@@ -207,6 +207,17 @@ def test_odd_objects_are_refused_clearly(value, how):
     exc = _raises_clear(call, (ValueError, TypeError, RuntimeError, InvalidArgumentError))
     if isinstance(exc, RuntimeError) and not isinstance(exc, OpError):
         assert str(exc) == "boom"  # the object's own error passes through untouched
+
+
+@pytest.mark.parametrize("value", ["text", b"bytes", _Garbage(np.array(["a", "b"]))],
+                         ids=repr)
+def test_strings_are_string_tensors_but_not_numbers(value):
+    """TensorFlow 2.21: text (and an object whose array is text) converts to a string tensor;
+    adding a number to it is refused."""
+    assert tf.constant(value).dtype == tf.string
+    assert tf.Variable(value).dtype == tf.string
+    assert tf.function(lambda: tf.identity(value))().dtype == tf.string
+    _raises_clear(lambda: tf.add(value, 1), (ValueError, TypeError, InvalidArgumentError))
 
 
 @pytest.mark.parametrize("nested", [[1, 2.5, True], [[1, 2], [3.5, 4]], [np.float16(1), 2.0],

@@ -447,3 +447,37 @@ def test_get_and_set_weights():
         layer.set_weights([np.ones((3, 2)), np.ones(3), np.ones(2)])
     for got, want in zip(layer.get_weights(), before):  # nothing half-applied
         np.testing.assert_array_equal(got, want)
+
+
+def test_tf_losses_metrics_initializers_are_keras_modules():
+    assert eager.losses is keras.losses and eager.metrics is keras.metrics
+    assert eager.initializers is keras.initializers
+    assert eager.keras.optimizers.Adam is eager.optimizers.Adam
+
+
+def test_softmax_and_sigmoid_outputs_let_crossentropy_use_their_logits():
+    # Keras 3 (TF backend): categorical_crossentropy([[1, 0, 0]], softmax([[1, 2, 30]])) == 29.0;
+    # computed from the clipped probability it would be -log(1e-7) = 16.1.
+    y = keras.activations.softmax(eager.constant([[1.0, 2.0, 30.0]]))
+    assert float(keras.losses.categorical_crossentropy([[1.0, 0, 0]], y)[0]) == \
+        pytest.approx(29.0, rel=1e-6)
+    p = keras.activations.sigmoid(eager.constant([[-40.0]]))
+    assert float(keras.losses.binary_crossentropy([[1.0]], p)[0]) == pytest.approx(40.0, rel=1e-5)
+
+
+def test_optimizers_update_layer_weights_and_apply_their_constraints():
+    layer = keras.layers.Dense(3, kernel_constraint=keras.constraints.NonNeg())
+    model = keras.Sequential([keras.Input((4,)), layer])
+    opt = keras.optimizers.SGD(0.5, momentum=0.9)
+    x = np.random.default_rng(1).random((8, 4)).astype("float32")
+    for _ in range(2):
+        with eager.GradientTape() as tape:
+            loss = eager.reduce_sum(model(x))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    assert layer.kernel.numpy().min() >= 0.0  # the constraint ran after each update
+    np.testing.assert_allclose(layer.bias.numpy(), -0.5 * 8 * (1 + 1.9), rtol=1e-6)
+    # Keras 3: slots are named after the weight's path.
+    assert [v.name.split(":")[0] for v in opt.variables] == [
+        "iteration", "learning_rate", f"{model.name}_{layer.name}_kernel_momentum",
+        f"{model.name}_{layer.name}_bias_momentum"]

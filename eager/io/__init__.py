@@ -1,0 +1,13 @@
+"""`eager.io` ≈ `tf.io`: files and bytes. The ops (`read_file`, `write_file`,
+`matching_files`, `decode_raw`, `serialize_tensor`, `parse_tensor`) are defined in
+`eager.ops.io_ops`; `gfile` is Python's file system with TensorFlow's names and errors;
+`TFRecordWriter` writes TensorFlow's TFRecord files."""
+
+from ..ops.io_ops import (decode_raw, matching_files, parse_tensor, read_file,
+                          serialize_tensor, write_file)
+from . import gfile
+from .tf_record import TFRecordCompressionType, TFRecordOptions, TFRecordWriter
+
+__all__ = ["read_file", "write_file", "matching_files", "decode_raw", "serialize_tensor",
+           "parse_tensor", "gfile", "TFRecordWriter", "TFRecordOptions",
+           "TFRecordCompressionType"]

@@ -1,0 +1,9 @@
+"""`eager.strings` ≈ `tf.strings`: string ops (defined in `eager.ops.string_ops`)."""
+
+from .ops.string_ops import (as_string, format, join, length, lower,  # noqa: A004
+                             reduce_join, regex_full_match, regex_replace, strip, substr,
+                             to_number, unicode_decode, unicode_encode, upper)
+
+__all__ = ["as_string", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
+           "regex_replace", "strip", "substr", "to_number", "unicode_decode", "unicode_encode",
+           "upper"]
