@@ -1,36 +1,31 @@
 """Keras masks: which tensor carries which mask (≈ Keras 3's `backend.get_keras_mask` /
-`set_keras_mask`).
+`set_keras_mask`), for the layers.
 
 Keras 3 stores a layer output's mask as a `_keras_mask` attribute on the tensor. eager's
-tensors have `__slots__` (no attribute can be added) and are unhashable, so the association is
-kept here instead: a map from `id(tensor)` to (weak reference to the tensor, mask). The weak
-reference's callback drops the entry when the tensor dies, and a lookup checks that the
-reference still points at the same object (an id can be reused after a tensor dies), so a mask
-lives exactly as long as its tensor and never attaches to another one. This works the same for
-eager tensors and for the symbolic tensors of an `eager.function` trace. A `KerasTensor`
-(functional API) is an ordinary object and carries its mask spec as the attribute itself.
+tensors have `__slots__` (no attribute can be added) and are unhashable, so the masks of eager
+tensors — and of the symbolic tensors of an `eager.function` trace — live in the annotation
+store of `eager.keras.utils.annotations` (id -> weak reference and mask, dropped when the tensor
+dies, never attached to a later tensor that reuses the id), the same store losses and metrics
+read, so a mask a layer sets weights the loss as in Keras. A `KerasTensor` (functional API) is
+an ordinary object and carries its mask spec as the attribute itself.
 
 Only layer calls set masks (`Embedding(mask_zero=True)`, `Masking`, and every layer that
-supports masking passes its `compute_mask` on), so the map holds at most one entry per live
-masked output; nothing is added on the unmasked path.
+supports masking passes its `compute_mask` on), so nothing is stored on the unmasked path and
+`any_masks()` lets a layer call skip the bookkeeping entirely.
 """
 
 from __future__ import annotations
 
-import threading
-import weakref
+from .utils import annotations as _annotations
 
-__all__ = ["get_keras_mask", "set_keras_mask"]
+__all__ = ["get_keras_mask", "set_keras_mask", "any_masks"]
 
-_masks: dict = {}          # id(tensor) -> (weakref to tensor, mask)
-_lock = threading.Lock()
+_entries = _annotations._masks._entries   # the live masks, read by `any_masks` (hot path)
 
 
-def _forget(key, ref):
-    with _lock:
-        entry = _masks.get(key)
-        if entry is not None and entry[0] is ref:
-            del _masks[key]
+def any_masks() -> bool:
+    """Whether any live tensor carries a mask."""
+    return bool(_entries)
 
 
 def get_keras_mask(x):
@@ -39,10 +34,7 @@ def get_keras_mask(x):
         return None
     if getattr(x, "_is_keras_tensor", False):
         return getattr(x, "_keras_mask", None)
-    entry = _masks.get(id(x))
-    if entry is None or entry[0]() is not x:
-        return None
-    return entry[1]
+    return _annotations.get_keras_mask(x)
 
 
 def set_keras_mask(x, mask) -> None:
@@ -51,14 +43,7 @@ def set_keras_mask(x, mask) -> None:
     if getattr(x, "_is_keras_tensor", False):
         x._keras_mask = mask
         return
-    key = id(x)
-    if mask is None:
-        with _lock:
-            _masks.pop(key, None)
-        return
     try:
-        ref = weakref.ref(x, lambda r, key=key: _forget(key, r))
+        _annotations.set_keras_mask(x, mask)
     except TypeError:
         return
-    with _lock:
-        _masks[key] = (ref, mask)

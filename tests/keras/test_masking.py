@@ -224,10 +224,10 @@ def test_mask_lives_as_long_as_its_tensor():
     t = tf.constant([1.0, 2.0])
     set_keras_mask(t, tf.constant([True, False]))
     key = id(t)
-    assert key in mask_store._masks
+    assert key in mask_store._entries and mask_store.any_masks()
     del t
     gc.collect()
-    assert key not in mask_store._masks
+    assert key not in mask_store._entries
     assert get_keras_mask(tf.constant([1.0])) is None
     set_keras_mask(np.zeros(2), tf.constant([True, False]))    # not referenceable: ignored
 
@@ -264,3 +264,18 @@ def test_functional_and_sequential_models_propagate_masks():
     set_golden_weights(seq.layers[0], 50)
     set_golden_weights(seq.layers[1])
     np.testing.assert_allclose(seq(IDS).numpy(), G["functional_out"], rtol=1e-5, atol=1e-6)
+
+
+def test_loss_reads_the_mask_a_layer_set():
+    """Keras: a loss weights out the masked steps of y_pred (the mask its layer attached)."""
+    emb = layers.Embedding(5, 2, mask_zero=True)
+    y_pred = emb(IDS)
+    y_true = tf.zeros_like(y_pred)
+    masked = keras.losses.MeanSquaredError()(y_true, y_pred)
+    unmasked = keras.losses.MeanSquaredError()(y_true, y_pred + 0.0 * tf.zeros_like(y_pred))
+    per_step = np.mean(np.square(y_pred.numpy()), axis=-1)
+    keep = IDS != 0
+    np.testing.assert_allclose(float(unmasked), per_step.mean(), rtol=1e-6)
+    assert not np.isclose(float(masked), float(unmasked))
+    np.testing.assert_allclose(float(masked), (per_step * keep).sum() / per_step.size * (
+        per_step.size / keep.sum()), rtol=1e-5)

@@ -539,7 +539,7 @@ class Layer(Module):
         `<name>_mask` (several) from the masks the inputs carry (`eager.keras.masking`), in
         `kwargs`. Returns (the mask the outputs' masks derive from: the `mask` argument, else
         the first argument's, or None when there is none; the argument names filled in)."""
-        if not _mask_store._masks and isinstance(first, Tensor):
+        if isinstance(first, Tensor) and not _mask_store.any_masks():
             return None, ()   # fast path: no live tensor carries a mask
         filled = ()
         if self._call_has_mask_arg and len(tensor_names) == 1:
