@@ -137,7 +137,5 @@ def test_refusals_and_bad_arguments():
     assert str(info.value) == message
     with pytest.raises(NotImplementedError, match="stateful=True"):
         layers.GRU(3, stateful=True)
-    with pytest.raises(NotImplementedError, match="dropout"):
-        layers.LSTM(3, dropout=0.2)
     with pytest.raises(ValueError, match="rank 3"):
         layers.SimpleRNN(3)(np.ones((2, 3), "float32"))

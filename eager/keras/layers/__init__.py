@@ -6,6 +6,7 @@ from .core import Activation, Dense, Identity, Input, InputLayer, Lambda
 from .embedding import Embedding
 from .input_spec import InputSpec
 from .layer import Layer
+from .masking import Masking
 from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract, add,
                       average, concatenate, dot, maximum, minimum, multiply, subtract)
 from .normalization import BatchNormalization, LayerNormalization
@@ -14,7 +15,8 @@ from .pooling import (AveragePooling1D, AveragePooling2D, GlobalAveragePooling1D
                       MaxPooling1D, MaxPooling2D)
 from .regularization import Dropout
 from .reshaping import Flatten, Permute, RepeatVector, Reshape
-from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell
+from .rnn import (GRU, Bidirectional, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell,
+                  StackedRNNCells, TimeDistributed)
 
 __all__ = ["InputSpec", "Layer",
            "Activation", "Dense", "Identity", "Input", "InputLayer", "Lambda",
@@ -27,3 +29,4 @@ __all__ = ["InputSpec", "Layer",
            "GlobalMaxPooling1D", "GlobalMaxPooling2D", "BatchNormalization",
            "LayerNormalization", "Embedding", "RNN", "SimpleRNN", "LSTM", "GRU",
            "SimpleRNNCell", "LSTMCell", "GRUCell"]
+__all__ += ["Masking", "Bidirectional", "TimeDistributed", "StackedRNNCells"]

@@ -41,6 +41,8 @@ from ...tensor import Tensor
 from ...variables import Variable
 from .. import backend, constraints, initializers, regularizers
 from ..keras_tensor import KerasTensor, Node, any_symbolic_tensors, compute_output_spec
+from .. import masking as _mask_store
+from ..masking import get_keras_mask, set_keras_mask
 from ..serialization import serialize_keras_object
 from ..variables import KerasVariable
 from .input_spec import assert_input_compatibility
@@ -160,7 +162,8 @@ class Layer(Module):
         signature = inspect.signature(self.call)
         setattr_(self, "_call_signature", signature)
         self._call_has_training_arg = "training" in signature.parameters
-        self.supports_masking = False
+        self._call_has_mask_arg = "mask" in signature.parameters
+        self.supports_masking = not _is_default(type(self).compute_mask)
 
     # -- names and scopes --------------------------------------------------------------------
     @property
@@ -450,7 +453,10 @@ class Layer(Module):
         if self.autocast and x.dtype.is_floating and x.dtype.name != self._dtype and \
                 backend.is_float_dtype(self._dtype):
             if isinstance(x, Tensor):
+                mask = get_keras_mask(x)
                 x = _math.cast(x, self._dtype)
+                if mask is not None:   # the cast input keeps its mask, as in Keras
+                    set_keras_mask(x, mask)
         return x
 
     def __call__(self, *args, **kwargs):
@@ -481,6 +487,8 @@ class Layer(Module):
                         all(x is None or _is_tensor_like(x) for x in nest.flatten(v)) and
                         any(_is_tensor_like(x) for x in nest.flatten(v))]
         first = arguments[next(iter(arguments))] if arguments else None
+        previous_mask, filled_masks = self._populate_masks(arguments, tensor_names, first,
+                                                           kwargs)
         assert_input_compatibility(self._input_spec, first, self.name)
         if not self.built:
             with self._scope():
@@ -506,19 +514,88 @@ class Layer(Module):
             if self._call_has_training_arg and training is not None:
                 kwargs["training"] = training
             try:
-                if any_symbolic_tensors(args, kwargs):
-                    outputs = self._symbolic_call(args, kwargs)
+                symbolic = any_symbolic_tensors(args, kwargs)
+                if symbolic:
+                    outputs = self._symbolic_call(args, kwargs, filled_masks)
                 else:
                     with self._scope():
                         outputs = self.call(*args, **kwargs)
                     if self.activity_regularizer is not None:
                         self._add_activity_loss(outputs)
+                if previous_mask is not None:
+                    self._pass_mask_on(first, outputs, previous_mask, symbolic)
+                elif self.supports_masking and not _is_default(type(self).compute_mask):
+                    self._set_mask_metadata(first, outputs, None, symbolic)
             finally:
                 context.training = saved_training
         finally:
             if entered:
                 _calls.context = None
         return outputs
+
+    # -- masking -----------------------------------------------------------------------------
+    def _populate_masks(self, arguments, tensor_names, first, kwargs):
+        """Keras 3's mask plumbing before `call`: fills in `mask` (one tensor argument) or
+        `<name>_mask` (several) from the masks the inputs carry (`eager.keras.masking`), in
+        `kwargs`. Returns (the mask the outputs' masks derive from: the `mask` argument, else
+        the first argument's, or None when there is none; the argument names filled in)."""
+        if isinstance(first, Tensor) and not _mask_store.any_masks():
+            return None, ()   # fast path: no live tensor carries a mask
+        filled = ()
+        if self._call_has_mask_arg and len(tensor_names) == 1:
+            if arguments.get("mask") is None:
+                mask = nest.map_structure(get_keras_mask, arguments[tensor_names[0]])
+                if any(m is not None for m in nest.flatten(mask)):
+                    kwargs["mask"] = mask
+                    filled = ("mask",)
+        elif len(tensor_names) > 1:
+            names = self._call_signature.parameters
+            for name in tensor_names:
+                key = name + "_mask"
+                if key in names and arguments.get(key) is None:
+                    mask = nest.map_structure(get_keras_mask, arguments[name])
+                    if any(m is not None for m in nest.flatten(mask)):
+                        kwargs[key] = mask
+                        filled += (key,)
+        mask = kwargs.get("mask")
+        if mask is None:
+            mask = nest.map_structure(get_keras_mask, first) if first is not None else None
+        if mask is None or not any(m is not None for m in nest.flatten(mask)):
+            return None, filled
+        return mask, filled
+
+    def _pass_mask_on(self, inputs, outputs, previous_mask, symbolic) -> None:
+        """After `call`, with an input mask: a layer that supports masking gives its outputs
+        `compute_mask(inputs, previous_mask)`; one that does not drops the mask with Keras's
+        warning."""
+        if self.supports_masking:
+            self._set_mask_metadata(inputs, outputs, previous_mask, symbolic)
+        else:
+            warnings.warn(f"Layer '{self.name}' (of type {type(self).__name__}) was passed an "
+                          "input with a mask attached to it. However, this layer does not "
+                          "support masking and will therefore destroy the mask information. "
+                          "Downstream layers will not see the mask.", stacklevel=3)
+
+    def _set_mask_metadata(self, inputs, outputs, previous_mask, symbolic) -> None:
+        flat_outputs = nest.flatten(outputs)
+        if all(get_keras_mask(x) is not None for x in flat_outputs):
+            return   # `call` set them itself (e.g. `Masking`)
+        if symbolic:
+            # KerasTensors have no values: trace compute_mask for the masks' specs.
+            masks = compute_output_spec(self.compute_mask, inputs, previous_mask)
+        else:
+            masks = self.compute_mask(inputs, previous_mask)
+        if masks is None:
+            return
+        for tensor, mask in zip(flat_outputs, nest.flatten(masks)):
+            if mask is not None and get_keras_mask(tensor) is None:
+                set_keras_mask(tensor, mask)
+
+    @_default
+    def compute_mask(self, inputs, previous_mask):
+        """The mask of the outputs, from the inputs and their mask: by default the input's
+        mask, passed on unchanged (Keras 3's)."""
+        return previous_mask
 
     def _add_activity_loss(self, outputs) -> None:
         for output in nest.flatten(outputs):
@@ -530,7 +607,7 @@ class Layer(Module):
                     loss = _composite.divide_no_nan(loss, _math.cast(batch, loss.dtype))
                 self.add_loss(loss)
 
-    def _symbolic_call(self, args, kwargs):
+    def _symbolic_call(self, args, kwargs, filled_masks=()):
         """The functional API's call: KerasTensors out, a Node recorded (see the module doc)."""
         saved_losses = list(self._losses)
         try:
@@ -543,7 +620,9 @@ class Layer(Module):
                 outputs = compute_output_spec(run, *args, **kwargs)
         finally:
             self._losses[:] = saved_losses
-        Node(self, args, kwargs, outputs)
+        # The node is recorded without the masks `__call__` filled in from the inputs: running
+        # the model fills them in again from the actual tensors.
+        Node(self, args, {k: v for k, v in kwargs.items() if k not in filled_masks}, outputs)
         return outputs
 
     def compute_output_spec(self, *args, **kwargs):

@@ -96,12 +96,16 @@ class BatchNormalization(Layer):
         return _array.reshape(v, shape)
 
     def call(self, inputs, training=None, mask=None):
-        if mask is not None:
-            raise NotImplementedError("BatchNormalization: a `mask` is not supported by "
-                                      "eager.keras.")
         rank = inputs.shape.rank
+        if mask is not None and len(mask.shape) != rank - 1:
+            raise ValueError("The mask provided should be one dimension less than the inputs. "
+                             f"Received: mask.shape={tuple(mask.shape)}, "
+                             f"inputs.shape={tuple(inputs.shape)}")
         if training and self.trainable:
-            mean, variance = _composite.moments(inputs, self._reduction_axes)
+            if mask is None:
+                mean, variance = _composite.moments(inputs, self._reduction_axes)
+            else:
+                mean, variance = self._masked_moments(inputs, mask)
             momentum = self.momentum
             self.moving_mean.assign(self.moving_mean * momentum + mean * (1.0 - momentum))
             self.moving_variance.assign(self.moving_variance * momentum +
@@ -116,6 +120,19 @@ class BatchNormalization(Layer):
         if self.beta is not None:
             shift = shift + self.beta
         return inputs * self._broadcast(inv, rank) + self._broadcast(shift, rank)
+
+    def _masked_moments(self, inputs, mask):
+        """Mean and variance over the unmasked positions only (a mask of the input's shape
+        without the last axis), each divided by (count + Keras's epsilon 1e-7)."""
+        keep = _array.broadcast_to(_array.expand_dims(_math.cast(mask, "bool"), -1),
+                                   _array.shape(inputs))
+        zero = _math.cast(0, inputs.dtype)
+        axes = self._reduction_axes
+        count = _math.reduce_sum(_math.cast(keep, inputs.dtype), axes, keepdims=True) + 1e-7
+        mean = _math.reduce_sum(_math.where(keep, inputs, zero), axes, keepdims=True) / count
+        difference = _math.where(keep, inputs - mean, zero)
+        variance = _math.reduce_sum(difference * difference, axes, keepdims=True) / count
+        return _array.squeeze(mean), _array.squeeze(variance)
 
     def compute_output_shape(self, input_shape):
         if self.axis >= len(input_shape) or self.axis < -len(input_shape):

@@ -3,6 +3,7 @@ size-1 axes), one reduction op each."""
 
 from __future__ import annotations
 
+from ....ops import array_ops as _array
 from ....ops import math_ops as _math
 from ..convolutional.arguments import standardize_data_format
 from ..input_spec import InputSpec
@@ -44,12 +45,29 @@ class BaseGlobalPooling(Layer):
 
 
 class GlobalAveragePooling1D(BaseGlobalPooling):
-    """≈ `keras.layers.GlobalAveragePooling1D(data_format=None, keepdims=False)`."""
+    """≈ `keras.layers.GlobalAveragePooling1D(data_format=None, keepdims=False)`; with a mask
+    (batch, steps) the mean is over the unmasked steps only, and the output has no mask."""
 
     _reduce = staticmethod(_math.reduce_mean)
 
     def __init__(self, data_format=None, keepdims=False, **kwargs):
         super().__init__(1, data_format=data_format, keepdims=keepdims, **kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        channels_last = self.data_format == "channels_last"
+        steps = 1 if channels_last else 2
+        keep = _array.expand_dims(_math.cast(mask, "bool"), 2 if channels_last else 1)
+        total = _math.reduce_sum(_math.where(keep, inputs, _math.cast(0, inputs.dtype)),
+                                 axis=steps, keepdims=self.keepdims)
+        count = _math.reduce_sum(_math.cast(keep, inputs.dtype), axis=steps,
+                                 keepdims=self.keepdims)
+        return total / count
+
+    def compute_mask(self, inputs, mask=None):
+        return None
 
 
 class GlobalAveragePooling2D(BaseGlobalPooling):

@@ -6,7 +6,13 @@ side along the last axis — LSTM's in the order i, f, c, o; GRU's z, r, h (GRU'
 (2, 3 * units) with `reset_after=True`, the input and recurrent biases in two rows). A cell's
 `call(inputs, states, training=False)` returns `(output, new_states)`; `RNN` runs it over time.
 
-Dropout is not implemented: `dropout`/`recurrent_dropout` other than 0 are refused.
+`dropout` (on the inputs) and `recurrent_dropout` (on the previous output) apply in training
+only, with ONE mask per sequence as in Keras 3: `RNN` draws the masks before its loop
+(`get_dropout_mask`/`get_recurrent_dropout_mask`, from eager's stateful dropout op, scaled by
+1 / (1 - rate)), every step reuses them, and they are dropped after the call
+(`reset_dropout_mask`). A cell called on its own keeps its masks until reset, as Keras's does.
+With `recurrent_dropout`, LSTM and GRU switch to Keras's `implementation=1`: a separate mask per
+gate (4 for LSTM, 3 for GRU). The masks are eager's random draws, not Keras's.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import numpy as np
 from ....ops import array_ops as _array
 from ....ops import creation_ops as _creation
 from ....ops import product_ops as _product
+from ....ops import random_ops as _random
 from ... import activations, constraints, initializers, regularizers
 from ..layer import Layer
 
@@ -38,11 +45,6 @@ class _CellBase(Layer):
                              f"positive integer, got {units}.")
         self.implementation = kwargs.pop("implementation", 2)
         super().__init__(**kwargs)
-        if dropout or recurrent_dropout:
-            raise NotImplementedError(
-                f"{type(self).__name__}: dropout={dropout}, recurrent_dropout="
-                f"{recurrent_dropout}: recurrent dropout is not implemented in eager.keras; "
-                "pass 0 (the default), or apply a Dropout layer to the inputs/outputs.")
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
@@ -58,8 +60,60 @@ class _CellBase(Layer):
         self.dropout = min(1.0, max(0.0, dropout))
         self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
         self.seed = seed
+        if self.recurrent_dropout != 0.0 and self._gates > 1:
+            self.implementation = 1
         self.state_size = units
         self.output_size = units
+        self._dropout_mask = None
+        self._recurrent_dropout_mask = None
+
+    # -- dropout masks (one per sequence, see the module doc) ----------------------------------
+    def _mask_count(self):
+        return self._gates if self._gates > 1 and self.implementation == 1 else None
+
+    def _create_dropout_mask(self, step_input, rate):
+        ones = _creation.ones_like(step_input)
+        count = self._mask_count()
+        if count is None:
+            return _random.dropout(ones, rate, seed=self.seed)
+        return [_random.dropout(ones, rate, seed=self.seed) for _ in range(count)]
+
+    def get_dropout_mask(self, step_input):
+        if self._dropout_mask is None and self.dropout > 0:
+            self._dropout_mask = self._create_dropout_mask(step_input, self.dropout)
+        return self._dropout_mask
+
+    def get_recurrent_dropout_mask(self, step_input):
+        if self._recurrent_dropout_mask is None and self.recurrent_dropout > 0:
+            self._recurrent_dropout_mask = self._create_dropout_mask(step_input,
+                                                                     self.recurrent_dropout)
+        return self._recurrent_dropout_mask
+
+    def reset_dropout_mask(self):
+        self._dropout_mask = None
+
+    def reset_recurrent_dropout_mask(self):
+        self._recurrent_dropout_mask = None
+
+    def _input_masks(self, inputs, training):
+        return self.get_dropout_mask(inputs) if training and 0.0 < self.dropout < 1.0 \
+            else None
+
+    def _recurrent_masks(self, h_prev, training):
+        return self.get_recurrent_dropout_mask(h_prev) \
+            if training and 0.0 < self.recurrent_dropout < 1.0 else None
+
+    @staticmethod
+    def _project(x, kernel, masks):
+        """x @ kernel; with dropout, x times its mask first (one mask per gate: each gate's
+        columns of the kernel get the input under its own mask)."""
+        if masks is None:
+            return _product.matmul(x, kernel)
+        if not isinstance(masks, list):
+            return _product.matmul(x * masks, kernel)
+        parts = _array.split(kernel, len(masks), axis=-1)
+        return _array.concat([_product.matmul(x * m, k) for m, k in zip(masks, parts)],
+                             axis=-1)
 
     def _build_kernels(self, input_dim, bias_shape, bias_initializer):
         width = self._gates * self.units
@@ -120,10 +174,12 @@ class SimpleRNNCell(_CellBase):
         self._build_kernels(input_shape[-1], (self.units,), self.bias_initializer)
 
     def call(self, sequence, states, training=False):
-        h = _product.matmul(sequence, self.kernel)
+        h_prev = _state(states)
+        h = self._project(sequence, self.kernel, self._input_masks(sequence, training))
         if self.bias is not None:
             h = h + self.bias
-        output = h + _product.matmul(_state(states), self.recurrent_kernel)
+        output = h + self._project(h_prev, self.recurrent_kernel,
+                                   self._recurrent_masks(h_prev, training))
         if self.activation is not None:
             output = self.activation(output)
         return output, ([output] if isinstance(states, (list, tuple)) else output)
@@ -170,8 +226,8 @@ class LSTMCell(_CellBase):
 
     def call(self, inputs, states, training=False):
         h_prev, c_prev = states[0], states[1]
-        z = _product.matmul(inputs, self.kernel) + \
-            _product.matmul(h_prev, self.recurrent_kernel)
+        z = self._project(inputs, self.kernel, self._input_masks(inputs, training)) + \
+            self._project(h_prev, self.recurrent_kernel, self._recurrent_masks(h_prev, training))
         if self.bias is not None:
             z = z + self.bias
         z0, z1, z2, z3 = _array.split(z, 4, axis=-1)
@@ -222,14 +278,17 @@ class GRUCell(_CellBase):
     def call(self, inputs, states, training=False):
         h_prev = _state(states)
         units = self.units
-        x = _product.matmul(inputs, self.kernel)
+        x = self._project(inputs, self.kernel, self._input_masks(inputs, training))
+        masks = self._recurrent_masks(h_prev, training)
+        if masks is not None and not isinstance(masks, list):
+            masks = [masks] * 3
         if self.bias is not None:
             input_bias, recurrent_bias = (self.bias[0], self.bias[1]) if self.reset_after \
                 else (self.bias, None)
             x = x + input_bias
         x_z, x_r, x_h = _array.split(x, 3, axis=-1)
         if self.reset_after:
-            inner = _product.matmul(h_prev, self.recurrent_kernel)
+            inner = self._project(h_prev, self.recurrent_kernel, masks)
             if self.bias is not None:
                 inner = inner + recurrent_bias
             in_z, in_r, in_h = _array.split(inner, 3, axis=-1)
@@ -238,10 +297,12 @@ class GRUCell(_CellBase):
             hh = self.activation(x_h + r * in_h)
         else:
             u_zr = self.recurrent_kernel[:, :2 * units]
-            in_z, in_r = _array.split(_product.matmul(h_prev, u_zr), 2, axis=-1)
+            in_z, in_r = _array.split(
+                self._project(h_prev, u_zr, None if masks is None else masks[:2]), 2, axis=-1)
             z = self.recurrent_activation(x_z + in_z)
             r = self.recurrent_activation(x_r + in_r)
-            hh = self.activation(x_h + _product.matmul(r * h_prev,
+            h_reset = r * (h_prev if masks is None else h_prev * masks[2])
+            hh = self.activation(x_h + _product.matmul(h_reset,
                                                        self.recurrent_kernel[:, 2 * units:]))
         h = z * h_prev + (1.0 - z) * hh
         return h, ([h] if isinstance(states, (list, tuple)) else h)

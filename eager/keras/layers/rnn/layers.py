@@ -19,17 +19,17 @@ class _CellRNN(RNN):
 
     def __init__(self, units, activity_regularizer=None, return_sequences=False,
                  return_state=False, go_backwards=False, stateful=False, unroll=False,
-                 **cell_kwargs):
+                 zero_output_for_mask=False, **cell_kwargs):
         layer_kwargs = {k: cell_kwargs.pop(k) for k in
                         ("name", "trainable", "dtype", "input_shape", "batch_size",
                          "batch_input_shape", "input_dim", "autocast")
                         if k in cell_kwargs}
         cell_kwargs.pop("use_cudnn", None)
-        cell_kwargs.pop("zero_output_for_mask", None)
         cell = self._cell_class(units, name=_cell_name(self._cell_class),
                                 dtype=layer_kwargs.get("dtype"), **cell_kwargs)
         super().__init__(cell, return_sequences=return_sequences, return_state=return_state,
                          go_backwards=go_backwards, stateful=stateful, unroll=unroll,
+                         zero_output_for_mask=zero_output_for_mask,
                          activity_regularizer=activity_regularizer, **layer_kwargs)
         self.input_spec = None
 
