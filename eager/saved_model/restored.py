@@ -82,6 +82,14 @@ class RestoredFunction:
         return concrete._call_flat(tensors)
 
     def _match(self, args, kwargs):
+        if self._input_signature is not None and len(self._concrete_functions) == 1:
+            # As the original Function: arguments that do not fit the signature are TF's
+            # TypeError ("Binding inputs to tf.function failed ...").
+            concrete = self._concrete_functions[0]
+            try:
+                return concrete, concrete.check_arguments(concrete._binder.bind(args, kwargs))
+            except TypeError as exc:
+                raise concrete.binding_error(exc, args, kwargs) from None
         for concrete in self._concrete_functions:
             try:
                 return concrete, concrete.check_arguments(concrete._binder.bind(args, kwargs))
