@@ -4,7 +4,8 @@
 - The compiled loss: each output's loss resolved through `keras.losses.get` (a plain function
   wrapped in `LossFunctionWrapper`, reduced as "sum_over_batch_size"; "crossentropy"/"ce"
   picked from the shapes), times its loss weight, summed. With several losses, each output's
-  unweighted loss is also tracked by a `Mean` named "<output>_loss".
+  unweighted loss is also tracked by a `Mean` named "<output>_loss" (one count per batch, as
+  Keras on TensorFlow counts it).
 - The compiled metrics: per output, through `keras.metrics.get` (a function wrapped in
   `MeanMetricWrapper`; "accuracy"/"acc" become binary, sparse categorical or categorical
   accuracy from the shapes). Their result is one dict; with several outputs each name gets
@@ -21,7 +22,6 @@ from collections import OrderedDict
 
 from ...base import nest
 from ...functions.lifting import init_scope
-from ...ops import array_ops as _array
 from ...ops import math_ops as _math
 from .. import losses as losses_module
 from .. import metrics as metrics_module
@@ -361,11 +361,11 @@ class CompileLoss:
             value = loss(y_t, y_p, weight)
             if value.dtype != "float32":
                 value = _math.cast(value, "float32")
-            if metric is not None:  # the unweighted loss, per sample
-                batch = nest.flatten(y_p)[0].shape[0]
-                if batch is None:
-                    batch = _array.shape(nest.flatten(y_p)[0])[0]
-                metric.update_state(value, sample_weight=batch)
+            if metric is not None:
+                # The unweighted loss, each batch counting once: Keras weights it by the
+                # prediction's static batch size, which is unknown (None) in Keras-on-TF's
+                # traced step, so a short last batch counts as much as a full one there.
+                metric.update_state(value)
             if loss_weight is not None:
                 value = value * loss_weight
             total = value if total is None else total + value

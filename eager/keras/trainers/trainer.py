@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...base import nest
+from ...core.context import executing_eagerly
 from ...data.dataset import Dataset
 from ...functions.polymorphic import function
 from ... import optimizers as _optimizers
@@ -329,11 +330,21 @@ class Trainer:
             def run(*tensors, _step=step, _batch=batch, _present=present):
                 it = iter(tensors)
                 filled = [next(it) if p else None for p in _present]
-                return _step(nest.pack_sequence_as(_batch, filled))
+                result = _step(nest.pack_sequence_as(_batch, filled))
+                if not executing_eagerly():
+                    # `add_loss` losses of the trace are graph tensors: drop them from the
+                    # layers, so `model.losses` never hands one out after `fit`.
+                    self._clear_traced_losses()
+                return result
             run.__name__ = f"{kind}_function"
             fn = run if state.run_eagerly else function(run)
             fns[key] = fn
         return fn, [t for t in flat if t is not None]
+
+    def _clear_traced_losses(self):
+        clear = getattr(self, "_clear_losses", None)
+        if clear is not None:
+            clear()
 
     def _symbolic_build(self, batch, kind):
         """Creates the model's weights, the optimizer's slots and the compiled metrics
