@@ -196,6 +196,31 @@ class RaggedTensor(CompositeTensor):
         return cls.from_row_splits(values, splits, validate=validate)
 
     @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True,
+                                name=None):
+        """Rows of `uniform_row_length` values each (`nrows` of them: by default as many as the
+        values fill)."""
+        values = _as_values(values)
+        dtype = _splits_dtype_of(values) or _dt.int64
+        length = m.cast(uniform_row_length, dtype)
+        if nrows is None:
+            n = m.cast(_nvals(values), dtype)
+            nrows = m.floordiv(n, m.maximum(length, m.cast(1, dtype)))
+        splits = m.multiply(_range(0, m.add(m.cast(nrows, dtype), 1), dtype=dtype), length)
+        return cls.from_row_splits(values, splits, validate=validate)
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=_dt.int64):
+        """The rows of a 2-D `SparseTensor` (indices in row-major order): row `i` holds the
+        values whose index starts with `i`, in order (the column positions are dropped)."""
+        if st_input.indices.shape.rank is None or st_input.dense_shape.shape[0] != 2:
+            raise ValueError("rank(st_input) must be 2.")
+        rowids = m.cast(st_input.indices[:, 0], row_splits_dtype)
+        return cls.from_value_rowids(st_input.values, rowids,
+                                     nrows=m.cast(st_input.dense_shape[0], row_splits_dtype),
+                                     validate=False)
+
+    @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
         result = _as_values(flat_values)
         for splits in reversed(list(nested_row_splits)):
