@@ -406,10 +406,13 @@ def _tensor_list(op, values, what):
 
 def concat(values, axis, name="concat"):
     """≈ `tf.concat`: joins tensors along an existing dimension `axis`."""
-    composite = _first_composite(values)
-    if composite is not None:  # ragged/sparse (eager.core.composite)
-        return dispatch_api("concat", composite, values, axis, name)
-    values = _tensor_list(CONCAT, values, "values")
+    try:
+        values = _tensor_list(CONCAT, values, "values")
+    except (TypeError, ValueError):
+        composite = _first_composite(values)  # ragged (eager.core.composite), checked only
+        if composite is not None:             # when conversion fails: no cost otherwise
+            return dispatch_api("concat", composite, values, axis, name)
+        raise
     axis = static_int("ConcatV2", axis, "axis")
     if len(values) == 1:
         return identity(values[0])  # as TensorFlow: no check of axis for a single value

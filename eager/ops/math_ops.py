@@ -245,9 +245,12 @@ def _unary(api_name, op_name, kernel, dtypes, infer=_infer_same, differentiable=
                      infer_from_types=True, elementwise=True, doc=doc)
 
     def api(x, name=None):
-        if isinstance(x, CompositeTensor):  # ragged/sparse: on their values
-            return dispatch_api("elementwise", x, api, x)
-        x = as_tensor(x)
+        try:
+            x = as_tensor(x)
+        except ValueError:
+            if isinstance(x, CompositeTensor):  # ragged/sparse: on their values (checked
+                return dispatch_api("elementwise", x, api, x)  # only here: no cost otherwise)
+            raise
         if x.dtype not in dtypes:
             check_dtype(op, x, dtypes)
         out = execute(op, (x,))
