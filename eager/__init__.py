@@ -38,6 +38,9 @@ from .ops.logging_ops import print  # noqa: A004
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import autograph, optimizers, profiler, train  # noqa: F401
 from . import io, strings  # noqa: F401
+from . import ragged, sparse  # noqa: F401
+from .ops.sparse_tensor import SparseTensor, SparseTensorSpec
+from .ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from . import data  # noqa: F401
 from . import keras  # noqa: F401
 from . import saved_model  # noqa: F401

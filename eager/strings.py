@@ -2,8 +2,10 @@
 
 from .ops.string_ops import (as_string, format, join, length, lower,  # noqa: A004
                              reduce_join, regex_full_match, regex_replace, strip, substr,
-                             to_number, unicode_decode, unicode_encode, upper)
+                             to_number, unicode_encode, upper)
+from .ops.string_split_ops import (bytes_split, split, unicode_decode,
+                                   unicode_decode_with_offsets, unicode_split)
 
 __all__ = ["as_string", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
            "regex_replace", "strip", "substr", "to_number", "unicode_decode", "unicode_encode",
-           "upper"]
+           "upper", "split", "bytes_split", "unicode_split", "unicode_decode_with_offsets"]

@@ -498,6 +498,9 @@ RECIPES = {
     "UnicodeEncode": lambda x: _S.unicode_encode(
         eager.reshape(_S.length(_text(x)), [-1]) + 64, "UTF-8"),
     "UnicodeDecode": lambda x: _S.unicode_decode(_file_name(x), "UTF-8"),
+    "UnicodeDecodeWithOffsets": lambda x: _S.unicode_decode_with_offsets(
+        eager.reshape(_text(x), [-1]), "UTF-8")[1].flat_values,
+    "StringSplitRows": lambda x: _S.split(eager.reshape(_text(x), [-1])).flat_values,
     "MatchingFiles": lambda x: eager.io.matching_files(_file_name(x)),
     "ReadFile": lambda x: [eager.io.write_file(_SCRATCH, _file_name(x)),
                            eager.io.read_file(_SCRATCH)][1],

@@ -434,8 +434,8 @@ def test_unicode():
     assert _vals(S.unicode_decode(tf.constant(b"a\xffb"), "UTF-8", errors="ignore")) == [97, 98]
     with pytest.raises(errors.InvalidArgumentError, match="Invalid formatting on input string"):
         S.unicode_decode(tf.constant(b"a\xffb"), "UTF-8", errors="strict")
-    with pytest.raises(NotImplementedError, match="RaggedTensor"):
-        S.unicode_decode(tf.constant(["ab", "c"]), "UTF-8")
+    # more than one string: ragged rows (TF 2.21: [[97, 98], [99]])
+    assert S.unicode_decode(tf.constant(["ab", "c"]), "UTF-8").to_list() == [[97, 98], [99]]
     assert S.unicode_encode(tf.constant([104, 233, 108]), "UTF-8").numpy() == "hél".encode()
     assert _vals(S.unicode_encode(tf.constant([[104, 233], [97, 98]]), "UTF-8")) == [
         "hé".encode(), b"ab"]
@@ -493,3 +493,51 @@ def test_against_python_on_random_unicode(texts, pos, size):
         points = [ord(c) for c in texts[0]]
         assert _vals(S.unicode_decode(t[0], "UTF-8")) == points
         assert S.unicode_encode(tf.constant(points, tf.int32), "UTF-8").numpy() == encoded[0]
+
+
+# -- results that are ragged (goldens from TensorFlow 2.21) ----------------------------------------
+def test_split_whitespace_and_separator():
+    assert S.split(["a b  c", " d ", ""]).to_list() == [[b"a", b"b", b"c"], [b"d"], []]
+    assert S.split(["a,b,,c", "d"], sep=",").to_list() == [[b"a", b"b", b"", b"c"], [b"d"]]
+    assert S.split(["a b c d"], maxsplit=1).to_list() == [[b"a", b"b c d"]]
+    assert S.split(["a,b,c"], sep=",", maxsplit=1).to_list() == [[b"a", b"b,c"]]
+    assert S.split(["  a   b  "], maxsplit=1).to_list() == [[b"a", b"b  "]]
+    assert S.split(["a\tb\nc\x0bd\x0ce\rf"]).to_list() == [[b"a", b"b", b"c", b"d", b"e", b"f"]]
+    assert S.split(["a<>b<>c"], sep="<>").to_list() == [[b"a", b"b", b"c"]]
+    assert S.split([""], sep=",").to_list() == [[b""]]
+    assert S.split(["a b"], sep="").to_list() == [[b"a", b"b"]]
+    scalar = S.split("a b c")  # a scalar: a dense vector
+    assert isinstance(scalar, tf.Tensor) and scalar.numpy().tolist() == [b"a", b"b", b"c"]
+    nested = S.split([["a b", "c"], ["d e f", ""]])
+    assert nested.shape.as_list() == [2, None, None]
+    assert repr(nested) == ("<eager.RaggedTensor [[[b'a', b'b'], [b'c']],\n"
+                            " [[b'd', b'e', b'f'], []]]>")
+    with pytest.raises(TypeError):
+        S.split([1])
+
+
+def test_split_in_function():
+    @tf.function
+    def f(s):
+        return S.split(s)
+
+    out = f(tf.constant(["x y", "z"]))
+    assert isinstance(out, tf.RaggedTensor) and out.to_list() == [[b"x", b"y"], [b"z"]]
+
+
+def test_bytes_and_unicode_split_decode():
+    assert S.bytes_split(["abc", "d", ""]).to_list() == [[b"a", b"b", b"c"], [b"d"], []]
+    assert S.bytes_split("ab").numpy().tolist() == [b"a", b"b"]
+    assert S.unicode_split(["héllo", "wörld"], "UTF-8").to_list() == [
+        [b"h", b"\xc3\xa9", b"l", b"l", b"o"], [b"w", b"\xc3\xb6", b"r", b"l", b"d"]]
+    assert S.unicode_split(b"a\xffb", "UTF-8").numpy().tolist() == [b"a", b"\xef\xbf\xbd", b"b"]
+    assert S.unicode_decode(["héllo", "ab"], "UTF-8").to_list() == \
+        [[104, 233, 108, 108, 111], [97, 98]]
+    decoded = S.unicode_decode([["a", "bc"], ["déf", ""]], "UTF-8")
+    assert decoded.to_list() == [[[97], [98, 99]], [[100, 233, 102], []]]
+    assert decoded.dtype == tf.int32
+    points, offsets = S.unicode_decode_with_offsets(["hé", "ab"], "UTF-8")
+    assert points.to_list() == [[104, 233], [97, 98]]
+    assert offsets.to_list() == [[0, 1], [0, 1]] and offsets.dtype == tf.int64
+    points, offsets = S.unicode_decode_with_offsets("hé", "UTF-8")
+    assert points.numpy().tolist() == [104, 233] and offsets.numpy().tolist() == [0, 1]

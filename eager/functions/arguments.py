@@ -11,6 +11,8 @@ Cache keys (`describe`), as TensorFlow 2.21's tracing types:
 * a Python value by type and value (`1`, `1.0` and `True` are three keys), so it must be hashable;
 * a Variable by shape and dtype (TensorFlow 2.21), whichever variable it is; its handle is the
   tensor the call feeds;
+* a composite (`RaggedTensor`, `SparseTensor`) by its TypeSpec, its components being the
+  tensors fed (a TypeSpec in `get_concrete_function` or `input_signature` the same way);
 * lists, tuples, namedtuples and dicts by their type, length / keys, and their leaves' keys.
 
 Leaves are visited in `eager.base.nest` order (sequences in order, dicts by sorted key), the order
@@ -25,6 +27,7 @@ import inspect
 import numpy as np
 
 from ..tensor import Tensor
+from ..core.composite import CompositeTensor, TypeSpec
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..variables import Variable
@@ -33,6 +36,7 @@ __all__ = ["Binder", "describe", "TENSOR", "VARIABLE"]
 
 TENSOR = "Tensor"  # first element of a tensor leaf's key
 VARIABLE = "Variable"  # first element of a variable leaf's key
+COMPOSITE = "Composite"  # first element of a ragged/sparse leaf's key
 
 
 class Binder:
@@ -148,6 +152,15 @@ def describe(value, tensors, specs_allowed=False, erase_shapes=False):
         if erase_shapes:
             return (TENSOR, value.dtype)
         return (TENSOR, shape_key(value.shape), value.dtype)
+    if isinstance(value, CompositeTensor) or (specs_allowed and isinstance(value, TypeSpec)):
+        # A ragged or sparse value: keyed by its TypeSpec (so by the dimensions the spec
+        # knows), its components are the tensors fed (eager.core.composite).
+        spec = value if isinstance(value, TypeSpec) else value._type_spec
+        if isinstance(value, TypeSpec):
+            tensors.extend(spec.component_specs)
+        else:
+            tensors.extend(spec.to_components(value))
+        return (COMPOSITE, type(spec), spec._key()[1:] if erase_shapes else spec._key())
     if isinstance(value, Variable):
         # TensorFlow 2.21 keys a variable by shape and dtype: one trace serves every variable of
         # that shape and dtype. The call feeds the variable's handle (see `lifting`).

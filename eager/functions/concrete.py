@@ -40,6 +40,7 @@ from ..graph import Graph, SymbolicTensor, building
 from ..ops.array_ops import identity
 from ..ops.tensor_array import TensorArray
 from ..tensor import EagerTensor, Tensor
+from ..core.composite import CompositeTensor, TypeSpec
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..variables import Variable, prioritized_creator_scope, variable_for_handle
@@ -47,7 +48,7 @@ from . import function_gradient as _derived
 from .arguments import Binder
 from .lifting import CREATOR_PRIORITY, VariableArgument, handle_stand_in, refusing_creator
 from . import signatures as _signatures
-from .signatures import TensorSlot, VariableSlot
+from .signatures import CompositeSlot, TensorSlot, VariableSlot, tensor_slots
 from ..runtime.graph_runner import GraphPlan
 from ..runtime.executable import function_executable, function_program
 from ..runtime.parallel import ParallelExecutor
@@ -62,6 +63,27 @@ class _PythonOutput:
 
     def __init__(self, value):
         self.value = value
+
+
+class _CompositeOutput:
+    """A composite leaf of the returned structure: rebuilt by `spec` from the outputs
+    `first:stop` on every call."""
+
+    __slots__ = ("spec", "first", "stop")
+
+    def __init__(self, spec, first, stop):
+        self.spec = spec
+        self.first = first
+        self.stop = stop
+
+
+def _output_value(entry, outputs):
+    """A returned leaf from the graph's outputs: an output, a Python value, or a composite."""
+    if entry.__class__ is int:
+        return outputs[entry]
+    if entry.__class__ is _CompositeOutput:
+        return entry.spec.from_components(list(outputs[entry.first:entry.stop]))
+    return entry.value
 
 
 #: Argument kinds a ConcreteFunction remembers for its fast call (see `__call__`).
@@ -197,7 +219,8 @@ class ConcreteFunction:
     def structured_input_signature(self):
         """`(args, kwargs)`: positional parameters in `args`, keyword-only ones (and `**kwargs`)
         in `kwargs`; TensorSpecs stand for tensors, Python values are the traced values."""
-        specs = [nest.map_structure(lambda v: v.spec if isinstance(v, TensorSlot) else v, value)
+        specs = [nest.map_structure(lambda v: v.spec if isinstance(v, (TensorSlot, CompositeSlot))
+                                    else v, value)
                  for value in self._template]
         args, kwargs = self._binder.split(specs)
         return tuple(args), kwargs
@@ -259,7 +282,7 @@ class ConcreteFunction:
         """The tensor arguments of a call that gives the tensors alone (TensorFlow's flat
         signature: positionally, or by the names of `structured_input_signature`'s specs),
         checked; when that fails too, TensorFlow's TypeError naming both failures."""
-        slots = [s for s in nest.flatten(self._template) if isinstance(s, TensorSlot)]
+        slots = tensor_slots(self._template)
         name = getattr(self._python_function, "__name__", self.name)
         tensors = []
         try:
@@ -294,20 +317,20 @@ class ConcreteFunction:
     def accepts(self, tensors) -> bool:
         """Whether tensors (or specs) of these shapes and dtypes fit this trace's tensor
         arguments (the rest of the cache key is known to match)."""
-        slots = [s for s in nest.flatten(self._template) if isinstance(s, TensorSlot)]
+        slots = tensor_slots(self._template)
         return len(slots) == len(tensors) and all(
             _fits(t, s.spec) for s, t in zip(slots, tensors))
 
     def known_dims(self) -> int:
         """How many argument dimensions are known: more means a more specific trace."""
         n = 0
-        for s in nest.flatten(self._template):
-            if isinstance(s, TensorSlot) and s.spec.shape.rank is not None:
+        for s in tensor_slots(self._template):
+            if s.spec.shape.rank is not None:
                 n += 1 + sum(d is not None for d in s.spec.shape.as_list())
         return n
 
     def tensor_specs(self) -> list:
-        return [s.spec for s in nest.flatten(self._template) if isinstance(s, TensorSlot)]
+        return [s.spec for s in tensor_slots(self._template)]
 
     def _call_flat(self, tensors):
         """Runs the graph on `tensors` (the flat tensor arguments, already checked, or known to
@@ -328,7 +351,8 @@ class ConcreteFunction:
             return outputs[single]
         if self._output_structure is None:
             return None
-        flat = [outputs[m] if m.__class__ is int else m.value for m in self._output_map]
+        flat = [outputs[m] if m.__class__ is int else _output_value(m, outputs)
+                for m in self._output_map]
         return nest.pack_sequence_as(self._output_structure, flat)
 
     def _run_graph(self, tensors, st):
@@ -524,6 +548,18 @@ def _fits(t, spec) -> bool:
 
 
 def _check(expected, given, name, tensors):
+    if expected.__class__ is CompositeSlot:
+        spec = expected.spec
+        if not isinstance(given, CompositeTensor) or type(given._type_spec) is not type(spec):
+            raise TypeError(f"Argument {name!r}: expected a value of type {spec!r}, got "
+                            f"{given!r:.80}.")
+        given_spec = given._type_spec
+        if given_spec._key()[1:] != spec._key()[1:]:
+            raise TypeError(f"Can not cast {given_spec!r} to {spec!r}")
+        for k, (slot, component) in enumerate(zip(expected.slots,
+                                                  spec.to_components(given))):
+            _check(slot, component, f"{name}_{k}", tensors)
+        return
     if expected.__class__ is VariableSlot:
         if not isinstance(given, Variable) or given.dtype != expected.dtype or \
                 given.shape != expected.shape:
@@ -605,6 +641,18 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
                     symbolic.append(VariableArgument.standing_for(leaf, stand_in))
                     slots.append(VariableSlot(TensorSpec(spec.shape, spec.dtype, path),
                                               leaf.dtype, leaf.shape, leaf.trainable))
+                elif isinstance(leaf, CompositeTensor) or (specs_allowed and
+                                                           isinstance(leaf, TypeSpec)):
+                    spec = leaf if isinstance(leaf, TypeSpec) else leaf._type_spec
+                    parts, placeholders = [], []
+                    for k, component in enumerate(spec.component_specs):
+                        next(specs)  # the component's own spec: the TypeSpec's is used
+                        placeholders.append(graph.placeholder(component.dtype, component.shape,
+                                                              name=pname))
+                        parts.append(TensorSlot(TensorSpec(component.shape, component.dtype,
+                                                           f"{path}_{k}")))
+                    symbolic.append(spec.from_components(placeholders))
+                    slots.append(CompositeSlot(spec, parts))
                 elif _is_tensor_leaf(leaf, specs_allowed):
                     spec = next(specs)
                     given = leaf.name if isinstance(leaf, TensorSpec) else None
@@ -623,6 +671,13 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
                 leaf = convert_to_tensor(leaf)  # its value, read in the graph
             elif isinstance(leaf, TensorArray):
                 leaf = leaf.flow  # its TensorList, as TensorFlow returns it
+            elif isinstance(leaf, CompositeTensor):  # its components, rebuilt per call
+                spec = leaf._type_spec
+                first = len(outputs)
+                for component in spec.to_components(leaf):
+                    outputs.append(_as_output(graph, convert_to_tensor(component)))
+                output_map.append(_CompositeOutput(spec, first, len(outputs)))
+                continue
             elif not (leaf is None or isinstance(leaf, Tensor)):
                 leaf = _returned_tensor(leaf, python_function)
             if isinstance(leaf, Tensor):
@@ -634,7 +689,7 @@ def trace_concrete(python_function, binder: Binder, values, specs, name,
     # dependencies' single control output (eager.graph.control_deps).
     graph.outputs = graph.finalize(outputs)
     graph.structured_outputs = nest.pack_sequence_as(
-        result, [graph.outputs[m] if m.__class__ is int else m.value for m in output_map])
+        result, [_output_value(m, graph.outputs) for m in output_map])
     return ConcreteFunction(graph, python_function, binder, tuple(template),
                             graph.structured_outputs, output_map, argument_captures)
 

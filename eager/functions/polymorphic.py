@@ -43,6 +43,7 @@ from ..base import nest
 from ..core import context as _context
 from ..core.context import thread_state as _thread_state
 from ..tensor import EagerTensor as _EagerTensor
+from ..core.composite import TypeSpec
 from ..core.specs import TensorSpec
 from .arguments import Binder, describe
 from .concrete import ConcreteFunction, trace_concrete
@@ -102,7 +103,7 @@ class Function:
         if input_signature is not None:
             input_signature = tuple(input_signature)
             for spec in _flatten_signature(input_signature):
-                if not isinstance(spec, TensorSpec):
+                if not isinstance(spec, (TensorSpec, TypeSpec)):
                     raise TypeError(f"input_signature must be a possibly nested sequence of "
                                     f"TensorSpec objects, got {spec!r}.")
         self._python_function = python_function

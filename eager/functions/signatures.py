@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import inspect
 
+from ..base import nest
 from ..base.tensor_shape import TensorShape
+from ..core.composite import CompositeTensor
 from ..core.specs import TensorSpec
 from ..tensor import Tensor
 from ..variables import Variable
@@ -63,6 +65,28 @@ class VariableSlot(TensorSlot):
         self.dtype = dtype
         self.shape = shape
         self.trainable = trainable
+
+
+class CompositeSlot:
+    """Marks a composite argument (`RaggedTensor`, `SparseTensor`): its `TypeSpec` and one
+    TensorSlot per component (`eager.core.composite`), fed in component order."""
+
+    __slots__ = ("spec", "slots")
+
+    def __init__(self, spec, slots):
+        self.spec = spec
+        self.slots = slots
+
+
+def tensor_slots(template) -> list:
+    """The TensorSlots of a template in feeding order (a composite's components in place)."""
+    found = []
+    for leaf in nest.flatten(template):
+        if isinstance(leaf, CompositeSlot):
+            found.extend(leaf.slots)
+        elif isinstance(leaf, TensorSlot):
+            found.append(leaf)
+    return found
 
 
 # -- names -----------------------------------------------------------------------------------------
@@ -115,6 +139,10 @@ def type_text(value, aliases=None) -> str:
                 f"trainable={value.trainable}, alias_id={alias})")
     if isinstance(value, TensorSlot):
         return repr(TensorSpec(value.spec.shape, value.spec.dtype, value.given_name))
+    if isinstance(value, CompositeSlot):
+        return repr(value.spec)
+    if isinstance(value, CompositeTensor):
+        return repr(value._type_spec)
     if isinstance(value, Tensor):
         return repr(TensorSpec(value.shape, value.dtype))
     if isinstance(value, dict):

@@ -22,6 +22,7 @@ from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
 from ..core.argument_conversion import as_tensor, same_type
+from ..core.composite import CompositeTensor, dispatch_api
 from .math_ops import cast
 from .creation_ops import eye, fill, one_hot, ones, ones_like, zeros, zeros_like
 from .creation_ops import range  # noqa: A004 - TensorFlow's name (re-exported)
@@ -383,6 +384,15 @@ CONCAT = register_op("ConcatV2", lambda xp, *values, axis: xp.concatenate(values
                      _concat_infer, dtypes=_dt.ALL_AND_STRING)
 
 
+def _first_composite(values):
+    """The first ragged/sparse value of a list given to concat or stack, or None."""
+    if isinstance(values, (list, tuple)):
+        for v in values:
+            if isinstance(v, CompositeTensor):
+                return v
+    return None
+
+
 def _tensor_list(op, values, what):
     if isinstance(values, Tensor):
         values = [values]
@@ -396,7 +406,13 @@ def _tensor_list(op, values, what):
 
 def concat(values, axis, name="concat"):
     """≈ `tf.concat`: joins tensors along an existing dimension `axis`."""
-    values = _tensor_list(CONCAT, values, "values")
+    try:
+        values = _tensor_list(CONCAT, values, "values")
+    except (TypeError, ValueError):
+        composite = _first_composite(values)  # ragged (eager.core.composite), checked only
+        if composite is not None:             # when conversion fails: no cost otherwise
+            return dispatch_api("concat", composite, values, axis, name)
+        raise
     axis = static_int("ConcatV2", axis, "axis")
     if len(values) == 1:
         return identity(values[0])  # as TensorFlow: no check of axis for a single value
@@ -432,6 +448,9 @@ def stack(values, axis=0, name="stack"):
     `stack([1, 2.5])` is float32 and `stack([])` an empty float32 vector), and a tensor is
     unstacked along its first dimension first (so `stack(t)` is `t`)."""
     axis = static_int("Pack", axis, "axis")
+    composite = _first_composite(values)
+    if composite is not None:  # ragged (eager.core.composite)
+        return dispatch_api("stack", composite, values, axis, name)
     if isinstance(values, Tensor):
         if axis == 0:
             return values

@@ -17,6 +17,7 @@ from ..core.specs import TensorSpec
 from ..base.tensor_shape import TensorShape
 from ..core.argument_conversion import as_tensor, check_dtype, same_type
 from ..core.dispatch import execute, named, run_bare_unary
+from ..core.composite import CompositeTensor, dispatch_api
 from ..core.registry import OpDef, op_error, register_op
 from .shape_arguments import read_dims, shape_elements
 from ..core.shapes import (broadcast_shapes, normalize_axes, normalize_axis, reduced_shape,
@@ -244,7 +245,12 @@ def _unary(api_name, op_name, kernel, dtypes, infer=_infer_same, differentiable=
                      infer_from_types=True, elementwise=True, doc=doc)
 
     def api(x, name=None):
-        x = as_tensor(x)
+        try:
+            x = as_tensor(x)
+        except ValueError:
+            if isinstance(x, CompositeTensor):  # ragged/sparse: on their values (checked
+                return dispatch_api("elementwise", x, api, x)  # only here: no cost otherwise)
+            raise
         if x.dtype not in dtypes:
             check_dtype(op, x, dtypes)
         out = execute(op, (x,))
@@ -442,6 +448,8 @@ def cast(x, dtype, name=None):
     """≈ `tf.cast`: converts to `dtype`; floats to integers truncate toward zero, complex to
     real keeps the real part. Casting to the same dtype returns `x` itself."""
     dtype = _dt.as_dtype(dtype)
+    if isinstance(x, CompositeTensor):  # ragged/sparse: their values cast
+        return dispatch_api("cast", x, x, dtype, name)
     x = as_tensor(x)
     if x.dtype is dtype:
         return x
@@ -713,6 +721,8 @@ def _reduction(api_name, op, fast_full=None):
                         return t
                 if input_tensor._meta.dtype in op.dtypes:
                     return execute(op, (input_tensor,), full[rank])
+        if isinstance(input_tensor, CompositeTensor):  # ragged/sparse (eager.core.composite)
+            return dispatch_api(api_name, input_tensor, input_tensor, axis, keepdims, name)
         x = as_tensor(input_tensor)
         if x.dtype not in op.dtypes:
             check_dtype(op, x, op.dtypes)

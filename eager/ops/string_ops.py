@@ -589,15 +589,13 @@ UNICODE_DECODE = _register("UnicodeDecode", _decode_kernel,
 
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                    replace_control_characters=False, name=None):
-    """≈ `tf.strings.unicode_decode` of a scalar string: its code points (int32). TensorFlow
-    returns a RaggedTensor for a string tensor of rank 1 or more; eager has no RaggedTensor
-    yet, so those are refused (decode each string, or use `unicode_encode`'s inverse by
-    rows)."""
+    """≈ `tf.strings.unicode_decode` of a scalar string: its code points (int32). (String
+    tensors of rank 1 or more, whose results are ragged: `string_split_ops.unicode_decode`,
+    which is `eager.strings.unicode_decode`.)"""
     x = _strings(input, "UnicodeDecode")
     if x.shape.rank != 0:
-        raise NotImplementedError("unicode_decode of a string tensor of rank >= 1 returns a "
-                                  "RaggedTensor in TensorFlow, which eager does not have yet; "
-                                  "decode scalar strings.")
+        raise ValueError("UnicodeDecode: this kernel decodes one string; "
+                         "eager.strings.unicode_decode takes any rank.")
     if errors not in ("replace", "ignore", "strict"):
         raise ValueError(f"errors must be 'replace', 'ignore' or 'strict', got {errors!r}")
     if replace_control_characters:
