@@ -381,6 +381,9 @@ RECIPES = {
         "Rank": eager.rank, "Size": eager.size, "Shape": eager.shape,
         "ZerosLike": eager.zeros_like, "OnesLike": eager.ones_like,
         "Where": lambda x: eager.where(eager.not_equal(x, eager.zeros_like(x))),
+        "Floor": _M.floor, "Ceil": _M.ceil, "Rint": _M.rint, "Round": _M.round,
+        "Tan": _M.tan, "Reciprocal": _M.reciprocal, "Erf": _M.erf, "Erfc": _M.erfc,
+        "Lgamma": _M.lgamma, "Digamma": _M.digamma,
     }.items()},
     **{name: _binary(api) for name, api in {
         "AddV2": eager.add, "Sub": eager.subtract, "Mul": eager.multiply,
@@ -409,6 +412,7 @@ RECIPES = {
                                 eager.einsum("ij,kj,kl->il", x, y, x)],
         "Pack": lambda x, y: [eager.stack([x, y]), eager.unstack(x, axis=1)],
         "ConcatV2": lambda x, y: eager.concat([x, y], 1),
+        "Zeta": _M.zeta, "Polygamma": _M.polygamma,
     }.items()},
     "Unpack": lambda x: eager.unstack(x, axis=1),
     **{name: _reduce(api) for name, api in {
