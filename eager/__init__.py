@@ -54,6 +54,7 @@ from .control_flow import cond, switch_case, while_loop
 from .ops.tensor_array import TensorArray, TensorArraySpec
 from .runtime.session import Session
 from .functions.vectorized_map import vectorized_map
+from .functions.functional_ops import foldl, foldr, map_fn, scan
 
 #: ≈ `tf.newaxis`: index with it to insert an axis of length 1.
 newaxis = None
