@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import eager as tf
 from eager import errors
+from gradcheck import check_gradient
 
 NAN, INF = np.nan, np.inf
 
@@ -171,3 +172,21 @@ def test_second_derivative_of_lgamma_goes_through_polygamma():
     d2 = outer.gradient(dy, x)
     _close(dy, 0.7031566406452432, rtol=1e-13)  # digamma(2.5)
     _close(d2, 0.4903577561002349, rtol=1e-12)  # trigamma(2.5) = pi^2/2 - 4 - 4/9
+
+
+# -- tensor_scatter_nd_add / sub -------------------------------------------------------------
+
+def test_tensor_scatter_nd_add_and_sub_match_tensorflow():
+    got = tf.tensor_scatter_nd_add(tf.zeros([4]), [[1], [1], [3]], [1.0, 2.0, 3.0])
+    assert got.numpy().tolist() == [0.0, 3.0, 0.0, 3.0]  # duplicates accumulate, as in TF
+    got = tf.tensor_scatter_nd_sub(tf.ones([2, 2]), [[0, 1]], [5.0])
+    assert got.numpy().tolist() == [[1.0, -4.0], [1.0, 1.0]]
+    with pytest.raises(errors.InvalidArgumentError, match="does not index into"):
+        tf.tensor_scatter_nd_add(tf.zeros([4]), [[5]], [1.0])
+
+
+def test_tensor_scatter_nd_add_gradients():
+    check_gradient(lambda t, u: tf.tensor_scatter_nd_add(t, [[1], [1], [3]], u),
+                   [np.arange(4.0), np.array([1.0, 2.0, 3.0])])
+    check_gradient(lambda t, u: tf.tensor_scatter_nd_sub(t, [[0], [2]], u),
+                   [np.ones((3, 2)), np.ones((2, 2))])
