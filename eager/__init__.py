@@ -34,6 +34,8 @@ from .ops.product_ops import einsum, matmul, tensordot
 from .ops.composite_ops import (add_n, boolean_mask, clip_by_global_norm, clip_by_norm,
                                 linspace, meshgrid, reverse, roll, sequence_mask)
 from .ops.sort_ops import argsort, sort
+from .ops.special_math_ops import floor, round, tan  # noqa: A004 - TensorFlow's names
+from .ops.tensor_scatter import tensor_scatter_nd_add, tensor_scatter_nd_sub
 from .ops.logging_ops import print  # noqa: A004
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import autograph, optimizers, profiler, train  # noqa: F401
@@ -57,6 +59,7 @@ from .control_flow import cond, switch_case, while_loop
 from .ops.tensor_array import TensorArray, TensorArraySpec
 from .runtime.session import Session
 from .functions.vectorized_map import vectorized_map
+from .functions.functional_ops import foldl, foldr, map_fn, scan
 
 #: ≈ `tf.newaxis`: index with it to insert an axis of length 1.
 newaxis = None

@@ -26,12 +26,14 @@ UNSIGNED = {dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64}
 # Verified against TF 2.21: the dtypes each op's TensorFlow definition lists (or, with no type
 # list, accepts) but has no CPU kernel for: `tf.math.floordiv` of complex, `tf.matmul` and
 # `tf.tensordot` (which runs MatMul) of unsigned types, `tf.einsum` of anything but float,
-# complex, int32 and int64. Every other rejected dtype is outside the op's type list.
+# complex, int32 and int64, `tf.math.reciprocal` of signed integers. Every other rejected
+# dtype is outside the op's type list.
 TF_NO_CPU_KERNEL = {
     "FloorDiv": {dtypes.complex64, dtypes.complex128},
     "MatMul": UNSIGNED,
     "Tensordot": UNSIGNED,
     "Einsum": UNSIGNED | {dtypes.int8, dtypes.int16, dtypes.bool},
+    "Reciprocal": {dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64},
 }
 
 

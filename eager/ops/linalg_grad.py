@@ -31,36 +31,41 @@ from ..core.registry import op_error, register_op
 # Svd: the thin SVD a = u diag(s) v^H, for the spectral norm's gradient
 # -----------------------------------------------------------------------------------------------
 
-def _svd_infer(x):
+def _svd_infer(x, full_matrices=False):
     shape = x.shape
     if not shape._rank_known:
         return (TensorSpec(None, x.dtype.real_dtype), TensorSpec(None, x.dtype),
                 TensorSpec(None, x.dtype))
     if len(shape) < 2:
-        raise op_error("Svd", f"input must have rank >= 2, got shape {list(shape)}", [x])
+        raise op_error("Svd", f"Input tensor 0 must have rank >= 2, got {len(shape)}", [x])
     batch, mm, nn = list(shape[:-2]), shape[-2], shape[-1]
     k = None if mm is None or nn is None else min(mm, nn)
-    return (TensorSpec(batch + [k], x.dtype.real_dtype), TensorSpec(batch + [mm, k], x.dtype),
-            TensorSpec(batch + [nn, k], x.dtype))
+    return (TensorSpec(batch + [k], x.dtype.real_dtype),
+            TensorSpec(batch + [mm, mm if full_matrices else k], x.dtype),
+            TensorSpec(batch + [nn, nn if full_matrices else k], x.dtype))
 
 
-def _svd_kernel(xp, x):
+def _svd_kernel(xp, x, full_matrices=False):
     real = np.dtype(x.dtype.char.lower()) if x.dtype.kind == "c" else x.dtype
     a = x.astype(np.float32) if x.dtype == np.float16 else x  # LAPACK has no half precision
     *batch, rows, cols = x.shape
     k = min(rows, cols)
     if k == 0:
-        return (xp.zeros((*batch, 0), real), xp.zeros((*batch, rows, 0), x.dtype),
-                xp.zeros((*batch, cols, 0), x.dtype))
+        ku, kv = (rows, cols) if full_matrices else (0, 0)
+        eye_u = xp.broadcast_to(xp.eye(rows, ku, dtype=x.dtype), (*batch, rows, ku)).copy()
+        eye_v = xp.broadcast_to(xp.eye(cols, kv, dtype=x.dtype), (*batch, cols, kv)).copy()
+        return xp.zeros((*batch, 0), real), eye_u, eye_v
     with quiet():  # np.linalg's Python code signals out of eager's reach (base.ieee)
-        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+        u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
     v = xp.ascontiguousarray(xp.conj(xp.swapaxes(vh, -1, -2)))
     return s.astype(real, copy=False), u.astype(x.dtype, copy=False), v.astype(x.dtype,
                                                                                 copy=False)
 
 
 SVD = register_op("Svd", _svd_kernel, _svd_infer, num_outputs=3, dtypes=_dt.INEXACT,
-                  doc="Thin SVD of the last two axes: (s, u, v) with a = u diag(s) v^H.")
+                  infer_from_types=True,
+                  doc="SVD of the last two axes: (s, u, v) with a = u diag(s) v^H (thin unless "
+                      "full_matrices).")
 
 
 def svd(x):
@@ -85,6 +90,17 @@ def _svd_grad(forward, gs, gu, gv):
     TensorFlow, since the singular vectors are not determined there."""
     s, u, v = forward.outputs
     rows, cols = forward.input_shapes[0][-2:]
+    if forward.attrs.get("full_matrices") and rows != cols:
+        if abs(rows - cols) > 1:
+            raise NotImplementedError(
+                f"svd gradient is not implemented for abs(m - n) > 1 when full_matrices is "
+                f"True. Received: m={rows} and n={cols}.")
+        # The one extra column of the larger factor is fixed only up to sign: its gradient
+        # is left out, and the thin factors' rule applies.
+        k = min(rows, cols)
+        u, v = u[..., :k], v[..., :k]
+        gu = None if gu is None else gu[..., :k]
+        gv = None if gv is None else gv[..., :k]
     half = u.dtype is _dt.float16  # too narrow for the reciprocals below: work in float32
     if half:
         s, u, v, gs, gu, gv = (m.cast(t, _dt.float32) for t in (s, u, v, gs, gu, gv))

@@ -143,6 +143,38 @@ def _normal_cdf(xp, x):
     return out
 
 
+def erfc_of(xp, z):
+    """erfc(z) elementwise in z's (floating) dtype by Cody's approximations above: erf for
+    |z| <= 0.46875, erfc of |z| beyond, reflected for negative z (erfc(-y) = 2 - erfc(y)), so
+    the upper tail keeps full relative accuracy. `eager.math.erf`/`erfc` run on it."""
+    z = xp.asarray(z)
+    y = xp.abs(z)
+    out = xp.empty_like(z)
+    small = y <= 0.46875
+    mid = (y <= 4) & ~small
+    rest = ~(small | mid)  # large |z| and NaN
+    out[small] = 1 - _erf_small(xp, z[small])
+    for mask, erfc in ((mid, _erfc_mid), (rest, _erfc_large)):
+        zm = z[mask]
+        tail = erfc(xp, xp.abs(zm))
+        out[mask] = xp.where(zm < 0, 2 - tail, tail)
+    return out
+
+
+def erf_of(xp, z):
+    """erf(z) elementwise by Cody's approximations: the series form near 0 (full relative
+    accuracy for tiny z), 1 - erfc(|z|) with z's sign beyond."""
+    z = xp.asarray(z)
+    y = xp.abs(z)
+    out = xp.empty_like(z)
+    small = y <= 0.46875
+    out[small] = _erf_small(xp, z[small])
+    big = ~small
+    zb = z[big]
+    out[big] = xp.where(zb < 0, -1, 1) * (1 - erfc_of(xp, xp.abs(zb)))
+    return out
+
+
 def _gelu_kernel(xp, x, approximate=False):
     xf = _upcast(xp, x)
     if approximate:
