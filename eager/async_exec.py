@@ -282,16 +282,21 @@ class AsyncExecutor:
         _registry.add(self)
 
     def _start_worker(self):
-        """Starts the worker thread; safe to call again after an interrupt cut it short."""
+        """Starts the worker thread; safe to call again after an interrupt cut it short.
+
+        An interrupt can land inside `Thread.start` after the OS thread exists but before it
+        has announced itself (start waits on the thread's private `_started` event). Calling
+        `start` again then would launch a second thread on the same `Thread` object (CPython
+        only refuses once `_started` is set), so a spawned thread is waited for instead:
+        one that has an ident, or is still in `threading._limbo` on its way up."""
         worker = self._worker
         if worker is None:
             worker = self._worker = threading.Thread(
                 target=self._run, name=f"eager-executor-{next(_worker_ids)}", daemon=True)
-        try:
+        if worker.ident is None and worker not in threading._limbo:
             worker.start()
-        except RuntimeError:  # started already: an interrupt came before `_started` was set
-            if worker.ident is None:
-                raise
+        else:
+            worker._started.wait()
         self._started = True
 
     @property

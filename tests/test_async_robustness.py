@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import eager as tf
-from eager.async_exec import _current_executor
+from eager.async_exec import AsyncExecutor, _current_executor
 
 async_scope = tf.experimental.async_scope
 MAX_PENDING_OPS = tf.experimental.MAX_PENDING_OPS
@@ -223,3 +223,38 @@ def test_an_async_error_never_synced_is_dropped_quietly_at_exit():
         "RuntimeError: the program ends with its own error"), result.stderr
     assert "Exception ignored" not in result.stderr and "GatherV2" not in result.stderr, (
         result.stderr)
+
+
+class _InterruptedOnce(threading.Event):
+    """A thread's `_started` event whose first wait raises KeyboardInterrupt, as Ctrl-C does
+    when it lands inside `Thread.start` after the OS thread was launched."""
+
+    def __init__(self):
+        super().__init__()
+        self.interrupted = False
+
+    def wait(self, timeout=None):
+        if not self.interrupted:
+            self.interrupted = True
+            raise KeyboardInterrupt
+        return super().wait(timeout)
+
+
+def test_an_interrupt_inside_thread_start_does_not_launch_a_second_worker():
+    executor = AsyncExecutor()
+    executor._worker = threading.Thread(target=executor._run, daemon=True)
+    executor._worker._started = _InterruptedOnce()
+    errors = []
+    previous_hook = threading.excepthook
+    threading.excepthook = lambda args: errors.append(args.exc_value)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            executor._start_worker()
+        executor._start_worker()  # the retry the issuing code makes after an interrupt
+        assert executor._worker.is_alive()
+        executor.close()
+        executor._worker.join(10)
+        assert not executor._worker.is_alive()
+    finally:
+        threading.excepthook = previous_hook
+    assert errors == []  # CPython's `del _limbo[self]` KeyError of a doubly started thread
