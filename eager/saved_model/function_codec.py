@@ -115,9 +115,10 @@ def _spec_from(v, where):
 
 
 # -- encoding --------------------------------------------------------------------------------------
-def encode_concrete(concrete, name, capture_sources, constants) -> dict:
-    """See the module doc. UnsaveableError for what the format cannot hold (Variable
-    arguments, namedtuples, Python objects)."""
+def encode_concrete(concrete, name, capture_sources, constants, library=None) -> dict:
+    """See the module doc; nested graphs go into `library` (a GraphLibrary on `constants`).
+    UnsaveableError for what the format cannot hold (Variable arguments, namedtuples, Python
+    objects)."""
     where = f"function {name!r}"
     graph = concrete.graph
     signature = concrete._binder.signature
@@ -144,7 +145,8 @@ def encode_concrete(concrete, name, capture_sources, constants) -> dict:
             return {"output": outputs[id(value)]}
         return None
 
-    return {"name": name, "graph": encode_graph(graph, capture_sources, constants),
+    return {"name": name,
+            "graph": encode_graph(graph, capture_sources, constants, library, name),
             "parameters": parameters, "defaults": defaults,
             "template": [_encode_structure(v, template_leaf, where) for v in concrete._template],
             "outputs": _encode_structure(graph.structured_outputs, output_leaf,
@@ -230,13 +232,14 @@ def _decode_parameters(entry, where):
         raise FormatError(f"{where} has an invalid parameter list: {exc}") from None
 
 
-def decode_concrete(entry, capture_values, constants) -> ConcreteFunction:
-    """The restored ConcreteFunction of a file entry (untrusted; FormatError or NotFoundError)."""
+def decode_concrete(entry, capture_values, constants, library=None) -> ConcreteFunction:
+    """The restored ConcreteFunction of a file entry (untrusted; FormatError or NotFoundError);
+    its control-flow ops' graphs come from `library` (a LibraryReader)."""
     _require(isinstance(entry, dict) and isinstance(entry.get("name"), str),
              "a concrete function entry has no name")
     name = entry["name"]
     where = f"function {name!r}"
-    graph = decode_graph(entry.get("graph"), name, capture_values, constants)
+    graph = decode_graph(entry.get("graph"), name, capture_values, constants, library)
     signature = _decode_parameters(entry, where)
     arguments = graph.inputs[:len(graph.inputs) - len(capture_values)]
     slots = []
@@ -273,11 +276,12 @@ def decode_concrete(entry, capture_values, constants) -> ConcreteFunction:
                                        graph.structured_outputs)
 
 
-def decode_signature(entry, signature_entry, key, capture_values, constants):
+def decode_signature(entry, signature_entry, key, capture_values, constants, library=None):
     """A signature function: the concrete function `entry`'s graph called with keyword
     arguments named by its tensor arguments, returning a dict of its outputs."""
     where = f"signature {key!r}"
-    graph = decode_graph(entry.get("graph"), entry.get("name", key), capture_values, constants)
+    graph = decode_graph(entry.get("graph"), entry.get("name", key), capture_values, constants,
+                         library)
     arguments = graph.inputs[:len(graph.inputs) - len(capture_values)]
     names = signature_entry.get("inputs")
     _require(isinstance(names, list) and len(names) == len(arguments)

@@ -31,7 +31,7 @@ from ..train._graph import object_graph_with_objects
 from ..variables import Variable, variable_for_handle
 from . import layout
 from .function_codec import encode_concrete, encode_input_signature, signature_outputs
-from .graph_codec import UnsaveableError, encode_constant
+from .graph_codec import GraphLibrary, UnsaveableError, encode_constant
 from .options import check_save_options
 from .restored import RestoredFunction, SignatureMap
 
@@ -114,6 +114,7 @@ class _Writer:
         self.concretes = []
         self.index = {}  # id(ConcreteFunction) -> entry index
         self.constants = []
+        self.library = GraphLibrary(self.constants)
         self.keep = []  # keeps the concretes alive so that ids stay unique
 
     def add(self, concrete, name) -> int:
@@ -141,7 +142,7 @@ class _Writer:
             else:
                 self.constants.append(encode_constant(value.numpy()))
                 sources.append({"constant": len(self.constants) - 1})
-        entry = encode_concrete(concrete, name, sources, self.constants)
+        entry = encode_concrete(concrete, name, sources, self.constants, self.library)
         self.index[id(concrete)] = len(self.concretes)
         self.concretes.append(entry)
         self.keep.append(concrete)
@@ -192,5 +193,5 @@ def save(obj, export_dir, signatures=None, options=None):
     meta = {"format": layout.FORMAT, "version": layout.VERSION, "tags": ["serve"],
             "objects": object_meta, "functions": functions,
             "concrete_functions": writer.concretes, "signatures": signature_meta,
-            "constants": writer.constants}
+            "library": writer.library.entries, "constants": writer.constants}
     layout.write_directory(export_dir, meta, nodes, arrays)
