@@ -91,6 +91,9 @@ def _signatures(obj, signatures) -> dict:
         loaded = vars(obj).get("signatures") if hasattr(obj, "__dict__") else None
         if isinstance(loaded, SignatureMap):
             return dict(loaded)
+        default = getattr(obj, "_default_save_signature", None)  # a Keras model's, as TF
+        signatures = default() if callable(default) else None
+    if signatures is None:
         candidates = [fn for fn in functions_of(obj).values()
                       if fn.input_signature is not None]
         if len(candidates) != 1:
