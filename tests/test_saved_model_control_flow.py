@@ -4,6 +4,7 @@ process; hostile nested functions; Keras models' default signature; and the refu
 `py_function`. Goldens (signature names, specs, error wording) were recorded from TensorFlow
 2.21 with Keras 3."""
 
+import collections
 import json
 import os
 import pathlib
@@ -335,3 +336,29 @@ def test_version_1_files_without_a_library_are_still_read(tmp_path):
     _rewrite(path, change)
     np.testing.assert_array_equal(tf.saved_model.load(str(path))(tf.constant([1.0, 2.0])),
                                   [2.0, 6.0])
+
+
+def test_variable_and_namedtuple_arguments_are_refused_saying_what_to_do(tmp_path):
+    Point = collections.namedtuple("Point", "x y")
+
+    class Args(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable([1.0, 2.0])
+
+        @tf.function
+        def f(self, a):
+            return tf.add_n(list(a)) if isinstance(a, tuple) else a * 2.0
+
+    m = Args()
+    m.f(m.v)
+    with pytest.raises(ValueError, match=r"function 'f' was traced with a Variable argument: "
+                       r".*Assign the variable to an attribute of the saved object.*"
+                       r"variable.read_value\(\)"):
+        tf.saved_model.save(m, str(tmp_path / "a"))
+    n = Args()
+    n.f(Point(tf.constant(1.0), tf.constant(2.0)))
+    with pytest.raises(ValueError, match=r"holds a namedtuple \(Point\): eager's SavedModel "
+                       r"format cannot hold namedtuples .*Pass a tuple or a dict of tensors"):
+        tf.saved_model.save(n, str(tmp_path / "a"))
+    assert not (tmp_path / "a").exists()

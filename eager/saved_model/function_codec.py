@@ -30,8 +30,8 @@ from ..graph import SymbolicTensor
 from .graph_codec import (LOADABLE_DTYPES, FormatError, UnsaveableError, _checked_dims,
                           _decode_attr, _encode_attr, _require, decode_graph, encode_graph)
 
-__all__ = ["encode_concrete", "decode_concrete", "decode_signature", "signature_outputs",
-           "encode_input_signature", "decode_input_signature"]
+__all__ = ["check_arguments", "encode_concrete", "decode_concrete", "decode_signature",
+           "signature_outputs", "encode_input_signature", "decode_input_signature"]
 
 _KINDS = {k.name: k for k in (inspect.Parameter.POSITIONAL_ONLY,
                                inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -52,8 +52,10 @@ def _encode_structure(value, leaf, where, depth=0):
     if value.__class__ in _LITERALS:
         return _encode_attr(value, [], where)
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
-        raise UnsaveableError(f"{where} holds a namedtuple ({type(value).__name__}), which "
-                              "eager's SavedModel format cannot hold.")
+        raise UnsaveableError(
+            f"{where} holds a namedtuple ({type(value).__name__}): eager's SavedModel format "
+            "cannot hold namedtuples (loading would need the class's Python code). Pass a "
+            "tuple or a dict of tensors instead.")
     if value.__class__ in (list, tuple):
         return {value.__class__.__name__: [_encode_structure(v, leaf, where, depth + 1)
                                            for v in value]}
@@ -115,6 +117,20 @@ def _spec_from(v, where):
 
 
 # -- encoding --------------------------------------------------------------------------------------
+def _variable_argument_text(where) -> str:
+    return (f"{where} was traced with a Variable argument: eager's SavedModel format cannot "
+            "hold traces that take Variables as arguments (a restored function could only be "
+            "called with the saved variable). Assign the variable to an attribute of the saved "
+            "object and use it inside the function (it is then captured and saved with the "
+            "object), or pass its value (`variable.read_value()`) as a tensor argument.")
+
+
+def check_arguments(concrete, name):
+    """UnsaveableError, before anything else is looked at, for a trace taking a Variable."""
+    if any(isinstance(v, VariableSlot) for v in nest.flatten(list(concrete._template))):
+        raise UnsaveableError(_variable_argument_text(f"function {name!r}"))
+
+
 def encode_concrete(concrete, name, capture_sources, constants, library=None) -> dict:
     """See the module doc; nested graphs go into `library` (a GraphLibrary on `constants`).
     UnsaveableError for what the format cannot hold (Variable arguments, namedtuples, Python
@@ -132,8 +148,7 @@ def encode_concrete(concrete, name, capture_sources, constants, library=None) ->
 
     def template_leaf(value):
         if isinstance(value, VariableSlot):
-            raise UnsaveableError(f"{where} takes a Variable argument, which eager's SavedModel "
-                                  "format cannot hold; capture the variable instead.")
+            raise UnsaveableError(_variable_argument_text(where))
         if isinstance(value, TensorSlot):
             return {"tensor": _spec_data(value.spec, value.given_name)}
         return None

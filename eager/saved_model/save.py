@@ -30,7 +30,8 @@ from ..state.trackable import is_trackable
 from ..train._graph import object_graph_with_objects
 from ..variables import Variable, variable_for_handle
 from . import layout
-from .function_codec import encode_concrete, encode_input_signature, signature_outputs
+from .function_codec import (check_arguments, encode_concrete, encode_input_signature,
+                             signature_outputs)
 from .graph_codec import GraphLibrary, UnsaveableError, encode_constant
 from .options import check_save_options
 from .restored import RestoredFunction, SignatureMap
@@ -124,6 +125,7 @@ class _Writer:
         i = self.index.get(id(concrete))
         if i is not None:
             return i
+        check_arguments(concrete, name)
         sources = []
         for value, _ in concrete.graph.captures:
             variable = variable_for_handle(value)
