@@ -9,6 +9,12 @@ A graph is written as plain data (see `docs/architecture.md`, "SavedModel"):
      "captures": [{"variable": 3}, {"constant": 0}],   # what each capture placeholder is fed
      "outputs": [["Mul", 0]], "control_outputs": ["AssignVariableOp"]}
 
+Control-flow ops (`If`, `Case`, `While`) have one attribute, `body`: `{"case": {"branches":
+[library index, ...], "positions": [[op input, ...], ...]}}` or `{"while": {"cond": i, "body": j,
+"num_vars": n, "has_max": bool, "positions": [[...], [...]], "accumulating": bool}}`. The graphs
+live in the file's `library` (`GraphLibrary`: each once, with `"arguments"`, how many of its
+inputs are loop variables; the rest capture the op's inputs at `positions`).
+
 Attribute values are tagged: `{"b": bool}`, `{"i": int}`, `{"f": float or "nan"/"inf"/"-inf"}`,
 `{"s": str}`, `{"none": null}`, `{"dtype": name}`, `{"shape": null or [dims]}`, `{"tuple": [..]}`,
 `{"list": [..]}`, `{"const": index}` (an entry of the file's constant table: dtype, shape and the

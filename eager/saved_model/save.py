@@ -14,9 +14,14 @@ What is saved, as TensorFlow saves it:
   `eager.function` with an input_signature found on `obj` itself (TensorFlow's rule), or the
   signatures of an object that was itself loaded.
 
+  A Keras model given no signatures gets its `_default_save_signature` (TensorFlow's rule for
+  Keras 3 models: `serving_default(inputs)`).
+
 A function that captures a variable that is not in the object graph cannot be saved
-(TensorFlow's AssertionError about an 'untracked' resource); neither can a graph holding an op
-outside the registry (control flow, `py_function`) or an attribute that is a Python object.
+(TensorFlow's AssertionError about an 'untracked' resource); neither can a graph holding a
+`py_function`/`numpy_function` op or another op outside the registry (control flow's ops are
+saved, their graphs in the library: `graph_codec`), an attribute that is a Python object, or a
+trace taking a Variable or a namedtuple.
 """
 
 from __future__ import annotations
