@@ -362,3 +362,26 @@ def test_variable_and_namedtuple_arguments_are_refused_saying_what_to_do(tmp_pat
                        r"format cannot hold namedtuples .*Pass a tuple or a dict of tensors"):
         tf.saved_model.save(n, str(tmp_path / "a"))
     assert not (tmp_path / "a").exists()
+
+
+def test_a_function_differentiating_its_own_loop_round_trips(tmp_path):
+    # The trace holds an accumulating While and the gradient While reading its lists.
+    class G(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(1.3)
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def __call__(self, x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tf.sin(y) * self.v),
+                                  (0, x))[1]
+                z = tf.cond(y > 0, lambda: y * y, lambda: -y)
+            return tape.gradient(z, [x, self.v])
+
+    m = G()
+    tf.saved_model.save(m, str(tmp_path / "g"))
+    loaded = tf.saved_model.load(str(tmp_path / "g"))
+    for a, b in zip(m(tf.constant(0.7)), loaded(tf.constant(0.7))):
+        np.testing.assert_allclose(b, a, rtol=1e-6)
