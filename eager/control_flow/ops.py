@@ -64,7 +64,8 @@ from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import TensorShape
 
 __all__ = ["BranchGraph", "trace_branch", "add_case_op", "add_while_op", "emit_while",
-           "followed_by_tape", "CaseBody", "WhileBody", "set_gradient_function"]
+           "followed_by_tape", "CaseBody", "WhileBody", "set_gradient_function",
+           "restored_case_body", "restored_while_body", "control_flow_op_def"]
 
 #: The gradient function of each control-flow op ("If", "Case", "While"). The rules build these
 #: ops, so they live in `control_flow_grad`, a module above this one that fills this table when
@@ -84,8 +85,8 @@ class BranchGraph(Graph):
 
     building_function = True  # a branch is a function (TensorFlow: a FuncGraph)
 
-    def __init__(self, name, outer):
-        super().__init__(name)
+    def __init__(self, name, outer, auto_control_deps=True):
+        super().__init__(name, auto_control_deps=auto_control_deps)
         self.outer = outer
         self.plan = None  # GraphPlan, once finished
 
@@ -275,17 +276,23 @@ def add_case_op(name, selector, branches, flat_outputs):
     branch's flat output tensors (already checked to agree in number and dtype)."""
     for g, outs in zip(branches, flat_outputs):
         finish_branch(g, outs)
+    outer, positions = merge_captures(branches)
+    body = CaseBody(tuple(branches), positions, _case_specs(branches), name == "If")
+    inputs = (selector, *outer)
+    op = _make_op(name, _case_kernel, _case_infer, _case_replay, inputs)
+    return dispatch.execute(op, inputs, {"body": body})
+
+
+def _case_specs(branches) -> tuple:
+    """The output specs of an If/Case over `branches`: each output's dtype, and the most
+    specific shape every branch's output is compatible with."""
     specs = []
     for i, t in enumerate(branches[0].outputs):
         shape = t.shape
         for g in branches[1:]:
             shape = _most_specific_compatible(shape, g.outputs[i].shape)
         specs.append(TensorSpec(shape, t.dtype))
-    outer, positions = merge_captures(branches)
-    body = CaseBody(tuple(branches), positions, tuple(specs), name == "If")
-    inputs = (selector, *outer)
-    op = _make_op(name, _case_kernel, _case_infer, _case_replay, inputs)
-    return dispatch.execute(op, inputs, {"body": body})
+    return tuple(specs)
 
 
 def _most_specific_compatible(a, b) -> TensorShape:
@@ -471,13 +478,52 @@ def emit_while(body, inputs, accumulate=None) -> tuple:
         accumulate = followed_by_tape(inputs)
     if accumulate or body.accumulate is not None:
         body = body.accumulating()
-        n = body.num_vars
-        # The count and lists, and the final lists of TensorList loop variables (the zero
-        # gradient of one nobody differentiated is as long as it).
-        keep = tuple(i for i in range(n) if body.specs[i].dtype is _variant) + \
-            tuple(range(n, n + 1 + len(body.accumulate)))
-    else:
-        keep = ()
-    op = _make_op("While", _while_kernel, _while_infer, _while_replay, inputs, keep)
-    out = dispatch.execute(op, inputs, {"body": body})
+    out = dispatch.execute(control_flow_op_def("While", body, inputs), inputs, {"body": body})
     return out if out.__class__ is tuple else (out,)
+
+
+def _while_keep(body) -> tuple:
+    """The outputs an accumulating `While`'s gradient keeps: the count and lists, and the final
+    lists of TensorList loop variables (the zero gradient of one nobody differentiated is as
+    long as it). Nothing for a loop without accumulators."""
+    if body.accumulate is None:
+        return ()
+    n = body.num_vars
+    return tuple(i for i in range(n) if body.specs[i].dtype is _variant) + \
+        tuple(range(n, n + 1 + len(body.accumulate)))
+
+
+# -- rebuilding ops from their parts (a SavedModel loader) --------------------------------------
+def control_flow_op_def(name, body, inputs) -> OpDef:
+    """The OpDef of one `If`/`Case` (`body` a CaseBody) or `While` (a WhileBody) op on `inputs`:
+    what tracing makes, for a caller that adds the op to a graph itself."""
+    if name == "While":
+        return _make_op("While", _while_kernel, _while_infer, _while_replay, inputs,
+                        _while_keep(body))
+    return _make_op(name, _case_kernel, _case_infer, _case_replay, inputs)
+
+
+def _planned(graphs):
+    for g in graphs:
+        if g.plan is None:
+            g.plan = GraphPlan(g)
+
+
+def restored_case_body(is_if, branches, positions) -> CaseBody:
+    """The CaseBody of an If/Case whose finished branch graphs (outputs set; their inputs the
+    capture placeholders fed from the op's inputs at `positions[k]`) were rebuilt by a loader.
+    The caller has checked that the branches agree in outputs."""
+    _planned(branches)
+    return CaseBody(tuple(branches), tuple(tuple(p) for p in positions), _case_specs(branches),
+                    is_if)
+
+
+def restored_while_body(cond, body, num_vars, has_max, positions, accumulating) -> WhileBody:
+    """The WhileBody of a While whose finished cond and body graphs were rebuilt by a loader
+    (first `num_vars` inputs the loop variables, then the captures at `positions`); with
+    accumulators when `accumulating` (they are a function of the body, as when traced)."""
+    _planned((cond, body))
+    specs = tuple(TensorSpec(p.shape, p.dtype) for p in body.inputs[:num_vars])
+    made = WhileBody(cond, body, num_vars, has_max,
+                     (tuple(positions[0]), tuple(positions[1])), specs)
+    return made.accumulating() if accumulating else made

@@ -30,8 +30,8 @@ from ..graph import SymbolicTensor
 from .graph_codec import (LOADABLE_DTYPES, FormatError, UnsaveableError, _checked_dims,
                           _decode_attr, _encode_attr, _require, decode_graph, encode_graph)
 
-__all__ = ["encode_concrete", "decode_concrete", "decode_signature", "signature_outputs",
-           "encode_input_signature", "decode_input_signature"]
+__all__ = ["check_arguments", "encode_concrete", "decode_concrete", "decode_signature",
+           "signature_outputs", "encode_input_signature", "decode_input_signature"]
 
 _KINDS = {k.name: k for k in (inspect.Parameter.POSITIONAL_ONLY,
                                inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -52,8 +52,10 @@ def _encode_structure(value, leaf, where, depth=0):
     if value.__class__ in _LITERALS:
         return _encode_attr(value, [], where)
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):
-        raise UnsaveableError(f"{where} holds a namedtuple ({type(value).__name__}), which "
-                              "eager's SavedModel format cannot hold.")
+        raise UnsaveableError(
+            f"{where} holds a namedtuple ({type(value).__name__}): eager's SavedModel format "
+            "cannot hold namedtuples (loading would need the class's Python code). Pass a "
+            "tuple or a dict of tensors instead.")
     if value.__class__ in (list, tuple):
         return {value.__class__.__name__: [_encode_structure(v, leaf, where, depth + 1)
                                            for v in value]}
@@ -115,9 +117,24 @@ def _spec_from(v, where):
 
 
 # -- encoding --------------------------------------------------------------------------------------
-def encode_concrete(concrete, name, capture_sources, constants) -> dict:
-    """See the module doc. UnsaveableError for what the format cannot hold (Variable
-    arguments, namedtuples, Python objects)."""
+def _variable_argument_text(where) -> str:
+    return (f"{where} was traced with a Variable argument: eager's SavedModel format cannot "
+            "hold traces that take Variables as arguments (a restored function could only be "
+            "called with the saved variable). Assign the variable to an attribute of the saved "
+            "object and use it inside the function (it is then captured and saved with the "
+            "object), or pass its value (`variable.read_value()`) as a tensor argument.")
+
+
+def check_arguments(concrete, name):
+    """UnsaveableError, before anything else is looked at, for a trace taking a Variable."""
+    if any(isinstance(v, VariableSlot) for v in nest.flatten(list(concrete._template))):
+        raise UnsaveableError(_variable_argument_text(f"function {name!r}"))
+
+
+def encode_concrete(concrete, name, capture_sources, constants, library=None) -> dict:
+    """See the module doc; nested graphs go into `library` (a GraphLibrary on `constants`).
+    UnsaveableError for what the format cannot hold (Variable arguments, namedtuples, Python
+    objects)."""
     where = f"function {name!r}"
     graph = concrete.graph
     signature = concrete._binder.signature
@@ -131,8 +148,7 @@ def encode_concrete(concrete, name, capture_sources, constants) -> dict:
 
     def template_leaf(value):
         if isinstance(value, VariableSlot):
-            raise UnsaveableError(f"{where} takes a Variable argument, which eager's SavedModel "
-                                  "format cannot hold; capture the variable instead.")
+            raise UnsaveableError(_variable_argument_text(where))
         if isinstance(value, TensorSlot):
             return {"tensor": _spec_data(value.spec, value.given_name)}
         return None
@@ -144,7 +160,8 @@ def encode_concrete(concrete, name, capture_sources, constants) -> dict:
             return {"output": outputs[id(value)]}
         return None
 
-    return {"name": name, "graph": encode_graph(graph, capture_sources, constants),
+    return {"name": name,
+            "graph": encode_graph(graph, capture_sources, constants, library, name),
             "parameters": parameters, "defaults": defaults,
             "template": [_encode_structure(v, template_leaf, where) for v in concrete._template],
             "outputs": _encode_structure(graph.structured_outputs, output_leaf,
@@ -230,13 +247,14 @@ def _decode_parameters(entry, where):
         raise FormatError(f"{where} has an invalid parameter list: {exc}") from None
 
 
-def decode_concrete(entry, capture_values, constants) -> ConcreteFunction:
-    """The restored ConcreteFunction of a file entry (untrusted; FormatError or NotFoundError)."""
+def decode_concrete(entry, capture_values, constants, library=None) -> ConcreteFunction:
+    """The restored ConcreteFunction of a file entry (untrusted; FormatError or NotFoundError);
+    its control-flow ops' graphs come from `library` (a LibraryReader)."""
     _require(isinstance(entry, dict) and isinstance(entry.get("name"), str),
              "a concrete function entry has no name")
     name = entry["name"]
     where = f"function {name!r}"
-    graph = decode_graph(entry.get("graph"), name, capture_values, constants)
+    graph = decode_graph(entry.get("graph"), name, capture_values, constants, library)
     signature = _decode_parameters(entry, where)
     arguments = graph.inputs[:len(graph.inputs) - len(capture_values)]
     slots = []
@@ -273,11 +291,12 @@ def decode_concrete(entry, capture_values, constants) -> ConcreteFunction:
                                        graph.structured_outputs)
 
 
-def decode_signature(entry, signature_entry, key, capture_values, constants):
+def decode_signature(entry, signature_entry, key, capture_values, constants, library=None):
     """A signature function: the concrete function `entry`'s graph called with keyword
     arguments named by its tensor arguments, returning a dict of its outputs."""
     where = f"signature {key!r}"
-    graph = decode_graph(entry.get("graph"), entry.get("name", key), capture_values, constants)
+    graph = decode_graph(entry.get("graph"), entry.get("name", key), capture_values, constants,
+                         library)
     arguments = graph.inputs[:len(graph.inputs) - len(capture_values)]
     names = signature_entry.get("inputs")
     _require(isinstance(names, list) and len(names) == len(arguments)

@@ -29,7 +29,9 @@ __all__ = ["MODEL_FILE", "VARIABLES_FILE", "FORMAT", "VERSION", "write_directory
 MODEL_FILE = "saved_model.json"
 VARIABLES_FILE = os.path.join("variables", "variables")
 FORMAT = "eager.saved_model"
-VERSION = 1
+#: 2: control flow (`library`, the nested branch and loop graphs). Version 1 files (no library)
+#: are read as they are.
+VERSION = 2
 _SEAL = b"\neager.saved_model sha256:"
 _SEAL_SIZE = len(_SEAL) + 64 + 1
 

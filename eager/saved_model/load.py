@@ -23,7 +23,8 @@ from ..train import _format
 from ..variables import Variable
 from . import layout
 from .function_codec import decode_concrete, decode_input_signature, decode_signature
-from .graph_codec import FormatError, constant_tensors, data_loss, decode_constant
+from .graph_codec import (FormatError, LibraryReader, constant_tensors, data_loss,
+                          decode_constant)
 from .options import check_load_options
 from .restored import RestoredFunction, SignatureMap, _UserObject
 
@@ -88,6 +89,7 @@ def _build(meta, checkpoint):
     constants = [decode_constant(c, f"constant {i}")
                  for i, c in enumerate(_list(meta.get("constants", []), "the constant table"))]
     constants = constant_tensors(constants)
+    library = LibraryReader(_list(meta.get("library", []), "the function library"), constants)
 
     def captures_of(entry, where):
         sources = _list(entry.get("graph", {}).get("captures", []) if isinstance(
@@ -112,7 +114,7 @@ def _build(meta, checkpoint):
     for i, entry in enumerate(entries):
         _require(isinstance(entry, dict), f"concrete function {i} is not an object")
         concretes.append(decode_concrete(entry, captures_of(entry, f"concrete function {i}"),
-                                         constants))
+                                         constants, library))
     functions = []
     for i, f in enumerate(_list(meta.get("functions", []), "the function table")):
         where = f"function {i}"
@@ -142,7 +144,7 @@ def _build(meta, checkpoint):
                  and 0 <= s["concrete"] < len(entries), f"signature {key!r:.80} is invalid")
         entry = entries[s["concrete"]]
         signatures[key] = decode_signature(entry, s, key, captures_of(entry, f"signature {key!r}"),
-                                           constants)
+                                           constants, library)
     object.__setattr__(built[0], "signatures", SignatureMap(signatures))
     return built[0]
 

@@ -14,9 +14,14 @@ What is saved, as TensorFlow saves it:
   `eager.function` with an input_signature found on `obj` itself (TensorFlow's rule), or the
   signatures of an object that was itself loaded.
 
+  A Keras model given no signatures gets its `_default_save_signature` (TensorFlow's rule for
+  Keras 3 models: `serving_default(inputs)`).
+
 A function that captures a variable that is not in the object graph cannot be saved
-(TensorFlow's AssertionError about an 'untracked' resource); neither can a graph holding an op
-outside the registry (control flow, `py_function`) or an attribute that is a Python object.
+(TensorFlow's AssertionError about an 'untracked' resource); neither can a graph holding a
+`py_function`/`numpy_function` op or another op outside the registry (control flow's ops are
+saved, their graphs in the library: `graph_codec`), an attribute that is a Python object, or a
+trace taking a Variable or a namedtuple.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ from ..state.trackable import is_trackable
 from ..train._graph import object_graph_with_objects
 from ..variables import Variable, variable_for_handle
 from . import layout
-from .function_codec import encode_concrete, encode_input_signature, signature_outputs
-from .graph_codec import UnsaveableError, encode_constant
+from .function_codec import (check_arguments, encode_concrete, encode_input_signature,
+                             signature_outputs)
+from .graph_codec import GraphLibrary, UnsaveableError, encode_constant
 from .options import check_save_options
 from .restored import RestoredFunction, SignatureMap
 
@@ -91,6 +97,9 @@ def _signatures(obj, signatures) -> dict:
         loaded = vars(obj).get("signatures") if hasattr(obj, "__dict__") else None
         if isinstance(loaded, SignatureMap):
             return dict(loaded)
+        default = getattr(obj, "_default_save_signature", None)  # a Keras model's, as TF
+        signatures = default() if callable(default) else None
+    if signatures is None:
         candidates = [fn for fn in functions_of(obj).values()
                       if fn.input_signature is not None]
         if len(candidates) != 1:
@@ -114,12 +123,14 @@ class _Writer:
         self.concretes = []
         self.index = {}  # id(ConcreteFunction) -> entry index
         self.constants = []
+        self.library = GraphLibrary(self.constants)
         self.keep = []  # keeps the concretes alive so that ids stay unique
 
     def add(self, concrete, name) -> int:
         i = self.index.get(id(concrete))
         if i is not None:
             return i
+        check_arguments(concrete, name)
         sources = []
         for value, _ in concrete.graph.captures:
             variable = variable_for_handle(value)
@@ -141,7 +152,7 @@ class _Writer:
             else:
                 self.constants.append(encode_constant(value.numpy()))
                 sources.append({"constant": len(self.constants) - 1})
-        entry = encode_concrete(concrete, name, sources, self.constants)
+        entry = encode_concrete(concrete, name, sources, self.constants, self.library)
         self.index[id(concrete)] = len(self.concretes)
         self.concretes.append(entry)
         self.keep.append(concrete)
@@ -192,5 +203,5 @@ def save(obj, export_dir, signatures=None, options=None):
     meta = {"format": layout.FORMAT, "version": layout.VERSION, "tags": ["serve"],
             "objects": object_meta, "functions": functions,
             "concrete_functions": writer.concretes, "signatures": signature_meta,
-            "constants": writer.constants}
+            "library": writer.library.entries, "constants": writer.constants}
     layout.write_directory(export_dir, meta, nodes, arrays)

@@ -8,6 +8,9 @@ mixin (eager/keras/trainers/)."""
 
 from __future__ import annotations
 
+from ...base import nest
+from ...core.specs import TensorSpec
+from ...functions.polymorphic import function
 from ..layers.layer import Layer
 from ..trainers.trainer import Trainer
 from . import weights_io
@@ -20,6 +23,11 @@ def _is_functional_call(args, kwargs) -> bool:
     return ("inputs" in kwargs and "outputs" in kwargs) or \
         (len(args) == 2 and "outputs" not in kwargs) or \
         (len(args) == 1 and "outputs" in kwargs)
+
+
+def _is_shape(value) -> bool:
+    return isinstance(value, (tuple, list)) and all(d is None or isinstance(d, int)
+                                                    for d in value)
 
 
 class Model(Trainer, Layer):
@@ -66,6 +74,29 @@ class Model(Trainer, Layer):
             raise ValueError(f"No such layer: {name}. Existing layers are: "
                              f"{[layer.name for layer in self.layers]}.")
         raise ValueError("Provide either a layer name or layer index at `get_layer`.")
+
+    # -- SavedModel ------------------------------------------------------------------------------
+    def _default_save_signature(self):
+        """The signature `eager.saved_model.save(model, path)` writes when given none, as
+        Keras 3 models on TensorFlow: `serving_default(inputs)` calling the model, its input
+        specs the model's inputs (functional models, Sequential with an input) or the shapes
+        it was built with. None for a model never built or called."""
+        try:
+            inputs = self.input if hasattr(type(self), "input") else None
+        except (AttributeError, ValueError):
+            inputs = None
+        if inputs is not None:
+            signature = (nest.map_structure(lambda x: TensorSpec(x.shape, x.dtype), inputs),)
+        else:
+            shapes = self._build_shapes_dict
+            if not shapes or not all(_is_shape(v) for v in shapes.values()):
+                return None  # never built, or built from nested inputs: no default
+            signature = tuple(TensorSpec(v, self.input_dtype) for v in shapes.values())
+
+        def serving_default(inputs):
+            return self(inputs)
+
+        return function(serving_default, input_signature=signature)
 
     # -- inspection and weights files --------------------------------------------------------
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
