@@ -100,6 +100,10 @@ class Model(Trainer, Layer):
             return {"name": self.name, "trainable": self.trainable}
         return super().get_config()
 
+    # A subclass that does not override `get_config` gets Layer's automatic config (its
+    # `__init__` arguments) or Keras's NotImplementedError, as in Keras 3.
+    get_config._keras_default = True
+
     @classmethod
     def from_config(cls, config, custom_objects=None):
         """A functional config (layers, input/output layers) rebuilds a `Functional` when the
@@ -132,13 +136,13 @@ class Model(Trainer, Layer):
         return json.dumps(serialization.serialize_keras_object(self), **kwargs)
 
     # -- build and compile configs (what `.keras` files record beside the config) ------------
-    def _maybe_build(self, bound, tensor_names):
-        if not self.built and vars(self).get("_build_shapes_dict") is None:
-            # Recorded for `get_build_config` also when the model has no `build` of its own.
-            shapes = {name: nest.map_structure(_shape_or_none, bound[name])
-                      for name in tensor_names}
-            object.__setattr__(self, "_build_shapes_dict", shapes)
-        super()._maybe_build(bound, tensor_names)
+    def __call__(self, *args, **kwargs):
+        if args and self._build_shapes_dict is None:
+            # The first call's input shape, for `get_build_config` (Keras records it for every
+            # model; a subclassed model without `build` never goes through a build step).
+            object.__setattr__(self, "_build_shapes_dict",
+                               {"input_shape": nest.map_structure(_shape_or_none, args[0])})
+        return super().__call__(*args, **kwargs)
 
     def get_build_config(self):
         shapes = vars(self).get("_build_shapes_dict")
@@ -152,7 +156,7 @@ class Model(Trainer, Layer):
         """Creates the weights of a model rebuilt from its config: its own `build` gets the
         recorded shape; a model without one is called once on zeros of that shape (inference
         mode), as Keras 3 builds a subclassed model."""
-        if not config or self.built:
+        if not config or (self.built and self.weights):
             return
         if "input_shape" in config:
             shape = serialization._shape_tuple(config["input_shape"])
