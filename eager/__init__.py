@@ -40,6 +40,7 @@ from . import autograph, optimizers, profiler, train  # noqa: F401
 from . import io, strings  # noqa: F401
 from . import data  # noqa: F401
 from . import keras  # noqa: F401
+from . import saved_model  # noqa: F401
 # TensorFlow 2.21's `tf.losses`, `tf.metrics` and `tf.initializers` are Keras 3's modules.
 from .keras import initializers, losses, metrics  # noqa: F401
 from .state.module import Module

@@ -501,3 +501,16 @@ def test_functions_in_array_form_match_eager(cpu_only, no_inference_check):
         for g, e in zip(got, expected):
             np.testing.assert_array_equal(g.numpy(), e)
     assert runs == [1, 1, 1]
+
+
+@pytest.mark.parametrize("name", ["run", "place", "donate", "wrap", "c1", "u3", "feeds", "st",
+                                  "xp", "f_arrays", "quietly"])
+def test_a_function_named_like_a_helper_of_the_generated_code_runs_every_call(name):
+    """The generated function takes the user's function name; it must not hide the helpers
+    (`run`, `donate`, ...) or the bindings (`c1`, `u3`, ...) its own lines call."""
+    def body(x):
+        return eager.random.uniform([2], seed=1) * x + 1.0
+    body.__name__ = body.__qualname__ = name
+    f = eager.function(body)
+    for v in (2.0, 3.0, 4.0):
+        assert f(eager.constant(v)).shape == (2,)

@@ -26,7 +26,7 @@ LAYERS = [
     ("runtime", ["eager.runtime"]),
     ("state", ["eager.variables", "eager.state", "eager.train"]),
     ("functions", ["eager.function", "eager.functions", "eager.control_flow", "eager.autograph",
-                   "eager.optimizers"]),
+                   "eager.optimizers", "eager.saved_model"]),
     ("data", ["eager.data"]),
     ("keras", ["eager.keras"]),
     ("public", ["eager"]),

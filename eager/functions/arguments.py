@@ -58,6 +58,12 @@ class Binder:
             self.names = tuple(signature.parameters)
             self.kinds = tuple(p.kind for p in signature.parameters.values())
 
+    @property
+    def signature(self):
+        """The `inspect.Signature` calls are bound to (`self` dropped for a method), or None
+        when the function has no introspectable signature."""
+        return self._signature
+
     def bind(self, args, kwargs) -> tuple:
         """The parameter values, in declaration order, defaults applied (TypeError as Python
         gives for a call that does not fit the signature)."""

@@ -132,6 +132,18 @@ class ConcreteFunction:
         # Resource outputs keep a call off the async queue (see `_queueable_on`).
         self._returns_resource = any(o.dtype is _dt.resource for o in graph.outputs)
 
+    @classmethod
+    def from_graph(cls, graph, python_function, binder, template, structured_outputs):
+        """A ConcreteFunction of a graph that was not traced here (a loaded SavedModel's):
+        `structured_outputs` holds tensors of `graph.outputs` and Python values returned as
+        they are; `template` is the argument template (see `signatures`)."""
+        index = {}
+        for i, t in enumerate(graph.outputs):
+            index.setdefault(id(t), i)
+        output_map = [index[id(leaf)] if isinstance(leaf, SymbolicTensor) else _PythonOutput(leaf)
+                      for leaf in nest.flatten(structured_outputs)]
+        return cls(graph, python_function, binder, template, structured_outputs, output_map)
+
     # -- inspection ------------------------------------------------------------------------------
     @property
     def graph(self):

@@ -152,6 +152,11 @@ class Function:
     def input_signature(self):
         return self._input_signature
 
+    @property
+    def concrete_functions(self) -> tuple:
+        """Every trace kept, in the order made (what a SavedModel saves of this Function)."""
+        return tuple(self._traces)
+
     def experimental_get_tracing_count(self) -> int:
         return self._tracing_count
 

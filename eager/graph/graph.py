@@ -254,10 +254,10 @@ class Graph:
         if self._made_here is not None:
             self._made_here[id(tensor)] = tensor
 
-    def capture(self, tensor) -> SymbolicTensor:
+    def capture(self, tensor, name="capture") -> SymbolicTensor:
         """The symbolic tensor standing for eager `tensor` in this graph (made on first use; the
-        same tensor always gives the same one): a capture placeholder, or the output of a
-        `Const` op for a constant the traced code made."""
+        same tensor always gives the same one): a capture placeholder (named `name`, made
+        unique), or the output of a `Const` op for a constant the traced code made."""
         key = id(tensor)
         entry = self._captures.get(key)
         if entry is not None:
@@ -267,7 +267,7 @@ class Graph:
         # Captures are graph-level inputs: a control_dependencies scope orders the op that uses
         # the capture, not the capture itself (a runtime feeds captures, it never runs them).
         with self._graph_level():
-            placeholder = self.placeholder(tensor.dtype, tensor.shape, name="capture")
+            placeholder = self.placeholder(tensor.dtype, tensor.shape, name=name)
         # The eager tensor is kept alive with its placeholder, so its id is never reused.
         self._captures[key] = (tensor, placeholder)
         self._captured_by[id(placeholder)] = tensor

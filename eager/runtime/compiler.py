@@ -64,6 +64,8 @@ before a signal holds the IEEE result and is kept.
 
 from __future__ import annotations
 
+import keyword
+import re
 import sys
 
 import numpy as np
@@ -552,8 +554,21 @@ def _comment(node) -> str:
     return f"# {node.name} ({node.type}){where}" + (f": {text}" if text else "")
 
 
+#: Globals of the generated code (helpers, and the c/ca/u/d/r/k/a/f<number> bindings): a
+#: generated function may not take one of these names, or it would hide the helper it calls.
+_GENERATED_GLOBALS = frozenset({"run", "place", "donate", "wrap", "donate_arrays", "quietly",
+                                "FP_SIGNALS", "st", "feeds", "xp"})
+_GENERATED_BINDING = re.compile(r"^(?:c|ca|u|d|r|k|a|f|v)\d+$")
+
+
 def _identifier(name: str) -> str:
+    """A Python name for the generated function of a program called `name` (the user's
+    function name, so tracebacks read "in train_step"), kept apart from the names the
+    generated code uses itself."""
     cleaned = "".join(c if c.isalnum() else "_" for c in name)
     if not cleaned or cleaned[0].isdigit():
         cleaned = "f_" + cleaned
+    if cleaned in _GENERATED_GLOBALS or _GENERATED_BINDING.match(cleaned) or \
+            keyword.iskeyword(cleaned) or cleaned.endswith("_arrays"):
+        cleaned += "_program"
     return cleaned

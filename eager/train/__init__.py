@@ -6,7 +6,8 @@ from .checkpoint import Checkpoint, CheckpointLoadStatus, InitializationOnlyStat
 from .checkpoint_management import (CheckpointManager, CheckpointState, get_checkpoint_state,
                                     latest_checkpoint, list_variables, load_variable,
                                     update_checkpoint_state)
+from .checkpoint_reader import CheckpointReader, load_checkpoint
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "CheckpointManager",
            "CheckpointState", "get_checkpoint_state", "latest_checkpoint", "list_variables",
-           "load_variable", "update_checkpoint_state"]
+           "load_variable", "update_checkpoint_state", "CheckpointReader", "load_checkpoint"]

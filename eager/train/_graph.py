@@ -86,6 +86,13 @@ def python_variables(root):
 def object_graph(root):
     """(nodes, arrays) for `_format.encode_checkpoint`: the breadth-first graph from `root`, and
     each variable's value under its first path's key."""
+    _, nodes, arrays = object_graph_with_objects(root)
+    return nodes, arrays
+
+
+def object_graph_with_objects(root):
+    """`object_graph`, plus the objects themselves (`objects[i]` is node i): what a SavedModel
+    needs to say which node each function and captured variable is."""
     objects, paths, ids = [root], [()], {id(root): 0}
     nodes = [{"children": []}]
     queue = collections.deque([0])
@@ -114,4 +121,4 @@ def object_graph(root):
         array = np.asarray(obj.numpy(), dtype=obj.dtype.dtype)
         nodes[index]["variable"] = key
         arrays[key] = (array, getattr(obj, "name", ""))
-    return nodes, arrays
+    return objects, nodes, arrays

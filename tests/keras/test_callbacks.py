@@ -91,10 +91,6 @@ class Linear(Trainer, keras.layers.Layer):
         return tf.matmul(x, self.kernel)
 
 
-def _mse(y_true, y_pred):
-    return tf.reduce_mean(tf.square(y_true - y_pred), axis=-1)
-
-
 def _data():
     x = np.array([[1.0], [2.0], [3.0], [4.0]], "float32")
     return x, 2 * x
@@ -102,7 +98,7 @@ def _data():
 
 def _model(lr=0.01):
     model = Linear()
-    model.compile(optimizer=tf.optimizers.SGD(lr), loss=_mse)
+    model.compile(optimizer=tf.optimizers.SGD(lr), loss="mse")
     return model
 
 
@@ -245,7 +241,7 @@ def test_hook_order_and_params():
 def test_model_checkpoint_on_a_keras_model_writes_load_weights_files(tmp_path):
     x, y = _data()
     model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
-    model.compile(optimizer=tf.optimizers.SGD(0.01), loss=_mse)
+    model.compile(optimizer=tf.optimizers.SGD(0.01), loss="mse")
     path = str(tmp_path / "m-{epoch}.weights.h5")
     model.fit(x, y, epochs=2, verbose=0,
               callbacks=[keras.callbacks.ModelCheckpoint(path, save_weights_only=True)])
@@ -254,3 +250,74 @@ def test_model_checkpoint_on_a_keras_model_writes_load_weights_files(tmp_path):
     other.load_weights(str(tmp_path / "m-2.weights.h5"))
     for a, b in zip(other.get_weights(), model.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+# Keras 3.15's `_direction` of each metric class (None: Keras sets none), recorded from
+# `getattr(keras.metrics.<Name>(), "_direction", None)`.
+KERAS_DIRECTIONS = {
+    "Mean": None, "Sum": None, "MeanSquaredError": "down", "RootMeanSquaredError": "down",
+    "MeanAbsoluteError": "down", "MeanAbsolutePercentageError": "down",
+    "MeanSquaredLogarithmicError": "down", "CosineSimilarity": "up", "LogCoshError": "down",
+    "AUC": "up", "FalseNegatives": None, "FalsePositives": None, "Precision": "up",
+    "Recall": "up", "TrueNegatives": None, "TruePositives": None, "Hinge": "down",
+    "SquaredHinge": "down", "CategoricalHinge": "down", "KLDivergence": "down",
+    "Poisson": "down", "BinaryCrossentropy": "down", "CategoricalCrossentropy": "down",
+    "SparseCategoricalCrossentropy": "down", "Accuracy": "up", "BinaryAccuracy": "up",
+    "CategoricalAccuracy": "up", "SparseCategoricalAccuracy": "up",
+    "TopKCategoricalAccuracy": "up", "SparseTopKCategoricalAccuracy": "up"}
+
+
+def test_metric_directions_are_keras():
+    got = {name: getattr(getattr(keras.metrics, name)(), "_direction", None)
+           for name in KERAS_DIRECTIONS}
+    assert got == KERAS_DIRECTIONS
+    # a wrapped Keras loss (function or loss-class instance) is minimised; other functions
+    # get no direction
+    wrap = keras.metrics.MeanMetricWrapper
+    assert wrap(keras.losses.mean_squared_error)._direction == "down"
+    assert wrap(keras.losses.MeanSquaredError())._direction == "down"
+    assert not hasattr(wrap(lambda t, p: p), "_direction")
+
+
+def _classifier():
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(2, activation="softmax")])
+    x = np.array([[1.0], [-1.0], [2.0], [-2.0]], "float32")
+    return model, x, np.array([0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("metrics, monitor, op", [
+    (["accuracy"], "val_accuracy", "greater"),  # SparseCategoricalAccuracy: up
+    (["acc"], "acc", "greater"),
+    (["sparse_categorical_crossentropy"], "val_sparse_categorical_crossentropy",
+     "less"),  # the metric class: down
+    ([keras.losses.sparse_categorical_crossentropy], "sparse_categorical_crossentropy",
+     "less"),  # a wrapped loss function: down
+    (["accuracy"], "val_loss", "less"),
+])
+def test_auto_mode_follows_the_compiled_metrics_direction(metrics, monitor, op, tmp_path):
+    model, x, y = _classifier()
+    model.compile("sgd", "sparse_categorical_crossentropy", metrics=metrics)
+    for cb in (keras.callbacks.EarlyStopping(monitor=monitor, patience=5),
+               keras.callbacks.ReduceLROnPlateau(monitor=monitor),
+               keras.callbacks.ModelCheckpoint(str(tmp_path / "m.weights.h5"),
+                                               monitor=monitor)):
+        model.fit(x, y, epochs=1, verbose=0, validation_data=(x, y), callbacks=[cb])
+        assert cb.monitor_op is not None and (cb.monitor_op(1.0, 0.0) == (op == "greater"))
+
+
+@pytest.mark.parametrize("monitor", ["val_out1_accuracy", "precision_like", "out1_loss"])
+def test_auto_mode_cannot_resolve_names_keras_cannot(monitor):
+    # Keras looks only at compile's metrics by their own names: a multi-output model's
+    # prefixed names and the per-output loss trackers stay unresolved
+    inputs = keras.Input((1,))
+    out1 = keras.layers.Dense(2, activation="softmax", name="out1")(inputs)
+    out2 = keras.layers.Dense(1, name="out2")(inputs)
+    model = keras.Model(inputs, [out1, out2])
+    model.compile("sgd", ["sparse_categorical_crossentropy", "mse"],
+                  metrics=[["accuracy"], ["mae"]])
+    x = np.array([[1.0], [-1.0]], "float32")
+    cb = keras.callbacks.EarlyStopping(monitor=monitor)
+    with pytest.raises(ValueError, match=f"EarlyStopping callback received monitor={monitor}, "
+                                         "but Keras isn't able to automatically determine"):
+        model.fit(x, [np.array([0, 1]), x], epochs=1, verbose=0, validation_data=(
+            x, [np.array([0, 1]), x]), callbacks=[cb])

@@ -481,3 +481,37 @@ def test_optimizers_update_layer_weights_and_apply_their_constraints():
     assert [v.name.split(":")[0] for v in opt.variables] == [
         "iteration", "learning_rate", f"{model.name}_{layer.name}_kernel_momentum",
         f"{model.name}_{layer.name}_bias_momentum"]
+
+
+def test_errors_in_call_carry_the_innermost_layers_arguments_as_keras():
+    class Inner(keras.layers.Layer):
+        def call(self, x, flag=True):
+            return eager.matmul(x, eager.ones((3, 3)))
+
+    class Outer(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+
+        def call(self, x, training=None):
+            return self.inner(x)
+
+    # Keras 3.15 (TF backend) raises InvalidArgumentError with this text (its op message
+    # differs: TensorFlow's kernel text).
+    with pytest.raises(eager.errors.InvalidArgumentError) as info:
+        Outer()(eager.ones((1, 4)))
+    text = str(info.value)
+    assert text.startswith("Exception encountered when calling Inner.call().\n\n\x1b[1mMatMul: ")
+    assert text.endswith("\x1b[0m\n\nArguments received by Inner.call():\n"
+                         "  • x=eager.Tensor(shape=(1, 4), dtype=float32)\n  • flag=True")
+    assert text.count("Exception encountered") == 1
+
+    class Raises(keras.layers.Layer):
+        def call(self, x, n=2):
+            raise KeyError("boom")
+    with pytest.raises(KeyError) as info:
+        Raises()(eager.ones((2,)), n=5)
+    assert info.value.args[0] == (
+        "Exception encountered when calling Raises.call().\n\n\x1b[1mboom\x1b[0m\n\n"
+        "Arguments received by Raises.call():\n"
+        "  • x=eager.Tensor(shape=(2,), dtype=float32)\n  • n=5")

@@ -12,16 +12,24 @@ __all__ = ["MonitorCallback"]
 
 
 def _metric_direction(model, name):
-    """"up" or "down" for a compiled metric named `name` (its `_direction`), else None."""
-    for metric in getattr(model, "_compiled_metric_objects", lambda: [])():
-        if getattr(metric, "name", None) == name:
-            return getattr(metric, "_direction", None)
-    return None
+    """The `_direction` ("up"/"down") of the last compiled metric named `name`, else None.
+
+    As Keras 3, only the metrics inside `compile`'s metric containers (the entries of
+    `model.metrics` listing sub-metrics, i.e. "compile_metrics") are looked at, by their own
+    name: the loss trackers and a multi-output model's prefixed names ("out1_accuracy") are
+    not resolved. (Duck-typed: the trainers import the callbacks, not the reverse.)"""
+    direction = None
+    for entry in getattr(model, "metrics", None) or ():
+        for metric in getattr(entry, "metrics", None) or ():
+            if getattr(metric, "name", None) == name and hasattr(metric, "_direction"):
+                direction = metric._direction
+    return direction
 
 
 class MonitorCallback(Callback):
-    """A callback watching `monitor` in the epoch logs. `mode="auto"` minimises losses and
-    follows a metric's own direction (accuracy: up); other names need "min" or "max"."""
+    """A callback watching `monitor` in the epoch logs. `mode="auto"` minimises "loss" and
+    "val_loss" and follows a compiled metric's own `_direction` (accuracies: up, errors:
+    down); any other name raises Keras's ValueError asking for "min" or "max"."""
 
     def __init__(self, monitor="val_loss", mode="auto", baseline=None, min_delta=0):
         super().__init__()

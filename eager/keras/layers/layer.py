@@ -45,6 +45,7 @@ from .. import masking as _mask_store
 from ..masking import get_keras_mask, set_keras_mask
 from ..serialization import serialize_keras_object
 from ..variables import KerasVariable
+from .call_errors import with_call_arguments
 from .input_spec import assert_input_compatibility
 
 __all__ = ["Layer"]
@@ -476,12 +477,7 @@ class Layer(Module):
         explicit_training = "training" in kwargs
         training_value = kwargs.pop("training", None) if not self._call_has_training_arg \
             else kwargs.get("training")
-        try:
-            bound = self._call_signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"Exception encountered when calling {type(self).__name__}.call(): "
-                            f"{e}") from None
-        arguments = bound.arguments
+        arguments = self._call_signature.bind(*args, **kwargs).arguments
         tensor_names = [n for n, v in arguments.items()
                         if n not in ("training", "mask") and nest.flatten(v) and
                         all(x is None or _is_tensor_like(x) for x in nest.flatten(v)) and
@@ -515,13 +511,18 @@ class Layer(Module):
                 kwargs["training"] = training
             try:
                 symbolic = any_symbolic_tensors(args, kwargs)
-                if symbolic:
-                    outputs = self._symbolic_call(args, kwargs, filled_masks)
-                else:
-                    with self._scope():
-                        outputs = self.call(*args, **kwargs)
-                    if self.activity_regularizer is not None:
-                        self._add_activity_loss(outputs)
+                try:
+                    if symbolic:
+                        outputs = self._symbolic_call(args, kwargs, filled_masks)
+                    else:
+                        with self._scope():
+                            outputs = self.call(*args, **kwargs)
+                except Exception as e:  # noqa: BLE001 - re-raised, with the call's arguments
+                    raised = with_call_arguments(e, type(self).__name__, self._call_signature,
+                                                 args, kwargs)
+                    raise raised.with_traceback(e.__traceback__) from None
+                if not symbolic and self.activity_regularizer is not None:
+                    self._add_activity_loss(outputs)
                 if previous_mask is not None:
                     self._pass_mask_on(first, outputs, previous_mask, symbolic)
                 elif self.supports_masking and not _is_default(type(self).compute_mask):

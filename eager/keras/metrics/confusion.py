@@ -76,6 +76,7 @@ class _PrecisionRecall(Metric):
 
     def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
         super().__init__(name=name, dtype=dtype)
+        self._direction = "up"  # Keras sets it on Precision and Recall (not the counts)
         self.init_thresholds = thresholds
         self.top_k = top_k
         self.class_id = class_id
@@ -166,6 +167,7 @@ class AUC(Metric):
         self.curve = _CURVES[curve]
         self.summation_method = _SUMMATIONS[summation_method]
         super().__init__(name=name, dtype=dtype)
+        self._direction = "up"
         self.multi_label = multi_label
         self.num_labels = num_labels
         self.label_weights = (None if label_weights is None

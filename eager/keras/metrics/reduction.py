@@ -8,6 +8,7 @@ number of samples) to divide by, as Keras 3 does.
 
 from __future__ import annotations
 
+from .. import losses as _losses
 from ..utils.annotations import get_keras_mask
 from ..losses.loss import apply_mask, squeeze_or_expand_to_same_rank
 from ..utils import loss_ops as kops
@@ -16,6 +17,12 @@ from .functions import resolve_metric_function
 from .metric import Metric
 
 __all__ = ["Sum", "Mean", "MeanMetricWrapper", "reduce_to_samplewise_values"]
+
+
+def _is_keras_loss(fn) -> bool:
+    """Is `fn` one of Keras's loss functions, or an instance of one of its loss classes
+    (exactly, not a subclass), as Keras 3's `MeanMetricWrapper` asks?"""
+    return any(fn is f for f in _losses._FUNCTIONS) or type(fn) in _losses._CLASSES
 
 
 def reduce_to_samplewise_values(values, sample_weight, reduce_fn, dtype):
@@ -99,6 +106,8 @@ class MeanMetricWrapper(Mean):
         super().__init__(name=name, dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
+        if _is_keras_loss(fn):  # a loss is minimised (the monitor callbacks' "auto" mode)
+            self._direction = "down"
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         mask = get_keras_mask(y_pred)

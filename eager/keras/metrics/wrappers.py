@@ -41,6 +41,7 @@ class Accuracy(_Wrapped):
 
     def __init__(self, name="accuracy", dtype=None):
         super().__init__(_fn.accuracy, name=name, dtype=dtype)
+        self._direction = "up"
 
 
 class CategoricalAccuracy(_Wrapped):
@@ -49,6 +50,7 @@ class CategoricalAccuracy(_Wrapped):
 
     def __init__(self, name="categorical_accuracy", dtype=None):
         super().__init__(_fn.categorical_accuracy, name=name, dtype=dtype)
+        self._direction = "up"
 
 
 class SparseCategoricalAccuracy(_Wrapped):
@@ -57,6 +59,7 @@ class SparseCategoricalAccuracy(_Wrapped):
 
     def __init__(self, name="sparse_categorical_accuracy", dtype=None):
         super().__init__(_fn.sparse_categorical_accuracy, name=name, dtype=dtype)
+        self._direction = "up"
 
 
 class MeanSquaredError(_Wrapped):
@@ -65,6 +68,7 @@ class MeanSquaredError(_Wrapped):
 
     def __init__(self, name="mean_squared_error", dtype=None):
         super().__init__(_reg.mean_squared_error, name=name, dtype=dtype)
+        self._direction = "down"
 
 
 class MeanAbsoluteError(_Wrapped):
@@ -73,6 +77,7 @@ class MeanAbsoluteError(_Wrapped):
 
     def __init__(self, name="mean_absolute_error", dtype=None):
         super().__init__(_reg.mean_absolute_error, name=name, dtype=dtype)
+        self._direction = "down"
 
 
 class MeanAbsolutePercentageError(_Wrapped):
@@ -82,6 +87,7 @@ class MeanAbsolutePercentageError(_Wrapped):
 
     def __init__(self, name="mean_absolute_percentage_error", dtype=None):
         super().__init__(_reg.mean_absolute_percentage_error, name=name, dtype=dtype)
+        self._direction = "down"
 
 
 class MeanSquaredLogarithmicError(_Wrapped):
@@ -91,6 +97,7 @@ class MeanSquaredLogarithmicError(_Wrapped):
 
     def __init__(self, name="mean_squared_logarithmic_error", dtype=None):
         super().__init__(_reg.mean_squared_logarithmic_error, name=name, dtype=dtype)
+        self._direction = "down"
 
 
 class LogCoshError(_Wrapped):
@@ -99,6 +106,7 @@ class LogCoshError(_Wrapped):
 
     def __init__(self, name="logcosh", dtype=None):
         super().__init__(_reg.log_cosh, name=name, dtype=dtype)
+        self._direction = "down"
 
 
 class KLDivergence(_Wrapped):
@@ -121,6 +129,7 @@ class Hinge(_Wrapped):
 
     def __init__(self, name="hinge", dtype=None):
         super().__init__(_hinge.hinge, name=name, dtype=dtype)
+        self._direction = "down"
 
 
 class SquaredHinge(_Wrapped):
@@ -129,6 +138,7 @@ class SquaredHinge(_Wrapped):
 
     def __init__(self, name="squared_hinge", dtype=None):
         super().__init__(_hinge.squared_hinge, name=name, dtype=dtype)
+        self._direction = "down"
 
 
 class CategoricalHinge(_Wrapped):
@@ -137,6 +147,7 @@ class CategoricalHinge(_Wrapped):
 
     def __init__(self, name="categorical_hinge", dtype=None):
         super().__init__(_hinge.categorical_hinge, name=name, dtype=dtype)
+        self._direction = "down"
 
 
 class BinaryAccuracy(_Wrapped):
@@ -146,6 +157,7 @@ class BinaryAccuracy(_Wrapped):
 
     def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
         super().__init__(_fn.binary_accuracy, name=name, dtype=dtype, threshold=threshold)
+        self._direction = "up"
         self.threshold = threshold
 
 
@@ -156,6 +168,7 @@ class TopKCategoricalAccuracy(_Wrapped):
 
     def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
         super().__init__(_fn.top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
+        self._direction = "up"
         self.k = k
 
 
@@ -169,6 +182,7 @@ class SparseTopKCategoricalAccuracy(_Wrapped):
                  from_sorted_ids=False):
         super().__init__(_fn.sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=k,
                          from_sorted_ids=from_sorted_ids)
+        self._direction = "up"
         self.k = k
         self.from_sorted_ids = from_sorted_ids
 
@@ -187,6 +201,7 @@ class CosineSimilarity(_Wrapped):
 
     def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
         super().__init__(_cosine, name=name, dtype=dtype, axis=axis)
+        self._direction = "up"
         self.axis = axis
 
 
@@ -204,6 +219,7 @@ class BinaryCrossentropy(_Wrapped):
                  label_smoothing=0):
         super().__init__(_prob.binary_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits, label_smoothing=label_smoothing)
+        self._direction = "down"
         self.from_logits = from_logits
         self.label_smoothing = label_smoothing
 
@@ -218,6 +234,7 @@ class CategoricalCrossentropy(_Wrapped):
                  label_smoothing=0, axis=-1):
         super().__init__(_prob.categorical_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+        self._direction = "down"
         self.from_logits = from_logits
         self.label_smoothing = label_smoothing
         self.axis = axis
@@ -233,6 +250,7 @@ class SparseCategoricalCrossentropy(_Wrapped):
                  ignore_class=None, axis=-1):
         super().__init__(_prob.sparse_categorical_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits, ignore_class=ignore_class, axis=axis)
+        self._direction = "down"
         self.from_logits = from_logits
         self.ignore_class = ignore_class
         self.axis = axis
@@ -243,6 +261,7 @@ class RootMeanSquaredError(Mean):
 
     def __init__(self, name="root_mean_squared_error", dtype=None):
         super().__init__(name=name, dtype=dtype)
+        self._direction = "down"
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_true = kops.convert(y_true, self.dtype)

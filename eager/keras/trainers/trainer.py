@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...base import nest
+from ...core.context import executing_eagerly
 from ...data.dataset import Dataset
 from ...functions.polymorphic import function
 from ... import optimizers as _optimizers
@@ -33,23 +34,11 @@ from ...ops import array_ops as _array
 from ...ops import math_ops as _math
 from ..callbacks.callback_list import CallbackList
 from ..keras_tensor import KerasTensor
-from .compile_utils import CompiledLoss, CompiledMetrics, MeanTracker, keras_module
+from .. import metrics as _metrics
+from .compile_utils import CompileLoss, CompileMetrics
 from .data_adapter import EpochIterator, train_validation_split, unpack_x_y_sample_weight
 
 __all__ = ["Trainer"]
-
-
-def _resolve_optimizer(optimizer):
-    get = getattr(_optimizers, "get", None)
-    if get is not None:
-        return get(optimizer)
-    if isinstance(optimizer, str):
-        known = {"sgd": _optimizers.SGD, "adam": _optimizers.Adam}
-        cls = known.get(optimizer.lower())
-        if cls is None:
-            raise ValueError(f"Could not interpret optimizer identifier: {optimizer}")
-        return cls()
-    return optimizer
 
 
 def _floats(results) -> dict:
@@ -181,16 +170,13 @@ class Trainer:
                 result.append(state.loss_tracker)
             if state.compiled_metrics is not None:
                 result.append(state.compiled_metrics)
+            if state.compiled_loss is not None:
+                result.extend(state.compiled_loss.metrics)
         return result
 
     @property
     def metrics_names(self) -> list:
         return [m.name for m in self.metrics]
-
-    def _compiled_metric_objects(self) -> list:
-        """Each compiled metric by itself (the callbacks' "auto" mode reads directions)."""
-        compiled = self._trainer.compiled_metrics
-        return list(compiled.metrics) if compiled is not None else []
 
     def reset_metrics(self):
         for metric in self.metrics:
@@ -207,22 +193,36 @@ class Trainer:
         functions). `steps_per_execution` and `jit_compile` are accepted; each step runs as
         one traced call."""
         state = self._trainer
-        state.optimizer = _resolve_optimizer(optimizer)
+        state.optimizer = _optimizers.get(optimizer)
         state.loss = loss
-        state.compiled_loss = CompiledLoss(loss, loss_weights) if loss is not None else None
+        output_names = self._output_names()
+        state.compiled_loss = (CompileLoss(loss, loss_weights, output_names=output_names)
+                               if loss is not None else None)
         if metrics is not None or weighted_metrics is not None:
-            compiled = CompiledMetrics(metrics, weighted_metrics)
-            compiled.name = "compile_metrics"
-            state.compiled_metrics = _CompileMetricsView(compiled)
+            state.compiled_metrics = CompileMetrics(metrics, weighted_metrics,
+                                                    output_names=output_names)
         else:
             state.compiled_metrics = None
-        mean = getattr(keras_module("metrics"), "Mean", None)
-        state.loss_tracker = mean(name="loss") if mean is not None else MeanTracker("loss")
+        state.loss_tracker = _metrics.Mean(name="loss")
         state.run_eagerly = bool(run_eagerly)
         state.jit_compile = jit_compile
         state.steps_per_execution = steps_per_execution
         state.compiled = True
         self._reset_step_functions()
+
+    def _output_names(self):
+        """The model's output names (a functional model's output layers), else None."""
+        names = getattr(self, "output_names", None)
+        if names is not None:
+            return list(names)
+        try:
+            outputs = self.outputs
+        except (AttributeError, ValueError):
+            return None
+        history = [getattr(x, "_keras_history", None) for x in outputs or ()]
+        if not history or any(h is None for h in history):
+            return None
+        return [h.operation.name for h in history]
 
     def _reset_step_functions(self):
         state = self._trainer
@@ -330,11 +330,21 @@ class Trainer:
             def run(*tensors, _step=step, _batch=batch, _present=present):
                 it = iter(tensors)
                 filled = [next(it) if p else None for p in _present]
-                return _step(nest.pack_sequence_as(_batch, filled))
+                result = _step(nest.pack_sequence_as(_batch, filled))
+                if not executing_eagerly():
+                    # `add_loss` losses of the trace are graph tensors: drop them from the
+                    # layers, so `model.losses` never hands one out after `fit`.
+                    self._clear_traced_losses()
+                return result
             run.__name__ = f"{kind}_function"
             fn = run if state.run_eagerly else function(run)
             fns[key] = fn
         return fn, [t for t in flat if t is not None]
+
+    def _clear_traced_losses(self):
+        clear = getattr(self, "_clear_losses", None)
+        if clear is not None:
+            clear()
 
     def _symbolic_build(self, batch, kind):
         """Creates the model's weights, the optimizer's slots and the compiled metrics
@@ -343,9 +353,12 @@ class Trainer:
         whose `call` cannot run symbolically is built by its first traced step instead."""
         x, y, _ = unpack_x_y_sample_weight(batch)
         state = self._trainer
-        needs_metrics = (kind != "predict" and state.compiled_metrics is not None
-                         and not state.compiled_metrics.built and y is not None)
-        if not self.built or needs_metrics:
+        has_y = kind != "predict" and y is not None
+        needs_metrics = (has_y and state.compiled_metrics is not None
+                         and not state.compiled_metrics.built)
+        needs_loss = (has_y and state.compiled_loss is not None
+                      and not state.compiled_loss.built)
+        if not self.built or needs_metrics or needs_loss:
             try:
                 specs = nest.map_structure(
                     lambda t: None if t is None else KerasTensor(t.shape, t.dtype.name), x)
@@ -354,6 +367,8 @@ class Trainer:
                 return
             if needs_metrics:
                 state.compiled_metrics.build(y, y_pred)
+            if needs_loss:
+                state.compiled_loss.build(y, y_pred)
         optimizer = state.optimizer
         if kind == "train" and optimizer is not None and hasattr(optimizer, "build"):
             optimizer.build(self.trainable_weights)
@@ -457,7 +472,7 @@ class Trainer:
     def _flatten_metrics_in_order(self, logs):
         names = []
         for metric in self.metrics:
-            if isinstance(metric, _CompileMetricsView):
+            if isinstance(metric, CompileMetrics):
                 names.extend(m.name for m in metric.metrics)
             else:
                 names.append(metric.name)
@@ -524,40 +539,6 @@ class Trainer:
         batch = self._single_batch(x, None, None)
         result = self._run_step("predict", (batch[0],))
         return nest.map_structure(lambda t: t.numpy(), result)
-
-
-class _CompileMetricsView:
-    """`compile`'s metrics as the one entry Keras lists in `model.metrics`
-    ("compile_metrics"), whose result is a dict of each metric's result."""
-
-    name = "compile_metrics"
-
-    def __init__(self, compiled: CompiledMetrics):
-        self._compiled = compiled
-
-    @property
-    def metrics(self):
-        return self._compiled.metrics
-
-    @property
-    def built(self):
-        return self._compiled.built
-
-    def build(self, y_true, y_pred):
-        self._compiled.build(y_true, y_pred)
-
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        self._compiled.update_state(y_true, y_pred, sample_weight)
-
-    def result(self) -> dict:
-        return {m.name: m.result() for m in self._compiled.metrics}
-
-    def reset_state(self):
-        self._compiled.reset_state()
-
-    @property
-    def variables(self):
-        return [v for m in self._compiled.metrics for v in m.variables]
 
 
 def _should_eval(epoch, validation_freq) -> bool:
