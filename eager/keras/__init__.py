@@ -9,6 +9,7 @@ exists and what does not yet is listed in docs/API.md; docs/keras.md describes h
 from . import (activations, backend, constraints, initializers, layers, models, optimizers,
                regularizers)
 from . import callbacks, losses, metrics, trainers, utils
+from . import saving
 from .layers.core import Input
 from .models import Model, Sequential
 from .keras_tensor import KerasTensor
@@ -22,3 +23,4 @@ __all__ = ["activations", "backend", "config", "constraints", "initializers", "l
            "optimizers", "regularizers", "losses", "metrics", "utils", "callbacks", "trainers",
            "KerasTensor", "InputSpec", "Layer", "SeedGenerator", "Variable", "Input", "Model",
            "Sequential", "models"]
+__all__ += ["saving"]

@@ -15,6 +15,7 @@ from ...tensor import Tensor
 from .. import backend
 from ..keras_tensor import KerasTensor
 from ..layers.input_spec import InputSpec, assert_input_compatibility
+from .functional_config import functional_get_config
 from .model import Model
 
 __all__ = ["Functional"]
@@ -194,7 +195,9 @@ class Functional(Model):
                                   self._outputs_struct)
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable}
+        """Keras 3's functional config (layers with their calls, input and output layers):
+        see `functional_config`."""
+        return functional_get_config(self)
 
 
 Model._functional_class = Functional

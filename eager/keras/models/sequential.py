@@ -10,6 +10,8 @@ from ...base import nest
 from ..keras_tensor import KerasTensor
 from ..layers.core.input_layer import InputLayer
 from ..layers.layer import Layer
+from ..serialization import serialize_keras_object
+from .layer_configs import deserialize_layer
 from .model import Model
 
 __all__ = ["Sequential"]
@@ -137,26 +139,30 @@ class Sequential(Model):
         return self._symbolic_outputs.shape if self._symbolic_outputs is not None else None
 
     def get_config(self):
+        """Keras 3's config: each layer serialized (with its `build_config`), the input layer
+        first when there is one, and `build_input_shape` once built."""
         layers = []
         if self._input_layer is not None:
-            layers.append(_layer_config(self._input_layer))
-        layers.extend(_layer_config(layer) for layer in self._stack)
-        return {"name": self.name, "trainable": self.trainable,
-                "dtype": super().get_config().get("dtype"), "layers": layers}
+            layers.append(serialize_keras_object(self._input_layer))
+        layers.extend(serialize_keras_object(layer) for layer in self._stack)
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": super().get_config().get("dtype"), "layers": layers}
+        if self.built and self._input_layer is not None:
+            config["build_input_shape"] = self._input_layer.batch_shape
+        return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from .. import layers as _layers  # noqa: PLC0415 (the layer registry)
+        """The model `get_config` describes: each layer deserialized (built from its
+        `build_config`) and added, then built from `build_input_shape`."""
+        layer_configs = config.get("layers")
+        if not isinstance(layer_configs, list):
+            raise ValueError(f"A Sequential config needs a list of `layers`. Received: "
+                             f"config={config}")
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
-        for item in config["layers"]:
-            layer_cls = getattr(_layers, item["class_name"], None) or \
-                (custom_objects or {}).get(item["class_name"])
-            if layer_cls is None:
-                raise TypeError(f"Could not locate class '{item['class_name']}'.")
-            model.add(layer_cls.from_config(item["config"]))
+        for item in layer_configs:
+            model.add(deserialize_layer(item, custom_objects=custom_objects))
+        shape = config.get("build_input_shape")
+        if not model.built and isinstance(shape, (list, tuple)):
+            model.build(tuple(shape))
         return model
-
-
-def _layer_config(layer) -> dict:
-    return {"module": "keras.layers", "class_name": type(layer).__name__,
-            "config": layer.get_config(), "registered_name": None}

@@ -22,8 +22,10 @@ class Dense(Layer):
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, lora_rank=None, lora_alpha=None,
-                 **kwargs):
+                 quantization_config=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if quantization_config is not None:
+            raise NotImplementedError("Dense: quantization is not supported by eager.keras.")
         if lora_rank is not None:
             raise NotImplementedError("Dense: `lora_rank` (LoRA) is not supported by eager.keras.")
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 from ...keras_tensor import KerasTensor, compute_output_spec
+from ...serialization import deserialize_keras_object, in_safe_mode
 from ..layer import Layer
 
 __all__ = ["Lambda"]
@@ -69,3 +70,36 @@ class Lambda(Layer):
         config["arguments"] = self.arguments
         return config
 
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=None):
+        """The function comes from `custom_objects` or the registered objects by its name:
+        configs carry no code. A Python lambda is refused in safe mode (the default, and
+        `load_model(safe_mode=True)`) with Keras 3's error; with `safe_mode=False` it must be
+        supplied by name too."""
+        config = dict(config)
+        safe = (safe_mode if safe_mode is not None else in_safe_mode()) is not False
+        for key in ("function", "output_shape"):
+            spec = config.get(key)
+            if not isinstance(spec, dict) or "class_name" not in spec:
+                continue
+            if spec["class_name"] == "__lambda__" and safe:
+                raise ValueError(_LAMBDA_UNSAFE)
+            name = spec.get("config")
+            fn = deserialize_keras_object(name, custom_objects=custom_objects,
+                                          printable_module_name="function") \
+                if isinstance(name, str) and name != "<lambda>" else None
+            if not callable(fn):
+                raise ValueError(f"Lambda layer '{config.get('name')}': its `{key}` "
+                                 f"({name!r}) cannot be rebuilt from the config, which names "
+                                 "it but carries no code; pass it in `custom_objects`.")
+            config[key] = fn
+        return super().from_config(config)
+
+
+_LAMBDA_UNSAFE = (
+    "Requested the deserialization of a `Lambda` layer whose `function` is a Python lambda. "
+    "This carries a potential risk of arbitrary code execution and thus it is disallowed by "
+    "default. If you trust the source of the artifact, you can override this error by passing "
+    "`safe_mode=False` to the loading function, or calling "
+    "`keras.config.enable_unsafe_deserialization().")
