@@ -168,14 +168,14 @@ def test_csv_logger_rows(tmp_path):
 def test_model_checkpoint_saves_formatted_paths_and_best_only(tmp_path):
     x, y = _data()
     model = _model(lr=0.5)
-    pattern = str(tmp_path / "w-{epoch:02d}-{loss:.2f}")
+    pattern = str(tmp_path / "w-{epoch:02d}-{loss:.2f}.weights.h5")
     cb = keras.callbacks.ModelCheckpoint(pattern, monitor="loss", save_best_only=True,
                                          save_weights_only=True)
     history = model.fit(x, y, batch_size=4, epochs=3, verbose=0, callbacks=[cb])
     losses = history.history["loss"]
     saved = sorted(p.name for p in tmp_path.iterdir())
     improving = [e for e in range(3) if losses[e] == min(losses[:e + 1])]
-    assert saved == [f"w-{e + 1:02d}-{losses[e]:.2f}" for e in improving]
+    assert saved == [f"w-{e + 1:02d}-{losses[e]:.2f}.weights.h5" for e in improving]
     restored = Linear()
     restored(x)
     tf.train.Checkpoint(model=restored).read(str(tmp_path / saved[-1])).expect_partial()
@@ -236,6 +236,27 @@ def test_hook_order_and_params():
                      ("epoch_begin", 0), ("batch_end", 0, ["loss"]), ("batch_end", 1, ["loss"]),
                      ("test_begin",), ("epoch_end", 0, ["loss", "val_loss"]),
                      ("train_end", ["loss", "val_loss"])]
+
+
+def test_model_checkpoint_file_names_follow_keras(tmp_path):
+    # Keras 3.15's ValueErrors, recorded.
+    with pytest.raises(ValueError, match="When using `save_weights_only=True` in "
+                                         "`ModelCheckpoint`, the filepath provided must end in "
+                                         "`.weights.h5` \\(Keras weights format\\). Received: "
+                                         "filepath=w.ckpt"):
+        keras.callbacks.ModelCheckpoint("w.ckpt", save_weights_only=True)
+    with pytest.raises(ValueError, match="The filepath provided must end in `.keras` \\(Keras "
+                                         "model format\\). Received: filepath=m.ckpt"):
+        keras.callbacks.ModelCheckpoint("m.ckpt")
+    x, y = _data()
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+    model.compile(optimizer=tf.optimizers.SGD(0.01), loss="mse")
+    path = str(tmp_path / "m-{epoch}.keras")
+    model.fit(x, y, epochs=2, verbose=0, callbacks=[keras.callbacks.ModelCheckpoint(path)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m-1.keras", "m-2.keras"]
+    loaded = keras.models.load_model(str(tmp_path / "m-2.keras"))
+    for a, b in zip(loaded.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_model_checkpoint_on_a_keras_model_writes_load_weights_files(tmp_path):
@@ -300,7 +321,7 @@ def test_auto_mode_follows_the_compiled_metrics_direction(metrics, monitor, op, 
     for cb in (keras.callbacks.EarlyStopping(monitor=monitor, patience=5),
                keras.callbacks.ReduceLROnPlateau(monitor=monitor),
                keras.callbacks.ModelCheckpoint(str(tmp_path / "m.weights.h5"),
-                                               monitor=monitor)):
+                                               save_weights_only=True, monitor=monitor)):
         model.fit(x, y, epochs=1, verbose=0, validation_data=(x, y), callbacks=[cb])
         assert cb.monitor_op is not None and (cb.monitor_op(1.0, 0.0) == (op == "greater"))
 

@@ -14,12 +14,12 @@ from .monitor_callback import MonitorCallback
 __all__ = ["ModelCheckpoint"]
 
 
-def save_model_weights(model, filepath):
-    """The model's weights into `filepath` in eager's pickle-free checkpoint format:
-    `model.save_weights` (what `model.load_weights` reads) for a Keras weights file name
-    ("*.weights.h5") on a model that has it, else an `eager.train.Checkpoint` of the model."""
-    save = getattr(model, "save_weights", None)
-    if save is not None and filepath.endswith(".weights.h5"):
+def save_checkpoint(model, filepath, weights_only):
+    """What ModelCheckpoint writes: `model.save_weights(filepath)` (weights only) or
+    `model.save(filepath)` (a `.keras` archive) as Keras does; a model without those methods
+    (a `Trainer` on a plain `Layer`) is written as an `eager.train.Checkpoint` of itself."""
+    save = getattr(model, "save_weights" if weights_only else "save", None)
+    if save is not None:
         save(filepath, overwrite=True)
     else:
         Checkpoint(model=model).write(filepath)
@@ -31,9 +31,10 @@ class ModelCheckpoint(MonitorCallback):
     initial_value_threshold=None)`.
 
     `filepath` may hold format fields: `{epoch}` (1-based) and any log name
-    (`"w.{epoch:02d}-{val_loss:.2f}"`). Saving is eager's checkpoint format, not `.keras`/
-    `.h5`: weights (through `model.save_weights` where the model has it) whichever
-    `save_weights_only` says; `save_freq` is "epoch" or a number of batches."""
+    (`"w.{epoch:02d}-{val_loss:.2f}.weights.h5"`). As in Keras 3 it must end in
+    ".weights.h5" with `save_weights_only=True` (written by `model.save_weights`) and in
+    ".keras" otherwise (`model.save`); both hold eager's checkpoint format for the weights (see
+    docs/keras.md, "Saving"). `save_freq` is "epoch" or a number of batches."""
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
                  save_weights_only=False, mode="auto", save_freq="epoch",
@@ -50,6 +51,14 @@ class ModelCheckpoint(MonitorCallback):
         if save_freq != "epoch" and not isinstance(save_freq, int):
             raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are "
                              '"epoch" or integer values')
+        if save_weights_only:
+            if not self.filepath.endswith(".weights.h5"):
+                raise ValueError("When using `save_weights_only=True` in `ModelCheckpoint`, the "
+                                 "filepath provided must end in `.weights.h5` (Keras weights "
+                                 f"format). Received: filepath={self.filepath}")
+        elif not self.filepath.endswith((".keras", ".h5")):
+            raise ValueError("The filepath provided must end in `.keras` (Keras model format). "
+                             f"Received: filepath={self.filepath}")
 
     def on_epoch_begin(self, epoch, logs=None):
         self._current_epoch = epoch
@@ -125,4 +134,4 @@ class ModelCheckpoint(MonitorCallback):
             dirname = os.path.dirname(filepath)
             if dirname:
                 os.makedirs(dirname, exist_ok=True)
-            save_model_weights(self.model, filepath)
+            save_checkpoint(self.model, filepath, self.save_weights_only)
