@@ -15,6 +15,7 @@ from .pooling import (AveragePooling1D, AveragePooling2D, GlobalAveragePooling1D
                       MaxPooling1D, MaxPooling2D)
 from .regularization import Dropout
 from .reshaping import Flatten, Permute, RepeatVector, Reshape
+from .serialization import deserialize, get, register_builtin_layers, serialize
 from .rnn import (GRU, Bidirectional, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell,
                   StackedRNNCells, TimeDistributed)
 
@@ -30,3 +31,7 @@ __all__ = ["InputSpec", "Layer",
            "LayerNormalization", "Embedding", "RNN", "SimpleRNN", "LSTM", "GRU",
            "SimpleRNNCell", "LSTMCell", "GRUCell"]
 __all__ += ["Masking", "Bidirectional", "TimeDistributed", "StackedRNNCells"]
+__all__ += ["serialize", "deserialize", "get"]
+
+register_builtin_layers(globals())
+del register_builtin_layers

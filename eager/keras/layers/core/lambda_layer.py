@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 from ...keras_tensor import KerasTensor, compute_output_spec
+from ...serialization import get_registered_object
 from ..layer import Layer
 
 __all__ = ["Lambda"]
@@ -69,3 +70,24 @@ class Lambda(Layer):
         config["arguments"] = self.arguments
         return config
 
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """The function named in the config is looked up in `custom_objects`, an enclosing
+        `custom_object_scope` or the registered objects (no bytecode is stored)."""
+        config = dict(config)
+        function = config.get("function")
+        if isinstance(function, dict):
+            name = function.get("config")
+            found = get_registered_object(name, custom_objects)
+            if found is None:
+                raise ValueError(f"Lambda.from_config: the function {name!r} is not among "
+                                 "`custom_objects` or the registered Keras objects; pass it "
+                                 "in `custom_objects` (eager.keras does not store bytecode).")
+            config["function"] = found
+        output_shape = config.get("output_shape")
+        if isinstance(output_shape, str):
+            config["output_shape"] = get_registered_object(output_shape, custom_objects)
+        if isinstance(output_shape, list):
+            config["output_shape"] = tuple(output_shape)
+        return super().from_config(config)
