@@ -14,7 +14,8 @@ from .pooling import (AveragePooling1D, AveragePooling2D, GlobalAveragePooling1D
                       GlobalAveragePooling2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
                       MaxPooling1D, MaxPooling2D)
 from .regularization import Dropout
-from .reshaping import Flatten, Permute, RepeatVector, Reshape
+from .reshaping import (Cropping1D, Cropping2D, Flatten, Permute, RepeatVector, Reshape,
+                        UpSampling1D, UpSampling2D, ZeroPadding1D, ZeroPadding2D)
 from .serialization import deserialize, get, register_builtin_layers, serialize
 from .rnn import (GRU, Bidirectional, GRUCell, LSTM, LSTMCell, RNN, SimpleRNN, SimpleRNNCell,
                   StackedRNNCells, TimeDistributed)
@@ -32,6 +33,8 @@ __all__ = ["InputSpec", "Layer",
            "SimpleRNNCell", "LSTMCell", "GRUCell"]
 __all__ += ["Masking", "Bidirectional", "TimeDistributed", "StackedRNNCells"]
 __all__ += ["serialize", "deserialize", "get"]
+__all__ += ["Cropping1D", "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D",
+            "ZeroPadding2D"]
 
 register_builtin_layers(globals())
 del register_builtin_layers
