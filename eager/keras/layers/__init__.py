@@ -9,10 +9,13 @@ from .layer import Layer
 from .masking import Masking
 from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract, add,
                       average, concatenate, dot, maximum, minimum, multiply, subtract)
-from .normalization import BatchNormalization, LayerNormalization
+from .normalization import (BatchNormalization, GroupNormalization, LayerNormalization,
+                            UnitNormalization)
 from .pooling import (AveragePooling1D, AveragePooling2D, GlobalAveragePooling1D,
                       GlobalAveragePooling2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
                       MaxPooling1D, MaxPooling2D)
+from .preprocessing import (CategoryEncoding, CenterCrop, Discretization, Normalization,
+                            Rescaling, Resizing)
 from .regularization import Dropout
 from .reshaping import (Cropping1D, Cropping2D, Flatten, Permute, RepeatVector, Reshape,
                         UpSampling1D, UpSampling2D, ZeroPadding1D, ZeroPadding2D)
@@ -34,6 +37,8 @@ __all__ = ["InputSpec", "Layer",
 __all__ += ["Masking", "Bidirectional", "TimeDistributed", "StackedRNNCells"]
 __all__ += ["serialize", "deserialize", "get"]
 __all__ += ["Conv1DTranspose", "Conv2DTranspose"]
+__all__ += ["GroupNormalization", "UnitNormalization", "CategoryEncoding", "CenterCrop",
+            "Discretization", "Normalization", "Rescaling", "Resizing"]
 __all__ += ["Cropping1D", "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D",
             "ZeroPadding2D"]
 
