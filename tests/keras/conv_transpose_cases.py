@@ -31,6 +31,15 @@ LAYER_CASES = {
     "conv1dt_output_padding": ("Conv1DTranspose", {"filters": 2, "kernel_size": 3,
                                                    "strides": 3, "output_padding": 2},
                                (1, 3, 2)),
+
+    "depthwise_default": ("DepthwiseConv2D", {"kernel_size": 3}, (2, 5, 5, 3)),
+    "depthwise_mult_same_s2": ("DepthwiseConv2D", {"kernel_size": (3, 2), "strides": 2,
+                                                   "padding": "same", "depth_multiplier": 2,
+                                                   "activation": "relu"}, (1, 5, 4, 2)),
+    "separable_default": ("SeparableConv2D", {"filters": 4, "kernel_size": 3}, (2, 5, 5, 3)),
+    "separable_mult_dilated": ("SeparableConv2D", {"filters": 3, "kernel_size": 2,
+                                                   "depth_multiplier": 2, "dilation_rate": 2,
+                                                   "padding": "same"}, (1, 6, 5, 2)),
 }
 
 ERROR_CASES = {
@@ -41,4 +50,7 @@ ERROR_CASES = {
     "strides_and_dilation": ("Conv2DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2,
                                                  "dilation_rate": 2}),
     "bad_padding": ("Conv2DTranspose", {"filters": 2, "kernel_size": 3, "padding": "full"}),
+    "depthwise_zero_multiplier": ("DepthwiseConv2D", {"kernel_size": 3,
+                                                      "depth_multiplier": 0}),
+    "separable_zero_filters": ("SeparableConv2D", {"filters": 0, "kernel_size": 3}),
 }

@@ -1,6 +1,7 @@
 """Records tests/fixtures/keras_conv_transpose_goldens.json for tests/keras/test_conv_transpose.py:
 `tf.nn.conv2d_transpose` values and gradients (TF 2.21), and Keras 3.15's Conv1DTranspose /
-Conv2DTranspose outputs, input gradients, configs and argument errors.
+Conv2DTranspose / DepthwiseConv2D / SeparableConv2D outputs, input gradients, configs and
+argument errors.
 
     /tmp/tfvenv/bin/python tests/keras/record_conv_transpose_goldens.py
 Inputs and weights are layer_goldens.arr(seed, shape) (weights seeds 100, 101, ...).

@@ -1,7 +1,8 @@
 """`eager.keras.layers` (≈ `keras.layers`): the layer base class and the built-in layers."""
 
 from .activations import ELU, LeakyReLU, PReLU, ReLU, Softmax
-from .convolutional import Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose
+from .convolutional import (Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, DepthwiseConv2D,
+                            SeparableConv2D)
 from .core import Activation, Dense, Identity, Input, InputLayer, Lambda
 from .embedding import Embedding
 from .input_spec import InputSpec
@@ -36,7 +37,7 @@ __all__ = ["InputSpec", "Layer",
            "SimpleRNNCell", "LSTMCell", "GRUCell"]
 __all__ += ["Masking", "Bidirectional", "TimeDistributed", "StackedRNNCells"]
 __all__ += ["serialize", "deserialize", "get"]
-__all__ += ["Conv1DTranspose", "Conv2DTranspose"]
+__all__ += ["Conv1DTranspose", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D"]
 __all__ += ["GroupNormalization", "UnitNormalization", "CategoryEncoding", "CenterCrop",
             "Discretization", "Normalization", "Rescaling", "Resizing"]
 __all__ += ["Cropping1D", "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D",
