@@ -24,10 +24,11 @@ class Dense(Layer):
                  kernel_constraint=None, bias_constraint=None, lora_rank=None, lora_alpha=None,
                  quantization_config=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        if quantization_config is not None:
-            raise NotImplementedError("Dense: quantization is not supported by eager.keras.")
         if lora_rank is not None:
             raise NotImplementedError("Dense: `lora_rank` (LoRA) is not supported by eager.keras.")
+        if quantization_config is not None:
+            raise NotImplementedError("Dense: `quantization_config` (quantized weights) is not "
+                                      "supported by eager.keras.")
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
             raise ValueError("Received an invalid value for `units`, expected a positive "
                              f"integer. Received: units={units}")

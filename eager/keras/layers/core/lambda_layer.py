@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 
 from ...keras_tensor import KerasTensor, compute_output_spec
-from ...serialization import deserialize_keras_object, in_safe_mode
+from ...serialization import get_registered_object, in_safe_mode
 from ..layer import Layer
 
 __all__ = ["Lambda"]
@@ -86,14 +86,16 @@ class Lambda(Layer):
             if spec["class_name"] == "__lambda__" and safe:
                 raise ValueError(_LAMBDA_UNSAFE)
             name = spec.get("config")
-            fn = deserialize_keras_object(name, custom_objects=custom_objects,
-                                          printable_module_name="function") \
+            fn = get_registered_object(name, custom_objects) \
                 if isinstance(name, str) and name != "<lambda>" else None
             if not callable(fn):
                 raise ValueError(f"Lambda layer '{config.get('name')}': its `{key}` "
-                                 f"({name!r}) cannot be rebuilt from the config, which names "
+                                 f"({name!r}) is not among `custom_objects` or the registered "
+                                 "Keras objects: it cannot be rebuilt from the config, which names "
                                  "it but carries no code; pass it in `custom_objects`.")
             config[key] = fn
+        if isinstance(config.get("output_shape"), list):
+            config["output_shape"] = tuple(config["output_shape"])
         return super().from_config(config)
 
 

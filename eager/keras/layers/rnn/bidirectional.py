@@ -10,7 +10,7 @@ from ....ops import array_ops as _array
 from ....ops import composite_ops as _composite
 from ...serialization import serialize_keras_object
 from ..layer import Layer
-from .stacked_cells import deserialize_layer
+from ..serialization import deserialize as deserialize_layer
 
 __all__ = ["Bidirectional"]
 

@@ -31,7 +31,8 @@ from ....ops.tensor_array import TensorArray
 from ...serialization import serialize_keras_object
 from ..input_spec import InputSpec
 from ..layer import Layer
-from .stacked_cells import StackedRNNCells, deserialize_layer
+from ..serialization import deserialize as deserialize_layer
+from .stacked_cells import StackedRNNCells
 
 __all__ = ["RNN"]
 

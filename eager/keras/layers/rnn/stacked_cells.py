@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from ....base import nest
 from ....ops import creation_ops as _creation
-from ...serialization import deserialize_keras_object, serialize_keras_object
+from ...serialization import serialize_keras_object
 from ..layer import Layer
+from ..serialization import deserialize as deserialize_layer
 
-__all__ = ["StackedRNNCells", "deserialize_layer"]
+__all__ = ["StackedRNNCells"]
 
 
 def _output_size(cell):
@@ -90,16 +91,3 @@ class StackedRNNCells(Layer):
         config["cells"] = [deserialize_layer(c, custom_objects) for c in config["cells"]]
         return cls(**config)
 
-
-def deserialize_layer(config, custom_objects=None):
-    """The layer (or cell) a config stands for, eager.keras's built-in layers found by class
-    name (walking `Layer`'s subclasses: the layers package cannot be imported from here)."""
-    builtins, stack = {}, [Layer]
-    while stack:
-        for sub in stack.pop().__subclasses__():
-            if sub.__module__.startswith("eager.keras.") and not sub.__name__.startswith("_"):
-                builtins.setdefault(sub.__name__, sub)
-            stack.append(sub)
-    return deserialize_keras_object(config, module_objects=builtins,
-                                    custom_objects=custom_objects,
-                                    printable_module_name="layer")

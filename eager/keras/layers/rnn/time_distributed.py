@@ -6,7 +6,7 @@ from __future__ import annotations
 from ....ops import array_ops as _array
 from ...serialization import serialize_keras_object
 from ..layer import Layer
-from .stacked_cells import deserialize_layer
+from ..serialization import deserialize as deserialize_layer
 
 __all__ = ["TimeDistributed"]
 
