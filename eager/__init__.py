@@ -35,6 +35,7 @@ from .ops.composite_ops import (add_n, boolean_mask, clip_by_global_norm, clip_b
                                 linspace, meshgrid, reverse, roll, sequence_mask)
 from .ops.sort_ops import argsort, sort
 from .ops.logging_ops import print  # noqa: A004
+from .ops.random_initializers import random_normal_initializer, random_uniform_initializer
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import autograph, optimizers, profiler, train  # noqa: F401
 from . import io, strings  # noqa: F401

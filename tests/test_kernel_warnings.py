@@ -253,7 +253,24 @@ def _random(x):
             g.normal(shape, lo, hi, dtype), g.uniform(shape, lo, hi, dtype),
             g.truncated_normal(shape, lo, hi, dtype), g.uniform(shape, 0, 2 ** 31 - 1,
                                                                 eager.int32),
-            g.uniform_full_int(shape, eager.int64)]
+            g.uniform_full_int(shape, eager.int64),
+            eager.random.categorical(_real(x), 3, seed=1)]
+
+
+def _stateless(x):
+    """The stateless ops: deterministic, so compared across modes; hostile logits for
+    stateless_categorical, hostile bounds for the float samples."""
+    shape = [2, 2]
+    r = _real(x)
+    lo = eager.reduce_min(r) if x.shape[0] else -1.0
+    hi = eager.reduce_max(r) if x.shape[0] else 1.0
+    seed = [1, 2]
+    return [eager.random.stateless_normal(shape, seed, lo, hi, r.dtype),
+            eager.random.stateless_uniform(shape, seed, lo, hi, r.dtype),
+            eager.random.stateless_truncated_normal(shape, seed, lo, hi, r.dtype),
+            eager.random.stateless_uniform(shape, seed, -(2 ** 31), 2 ** 31 - 1, eager.int32),
+            eager.random.stateless_uniform(shape, seed, None, None, eager.int64),
+            eager.random.stateless_categorical(r, 3, seed)]
 
 
 def _creation(x):
@@ -469,6 +486,10 @@ RECIPES = {
     "RandomUniformInt": _random, "TruncatedNormal": _random,
     "StatefulStandardNormalV2": _random, "StatefulTruncatedNormal": _random,
     "StatefulUniform": _random, "StatefulUniformFullInt": _random, "StatefulUniformInt": _random,
+    "Multinomial": _random, "StatelessRandomUniformV2": _stateless,
+    "StatelessRandomNormalV2": _stateless, "StatelessTruncatedNormalV2": _stateless,
+    "StatelessRandomUniformFullIntV2": _stateless, "StatelessRandomUniformIntV2": _stateless,
+    "StatelessMultinomial": _stateless,
     "EmptyTensorList": _lists, "TensorListFromTensor": _lists, "TensorListGetItem": _lists,
     "TensorListLength": _lists, "TensorListPopBack": _lists, "TensorListPushBack": _lists,
     "TensorListReserve": _lists, "TensorListSetItem": _lists, "TensorListStack": _lists,
