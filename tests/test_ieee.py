@@ -249,6 +249,7 @@ NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "Resour
                  "RandomUniformInt", "TruncatedNormal", "StatefulStandardNormalV2",
                  "StatefulTruncatedNormal", "StatefulUniform", "StatefulUniformFullInt",
                  "StatefulUniformInt", "Multinomial", "_Send", "_Recv", "CheckNumericsV2",
+                 "CheckNumerics",
                  "EagerPyFunc", "PyFunc", "Assert", "AnonymousIteratorV3", "IteratorGetNext",
                  "IteratorGetNextAsOptional", "MatchingFiles", "ReadFile", "WriteFile"}
 HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",

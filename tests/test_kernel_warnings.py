@@ -505,6 +505,7 @@ RECIPES = {
     "IndexAxis": _indexing, "SliceAxis": _indexing, "SliceAxisGrad": _indexing,
     "PrintV2": lambda x: eager.print(x, [x, 1.5], output_stream=sys.stdout, summarize=-1),
     "CheckNumericsV2": _check_numerics,
+    "CheckNumerics": lambda x: eager.debugging.check_numerics(_real(x), "checked"),
     "AsString": lambda x: _S.as_string(x),
     "StringLength": lambda x: _S.length(_text(x), unit="UTF8_CHAR"),
     "Substr": lambda x: _S.substr(_text(x), 0, 2),
@@ -528,7 +529,8 @@ RECIPES = {
     "ParseTensor": lambda x: eager.io.parse_tensor(eager.io.serialize_tensor(x), x.dtype),
     # (a condition that holds on any input: the recipe runs in every mode and must not fail)
     "Assert": lambda x: [debug_ops.assert_that(eager.size(x) >= 0, "size is never negative"),
-                         x][1],
+                         eager.debugging.assert_less_equal(eager.size(x), eager.size(x)),
+                         x][2],
     **{name: Stateful(_variables) for name in (
         "AssignAddVariableOp", "AssignSubVariableOp", "AssignVariableOp", "ReadVariableOp",
         "ResourceGather", "ResourceScatterAdd", "ResourceScatterUpdate", "VarIsInitializedOp")},
