@@ -39,6 +39,7 @@ from .ops.random_initializers import random_normal_initializer, random_uniform_i
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import autograph, optimizers, profiler, train  # noqa: F401
 from . import io, strings  # noqa: F401
+from . import image  # noqa: F401
 from . import data  # noqa: F401
 from . import keras  # noqa: F401
 # TensorFlow 2.21's `tf.losses`, `tf.metrics` and `tf.initializers` are Keras 3's modules.

@@ -373,6 +373,11 @@ _M = eager.math
 _S = eager.strings
 
 
+def _png(x):
+    """PNG bytes of an image as large as x (the codecs do no floating-point arithmetic)."""
+    return eager.io.encode_png(eager.zeros([max(x.shape[0], 1), 3, 1], eager.uint8))
+
+
 def _text(x):
     """The hostile values as strings: every string op's recipe reads these."""
     return _S.as_string(x)
@@ -525,6 +530,9 @@ RECIPES = {
                            eager.io.read_file(_SCRATCH)][1],
     "WriteFile": lambda x: [eager.io.write_file(_SCRATCH, _file_name(x)), x][1],
     "DecodeRaw": lambda x: eager.io.decode_raw(_text(x), eager.uint8, fixed_length=4),
+    "EncodePng": lambda x: _png(x),
+    "DecodePng": lambda x: eager.io.decode_png(_png(x), channels=3),
+    "DecodeImage": lambda x: eager.io.decode_image(_png(x), dtype=eager.float32),
     "SerializeTensor": lambda x: eager.io.serialize_tensor(x),
     "ParseTensor": lambda x: eager.io.parse_tensor(eager.io.serialize_tensor(x), x.dtype),
     # (a condition that holds on any input: the recipe runs in every mode and must not fail)
