@@ -373,6 +373,11 @@ _M = eager.math
 _S = eager.strings
 
 
+#: A serialized Example of hostile floats (the parser copies them; no arithmetic).
+_EXAMPLE = eager.train.Example(features=eager.train.Features(feature={"f": eager.train.Feature(
+    float_list=eager.train.FloatList(value=[np.inf, -np.inf, np.nan, 3e38]))})).SerializeToString()
+
+
 def _png(x):
     """PNG bytes of an image as large as x (the codecs do no floating-point arithmetic)."""
     return eager.io.encode_png(eager.zeros([max(x.shape[0], 1), 3, 1], eager.uint8))
@@ -530,6 +535,10 @@ RECIPES = {
                            eager.io.read_file(_SCRATCH)][1],
     "WriteFile": lambda x: [eager.io.write_file(_SCRATCH, _file_name(x)), x][1],
     "DecodeRaw": lambda x: eager.io.decode_raw(_text(x), eager.uint8, fixed_length=4),
+    "ParseExampleV2": lambda x: eager.io.parse_example(
+        [_EXAMPLE], {"f": eager.io.FixedLenFeature([4], eager.float32)}),
+    "DecodeCSV": lambda x: eager.io.decode_csv(
+        eager.strings.as_string(eager.reshape(_real(x), [-1])), [[0.0]]),
     "EncodePng": lambda x: _png(x),
     "DecodePng": lambda x: eager.io.decode_png(_png(x), channels=3),
     "DecodeImage": lambda x: eager.io.decode_image(_png(x), dtype=eager.float32),

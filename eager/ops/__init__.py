@@ -6,7 +6,7 @@ every op and gradient."""
 from . import (array_ops, debug_ops, linalg_ops, list_ops, logging_ops, math_ops,  # noqa: F401
                nn_ops, product_ops, random_ops, resource_ops, sort_ops, stateful_random_ops,
                training_ops, list_bulk_ops, io_ops, string_ops, stateless_random_ops,
-               check_ops, image_codec_ops)
+               check_ops, image_codec_ops, parsing_ops)
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the modules above)
 from . import (array_grad, linalg_grad, list_grad, math_grad, nn_grad,  # noqa: F401  (gradients)
                product_grad)

@@ -2,6 +2,7 @@
 the helpers that find and inspect them. The file format is described in `_format.py`; keys and
 matching in `checkpoint.py`."""
 
+from ..base.example_proto import BytesList, Example, Feature, Features, FloatList, Int64List
 from .checkpoint import Checkpoint, CheckpointLoadStatus, InitializationOnlyStatus
 from .checkpoint_management import (CheckpointManager, CheckpointState, get_checkpoint_state,
                                     latest_checkpoint, list_variables, load_variable,
@@ -9,4 +10,5 @@ from .checkpoint_management import (CheckpointManager, CheckpointState, get_chec
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "CheckpointManager",
            "CheckpointState", "get_checkpoint_state", "latest_checkpoint", "list_variables",
-           "load_variable", "update_checkpoint_state"]
+           "load_variable", "update_checkpoint_state", "Example", "Features", "Feature",
+           "BytesList", "FloatList", "Int64List"]
