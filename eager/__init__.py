@@ -40,6 +40,8 @@ from . import bitwise, config, debugging, experimental, linalg, math, nn, random
 from . import autograph, optimizers, profiler, train  # noqa: F401
 from . import io, strings  # noqa: F401
 from . import image  # noqa: F401
+from . import version  # noqa: F401
+from .small_names import get_logger, group, type_spec_from_value
 from . import data  # noqa: F401
 from . import keras  # noqa: F401
 # TensorFlow 2.21's `tf.losses`, `tf.metrics` and `tf.initializers` are Keras 3's modules.
