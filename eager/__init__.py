@@ -37,12 +37,16 @@ from .ops.sort_ops import argsort, sort
 from .ops.special_math_ops import floor, round, tan  # noqa: A004 - TensorFlow's names
 from .ops.tensor_scatter import tensor_scatter_nd_add, tensor_scatter_nd_sub
 from .ops.logging_ops import print  # noqa: A004
+from .ops.random_initializers import random_normal_initializer, random_uniform_initializer
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import autograph, optimizers, profiler, train  # noqa: F401
 from . import io, strings  # noqa: F401
 from . import ragged, sparse  # noqa: F401
 from .ops.sparse_tensor import SparseTensor, SparseTensorSpec
 from .ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
+from . import image  # noqa: F401
+from . import version  # noqa: F401
+from .small_names import get_logger, group, type_spec_from_value
 from . import data  # noqa: F401
 from . import keras  # noqa: F401
 from . import saved_model  # noqa: F401

@@ -2,3 +2,4 @@
 
 from .ops.random_ops import *  # noqa: F401,F403
 from .ops.stateful_random_ops import *  # noqa: F401,F403
+from .ops.stateless_random_ops import *  # noqa: F401,F403

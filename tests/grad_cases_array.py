@@ -79,6 +79,8 @@ def _first_of_each(fn):
 
 CASES = {
     # -- shapes --------------------------------------------------------------------------------
+    "CheckNumerics": [C(lambda x: tf.debugging.check_numerics(x, "checked"),
+                        lambda: [rand(2, 3)])],
     "Identity": [C(tf.identity, lambda: [rand(2, 3)]),
                  C(tf.identity, lambda: [crand(3)])],
     "Reshape": [C(lambda x: tf.reshape(x, [3, -1]), lambda: [rand(2, 3, 2)]),

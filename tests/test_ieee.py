@@ -248,8 +248,9 @@ NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "Resour
                  "PrintV2", "RandomShuffle", "RandomStandardNormal", "RandomUniform",
                  "RandomUniformInt", "TruncatedNormal", "StatefulStandardNormalV2",
                  "StatefulTruncatedNormal", "StatefulUniform", "StatefulUniformFullInt",
-                 "StatefulUniformInt", "_Send", "_Recv", "CheckNumericsV2", "EagerPyFunc",
-                 "PyFunc", "Assert", "AnonymousIteratorV3", "IteratorGetNext",
+                 "StatefulUniformInt", "Multinomial", "_Send", "_Recv", "CheckNumericsV2",
+                 "CheckNumerics",
+                 "EagerPyFunc", "PyFunc", "Assert", "AnonymousIteratorV3", "IteratorGetNext",
                  "IteratorGetNextAsOptional", "MatchingFiles", "ReadFile", "WriteFile"}
 HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
                        "ResourceApplyGradientDescent", "ResourceSparseApplyGradientDescent",

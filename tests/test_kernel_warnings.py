@@ -253,7 +253,24 @@ def _random(x):
             g.normal(shape, lo, hi, dtype), g.uniform(shape, lo, hi, dtype),
             g.truncated_normal(shape, lo, hi, dtype), g.uniform(shape, 0, 2 ** 31 - 1,
                                                                 eager.int32),
-            g.uniform_full_int(shape, eager.int64)]
+            g.uniform_full_int(shape, eager.int64),
+            eager.random.categorical(_real(x), 3, seed=1)]
+
+
+def _stateless(x):
+    """The stateless ops: deterministic, so compared across modes; hostile logits for
+    stateless_categorical, hostile bounds for the float samples."""
+    shape = [2, 2]
+    r = _real(x)
+    lo = eager.reduce_min(r) if x.shape[0] else -1.0
+    hi = eager.reduce_max(r) if x.shape[0] else 1.0
+    seed = [1, 2]
+    return [eager.random.stateless_normal(shape, seed, lo, hi, r.dtype),
+            eager.random.stateless_uniform(shape, seed, lo, hi, r.dtype),
+            eager.random.stateless_truncated_normal(shape, seed, lo, hi, r.dtype),
+            eager.random.stateless_uniform(shape, seed, -(2 ** 31), 2 ** 31 - 1, eager.int32),
+            eager.random.stateless_uniform(shape, seed, None, None, eager.int64),
+            eager.random.stateless_categorical(r, 3, seed)]
 
 
 def _creation(x):
@@ -354,6 +371,16 @@ def _check_numerics(x):
 _NN = eager.nn
 _M = eager.math
 _S = eager.strings
+
+
+#: A serialized Example of hostile floats (the parser copies them; no arithmetic).
+_EXAMPLE = eager.train.Example(features=eager.train.Features(feature={"f": eager.train.Feature(
+    float_list=eager.train.FloatList(value=[np.inf, -np.inf, np.nan, 3e38]))})).SerializeToString()
+
+
+def _png(x):
+    """PNG bytes of an image as large as x (the codecs do no floating-point arithmetic)."""
+    return eager.io.encode_png(eager.zeros([max(x.shape[0], 1), 3, 1], eager.uint8))
 
 
 def _text(x):
@@ -484,6 +511,10 @@ RECIPES = {
     "RandomUniformInt": _random, "TruncatedNormal": _random,
     "StatefulStandardNormalV2": _random, "StatefulTruncatedNormal": _random,
     "StatefulUniform": _random, "StatefulUniformFullInt": _random, "StatefulUniformInt": _random,
+    "Multinomial": _random, "StatelessRandomUniformV2": _stateless,
+    "StatelessRandomNormalV2": _stateless, "StatelessTruncatedNormalV2": _stateless,
+    "StatelessRandomUniformFullIntV2": _stateless, "StatelessRandomUniformIntV2": _stateless,
+    "StatelessMultinomial": _stateless,
     "EmptyTensorList": _lists, "TensorListFromTensor": _lists, "TensorListGetItem": _lists,
     "TensorListLength": _lists, "TensorListPopBack": _lists, "TensorListPushBack": _lists,
     "TensorListReserve": _lists, "TensorListSetItem": _lists, "TensorListStack": _lists,
@@ -499,6 +530,7 @@ RECIPES = {
     "IndexAxis": _indexing, "SliceAxis": _indexing, "SliceAxisGrad": _indexing,
     "PrintV2": lambda x: eager.print(x, [x, 1.5], output_stream=sys.stdout, summarize=-1),
     "CheckNumericsV2": _check_numerics,
+    "CheckNumerics": lambda x: eager.debugging.check_numerics(_real(x), "checked"),
     "AsString": lambda x: _S.as_string(x),
     "StringLength": lambda x: _S.length(_text(x), unit="UTF8_CHAR"),
     "Substr": lambda x: _S.substr(_text(x), 0, 2),
@@ -521,11 +553,19 @@ RECIPES = {
                            eager.io.read_file(_SCRATCH)][1],
     "WriteFile": lambda x: [eager.io.write_file(_SCRATCH, _file_name(x)), x][1],
     "DecodeRaw": lambda x: eager.io.decode_raw(_text(x), eager.uint8, fixed_length=4),
+    "ParseExampleV2": lambda x: eager.io.parse_example(
+        [_EXAMPLE], {"f": eager.io.FixedLenFeature([4], eager.float32)}),
+    "DecodeCSV": lambda x: eager.io.decode_csv(
+        eager.strings.as_string(eager.reshape(_real(x), [-1])), [[0.0]]),
+    "EncodePng": lambda x: _png(x),
+    "DecodePng": lambda x: eager.io.decode_png(_png(x), channels=3),
+    "DecodeImage": lambda x: eager.io.decode_image(_png(x), dtype=eager.float32),
     "SerializeTensor": lambda x: eager.io.serialize_tensor(x),
     "ParseTensor": lambda x: eager.io.parse_tensor(eager.io.serialize_tensor(x), x.dtype),
     # (a condition that holds on any input: the recipe runs in every mode and must not fail)
     "Assert": lambda x: [debug_ops.assert_that(eager.size(x) >= 0, "size is never negative"),
-                         x][1],
+                         eager.debugging.assert_less_equal(eager.size(x), eager.size(x)),
+                         x][2],
     **{name: Stateful(_variables) for name in (
         "AssignAddVariableOp", "AssignSubVariableOp", "AssignVariableOp", "ReadVariableOp",
         "ResourceGather", "ResourceScatterAdd", "ResourceScatterUpdate", "VarIsInitializedOp")},

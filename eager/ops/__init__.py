@@ -5,7 +5,8 @@ every op and gradient."""
 
 from . import (array_ops, debug_ops, linalg_ops, list_ops, logging_ops, math_ops,  # noqa: F401
                nn_ops, product_ops, random_ops, resource_ops, sort_ops, stateful_random_ops,
-               training_ops, list_bulk_ops, io_ops, string_ops)
+               training_ops, list_bulk_ops, io_ops, string_ops, stateless_random_ops,
+               check_ops, image_codec_ops, parsing_ops)
 from . import special_math_ops, matrix_ops, decomposition_ops, linalg_composites  # noqa: F401
 from . import tensor_scatter  # noqa: F401
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the modules above)

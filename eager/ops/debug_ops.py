@@ -98,33 +98,63 @@ CHECK_NUMERICS = register_op(
     doc="Passes its input through; an InvalidArgumentError if it holds inf or nan.")
 
 
-def _assert_infer(condition, message):
+def _assert_infer(condition, *data, message, labels=(), summarize=3):
     if condition.dtype != _dt.bool or (condition.shape.rank not in (None, 0)):
         raise InvalidArgumentError(None, "Assert", f"In[0] is not a scalar bool: "
                                                    f"{condition.dtype.name} {condition.shape}")
     return ()
 
 
-def _assert_kernel(xp, condition, message):
+def summarize_value(x, summarize) -> str:
+    """An array as TensorFlow's Assert shows it: "[1 2 3]", its first `summarize` elements
+    then "..."."""
+    flat = x.reshape(-1).tolist()
+    shown = " ".join(_item(v) for v in flat[:summarize])
+    if len(flat) > summarize:
+        shown += "..."
+    return f"[{shown}]"
+
+
+def _item(v) -> str:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, float):
+        return format(v, ".6g")
+    return str(v)
+
+
+def _assert_kernel(xp, condition, *data, message, labels=(), summarize=3):
     if not bool(condition):
-        raise InvalidArgumentError(None, "Assert", f"assertion failed: [{message}]")
+        lead = message if isinstance(message, tuple) else (message,)
+        parts = [f"[{m}]" for m in lead]
+        for label, value in zip(labels, data):
+            if label is not None:
+                parts.append(f"[{label}]")
+            host = value.get() if hasattr(value, "get") else value
+            parts.append(summarize_value(host, summarize))
+        raise InvalidArgumentError(None, "Assert", "assertion failed: " + " ".join(parts))
     return ()
 
 
-# TensorFlow's Assert, with the message as an attribute (eager has no string tensors). Stateful,
+# TensorFlow's Assert, with the message and the labels of the data tensors after the condition as
+# attributes (TF's string inputs), each datum shown as "[label] [values]". Stateful,
 # so it runs wherever its function runs, even though nothing reads it; a host op (its condition
 # in host memory, as TensorFlow's), so its error is the call's, not a later sync point's.
 ASSERT = register_op("Assert", _assert_kernel, _assert_infer, stateful=True, num_outputs=0,
-                     differentiable=False, dtypes=frozenset({_dt.bool}),
+                     differentiable=False,
                      device_types=frozenset({"CPU"}),
                      doc="An InvalidArgumentError 'assertion failed: [message]' unless its "
                          "scalar bool input is true.")
 
 
-def assert_that(condition, message: str) -> None:
+def assert_that(condition, message: str, data=(), labels=(), summarize=3) -> None:
     """Runs `Assert`: eagerly it raises at once when `condition` is false; traced, when the
-    graph runs (TensorFlow's `tf.debugging.Assert` with one string of data)."""
-    _dispatch.execute(ASSERT, (condition,), {"message": message})
+    graph runs (TensorFlow's `tf.debugging.Assert` with the string `message` (or a tuple of
+    strings) as its first data, then each tensor of `data` after its label in `labels`)."""
+    attrs = {"message": message}
+    if data:
+        attrs.update(labels=tuple(labels), summarize=summarize)
+    _dispatch.execute(ASSERT, (condition, *data), attrs)
 
 
 # -----------------------------------------------------------------------------------------------
