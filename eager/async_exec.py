@@ -38,6 +38,7 @@ from .core import context as _context
 from .base import profile_events as _profile_events
 from .base import user_code as _user_code
 from .base.ieee import quiet_thread
+from .base.rich_display import tensor_card
 from .devices import registry as _devices
 from .base.errors import InternalError, InvalidArgumentError, OpError
 from .core import dispatch as _dispatch
@@ -169,6 +170,22 @@ class PendingTensor(Tensor):
 
     def __str__(self):
         return str(self._resolve())
+
+    def _repr_html_(self):
+        """A notebook's display. Unlike `repr`, it never waits: a value the executor has not
+        computed yet shows as pending (shape and dtype are known already), one that failed shows
+        the error that a sync point will raise."""
+        node = self._node  # (before `_resolved`: the worker sets that first, then drops this)
+        resolved = self._resolved
+        if resolved is not None:
+            return resolved._repr_html_()
+        executor = getattr(node, "executor", None)
+        error = getattr(node, "error", None) or getattr(executor, "_error", None)
+        state = (f"failed: {type(error).__name__}: {error} (raised at the next sync point; "
+                 "eager.experimental.async_clear_error() clears it)" if error is not None else
+                 "pending: queued on the asynchronous executor (.numpy() waits for it)")
+        return tensor_card("eager.Tensor", str(self._shape), self._meta.dtype.name,
+                           self._meta.device.name, state=state)
 
     def __format__(self, spec):
         return format(self._resolve(), spec)

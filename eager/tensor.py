@@ -37,6 +37,7 @@ import numpy as np
 
 from .base.dtypes import BY_NUMPY, DType
 from .base.ieee import FP_SIGNALS
+from .base.rich_display import tensor_card
 from .base.tensor_shape import TensorShape, as_shape
 from .core.buffer_reuse import MIN_ELEMENTS, writable_operand
 from .core.context import FAST_PATH, placement_device
@@ -548,6 +549,24 @@ class EagerTensor(Tensor):
         text = np.array2string(np.asarray(self._numpy_host()), separator=" ")
         sep = "\n" if "\n" in text else ""  # as TensorFlow: a matrix starts on its own line
         return f"eager.Tensor({sep}{text}, shape={self.shape}, dtype={self._meta.dtype.name})"
+
+    def _repr_html_(self):
+        """A notebook's display (`eager.base.rich_display`): shape, dtype, device and the values,
+        summarised as numpy summarises them. A value that a device running kernels later (a
+        GPU's stream) has not finished shows as pending: displaying never waits for it."""
+        device = self._meta.device
+        dtype = self._meta.dtype
+        value = self._value
+        shape = str(self.shape)
+        if not dtype.is_numpy_compatible:  # a resource handle, a TensorList: no array to show
+            return tensor_card("eager.Tensor", shape, dtype.name, device.name,
+                               state=f"{dtype.name} value: {value!r}")
+        if device.defers_kernels and not device.ready_event(value).query():
+            return tensor_card("eager.Tensor", shape, dtype.name, device.name,
+                               state="pending: the device is still computing this value "
+                                     "(.numpy() waits for it)")
+        return tensor_card("eager.Tensor", shape, dtype.name, device.name,
+                           values=device.to_host(value))
 
     # -- graph-only attributes ---------------------------------------------------------------
     @property
