@@ -42,7 +42,7 @@ from .base.rich_display import tensor_card
 from .devices import registry as _devices
 from .base.errors import InternalError, InvalidArgumentError, OpError
 from .core import dispatch as _dispatch
-from .tensor import METAS, EagerTensor, Tensor, meta_for
+from .tensor import METAS, EagerTensor, Tensor, meta_for, unavailable_repr
 from .core.specs import TensorSpec
 from .base.tensor_shape import TensorShape
 
@@ -171,21 +171,29 @@ class PendingTensor(Tensor):
     def __str__(self):
         return str(self._resolve())
 
-    def _repr_html_(self):
-        """A notebook's display. Unlike `repr`, it never waits: a value the executor has not
-        computed yet shows as pending (shape and dtype are known already), one that failed shows
-        the error that a sync point will raise."""
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        """What a notebook shows (text and HTML). Unlike `repr`, it never waits: a value the
+        executor has not computed yet shows as pending (shape, dtype and device are known
+        already), one that failed names the error a sync point raises, and how to clear it."""
         node = self._node  # (before `_resolved`: the worker sets that first, then drops this)
         resolved = self._resolved
         if resolved is not None:
-            return resolved._repr_html_()
+            return resolved._repr_mimebundle_(include, exclude)
         executor = getattr(node, "executor", None)
         error = getattr(node, "error", None) or getattr(executor, "_error", None)
-        state = (f"failed: {type(error).__name__}: {error} (raised at the next sync point; "
-                 "eager.experimental.async_clear_error() clears it)" if error is not None else
-                 "pending: queued on the asynchronous executor (.numpy() waits for it)")
-        return tensor_card("eager.Tensor", str(self._shape), self._meta.dtype.name,
-                           self._meta.device.name, state=state)
+        shape, dtype, device = str(self._shape), self._meta.dtype.name, self._meta.device.name
+        if error is None:
+            brief = "pending"
+            state = "pending: queued on the asynchronous executor (.numpy() waits for it)"
+        else:
+            brief = f"failed: {type(error).__name__}"
+            state = (f"failed: {type(error).__name__}: {error} (raised at the next sync point; "
+                     "eager.experimental.async_clear_error() clears it)")
+        return {"text/plain": unavailable_repr(shape, dtype, device, brief),
+                "text/html": tensor_card("eager.Tensor", shape, dtype, device, state=state)}
+
+    def _repr_html_(self):
+        return self._repr_mimebundle_()["text/html"]
 
     def __format__(self, spec):
         return format(self._resolve(), spec)

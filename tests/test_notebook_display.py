@@ -83,13 +83,17 @@ def test_pending_tensor_html_does_not_wait_for_the_value():
         z = y * 2.0
         try:
             assert isinstance(z, PendingTensor)
-            markup = z._repr_html_()  # returns at once: the worker is blocked in `slow`
-            assert "pending" in _text(markup)
-            assert _facts(markup)["dtype"] == "float32"
+            bundle = z._repr_mimebundle_()  # returns at once: the worker is blocked in `slow`
+            assert bundle["text/plain"] == \
+                "<eager.Tensor: shape=<unknown>, dtype=float32, numpy=<pending>>"
+            assert "pending" in _text(bundle["text/html"])
+            assert _facts(bundle["text/html"])["dtype"] == "float32"
         finally:
             release.set()
         tf.experimental.async_wait()
         assert "[2. 4.]" in z._repr_html_()
+        assert z._repr_mimebundle_()["text/plain"] == repr(z) == \
+            "<eager.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>"
 
 
 def test_failed_async_tensor_html_names_the_error_and_how_to_clear_it():
@@ -99,9 +103,12 @@ def test_failed_async_tensor_html_names_the_error_and_how_to_clear_it():
             tf.experimental.async_wait()
         except tf.errors.InvalidArgumentError:
             pass
-        text = _text(bad._repr_html_())
+        bundle = bad._repr_mimebundle_()  # a display does not raise the error again
         tf.experimental.async_clear_error()
-    assert "failed: InvalidArgumentError" in text
+    text = _text(bundle["text/html"])
+    assert bundle["text/plain"] == \
+        "<eager.Tensor: shape=(1,), dtype=float32, numpy=<failed: InvalidArgumentError>>"
+    assert "failed: InvalidArgumentError: GatherV2: indices[0] = 5 is not in [0, 2)" in text
     assert "async_clear_error()" in text
 
 
@@ -222,3 +229,21 @@ def test_kernel_displays_variables_modules_functions_and_datasets(kernel):
     ds = kernel.result("tf.data.Dataset.range(4).batch(2)")
     assert _facts(ds["text/html"])["cardinality"] == "2"
     assert ds["text/plain"].startswith("<_BatchDataset element_spec=TensorSpec(")
+
+
+def test_kernel_displays_a_failed_async_tensor_without_raising(kernel):
+    outputs = kernel.run(
+        "import eager as tf\n"
+        "with tf.experimental.async_scope():\n"
+        "    bad = tf.gather(tf.constant([1.0, 2.0]), [5])\n"
+        "    try:\n"
+        "        tf.experimental.async_wait()\n"
+        "    except tf.errors.InvalidArgumentError:\n"
+        "        pass\n"
+        "    display(bad)\n"
+        "    tf.experimental.async_clear_error()\n")
+    assert [o["output_type"] for o in outputs] == ["display_data"]
+    bundle = outputs[0]["data"]
+    assert bundle["text/plain"].endswith("numpy=<failed: InvalidArgumentError>>")
+    assert "async_clear_error()" in _text(bundle["text/html"])
+    assert kernel.result("float(tf.reduce_sum(tf.ones([3])))")["text/plain"] == "3.0"
