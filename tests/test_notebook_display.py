@@ -153,8 +153,9 @@ def test_module_html_is_a_collapsible_tree_with_parameter_counts():
 
 def test_keras_model_html_matches_summary_counts():
     keras = tf.keras
-    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3),
-                              keras.layers.BatchNormalization(), keras.layers.Dense(1)])
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, name="dense"),
+                              keras.layers.BatchNormalization(name="batch_normalization"),
+                              keras.layers.Dense(1, name="dense_1")])
     markup = model._repr_html_()
     text = _text(markup)
     for layer in ("dense (Dense)", "batch_normalization (BatchNormalization)",
@@ -222,7 +223,7 @@ def test_kernel_displays_variables_modules_functions_and_datasets(kernel):
     model = kernel.result(
         "m = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(2)])\nm")
     assert "<details" in model["text/html"] and "10 params" in _text(model["text/html"])
-    assert model["text/plain"] == "<Sequential name=sequential, built=True>"
+    assert re.fullmatch(r"<Sequential name=sequential(_\d+)?, built=True>", model["text/plain"])
     fn = kernel.result("f = tf.function(lambda x: x * v)\n"
                        "f.get_concrete_function(tf.TensorSpec([2], tf.float32))")
     assert _facts(fn["text/html"])["captured variables"] == "v:0"
