@@ -38,10 +38,11 @@ from .core import context as _context
 from .base import profile_events as _profile_events
 from .base import user_code as _user_code
 from .base.ieee import quiet_thread
+from .base.rich_display import tensor_card
 from .devices import registry as _devices
 from .base.errors import InternalError, InvalidArgumentError, OpError
 from .core import dispatch as _dispatch
-from .tensor import METAS, EagerTensor, Tensor, meta_for
+from .tensor import METAS, EagerTensor, Tensor, meta_for, unavailable_repr
 from .core.specs import TensorSpec
 from .base.tensor_shape import TensorShape
 
@@ -169,6 +170,30 @@ class PendingTensor(Tensor):
 
     def __str__(self):
         return str(self._resolve())
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        """What a notebook shows (text and HTML). Unlike `repr`, it never waits: a value the
+        executor has not computed yet shows as pending (shape, dtype and device are known
+        already), one that failed names the error a sync point raises, and how to clear it."""
+        node = self._node  # (before `_resolved`: the worker sets that first, then drops this)
+        resolved = self._resolved
+        if resolved is not None:
+            return resolved._repr_mimebundle_(include, exclude)
+        executor = getattr(node, "executor", None)
+        error = getattr(node, "error", None) or getattr(executor, "_error", None)
+        shape, dtype, device = str(self._shape), self._meta.dtype.name, self._meta.device.name
+        if error is None:
+            brief = "pending"
+            state = "pending: queued on the asynchronous executor (.numpy() waits for it)"
+        else:
+            brief = f"failed: {type(error).__name__}"
+            state = (f"failed: {type(error).__name__}: {error} (raised at the next sync point; "
+                     "eager.experimental.async_clear_error() clears it)")
+        return {"text/plain": unavailable_repr(shape, dtype, device, brief),
+                "text/html": tensor_card("eager.Tensor", shape, dtype, device, state=state)}
+
+    def _repr_html_(self):
+        return self._repr_mimebundle_()["text/html"]
 
     def __format__(self, spec):
         return format(self._resolve(), spec)

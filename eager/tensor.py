@@ -37,6 +37,7 @@ import numpy as np
 
 from .base.dtypes import BY_NUMPY, DType
 from .base.ieee import FP_SIGNALS
+from .base.rich_display import tensor_card
 from .base.tensor_shape import TensorShape, as_shape
 from .core.buffer_reuse import MIN_ELEMENTS, writable_operand
 from .core.context import FAST_PATH, placement_device
@@ -44,7 +45,7 @@ from .devices.base import Device
 
 __all__ = ["Tensor", "EagerTensor", "TensorMeta", "IndexedSlices", "register_operators",
            "set_operator_recorder", "is_tensor", "wrap_value", "meta_for",
-           "METAS"]
+           "METAS", "unavailable_repr"]
 
 
 class _OperatorLibrary:
@@ -549,6 +550,37 @@ class EagerTensor(Tensor):
         sep = "\n" if "\n" in text else ""  # as TensorFlow: a matrix starts on its own line
         return f"eager.Tensor({sep}{text}, shape={self.shape}, dtype={self._meta.dtype.name})"
 
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        """What a notebook shows: the HTML display, and `repr` as its text, except that a value
+        a device has not finished shows as pending instead of being waited for (a terminal's
+        `repr` waits, as TensorFlow's does)."""
+        device = self._meta.device
+        if (device.defers_kernels and self._meta.dtype.is_numpy_compatible
+                and not device.ready_event(self._value).query()):
+            text = unavailable_repr(str(self.shape), self._meta.dtype.name, device.name,
+                                    "pending")
+        else:
+            text = repr(self)
+        return {"text/plain": text, "text/html": self._repr_html_()}
+
+    def _repr_html_(self):
+        """A notebook's display (`eager.base.rich_display`): shape, dtype, device and the values,
+        summarised as numpy summarises them. A value that a device running kernels later (a
+        GPU's stream) has not finished shows as pending: displaying never waits for it."""
+        device = self._meta.device
+        dtype = self._meta.dtype
+        value = self._value
+        shape = str(self.shape)
+        if not dtype.is_numpy_compatible:  # a resource handle, a TensorList: no array to show
+            return tensor_card("eager.Tensor", shape, dtype.name, device.name,
+                               state=f"{dtype.name} value: {value!r}")
+        if device.defers_kernels and not device.ready_event(value).query():
+            return tensor_card("eager.Tensor", shape, dtype.name, device.name,
+                               state="pending: the device is still computing this value "
+                                     "(.numpy() waits for it)")
+        return tensor_card("eager.Tensor", shape, dtype.name, device.name,
+                           values=device.to_host(value))
+
     # -- graph-only attributes ---------------------------------------------------------------
     @property
     def op(self):
@@ -775,3 +807,10 @@ def numpy_repr_text(value) -> str:
         return repr(value.item())
     text = repr(value)
     return "\n" + text if "\n" in text else text
+
+
+def unavailable_repr(shape, dtype_name, device_name, state) -> str:
+    """A tensor's `repr` with `state` ("pending", "failed: ...") in place of a value that is
+    not computed: what a notebook shows as text for a tensor it must not wait for."""
+    where = "" if device_name == "CPU:0" else f", device={device_name}"
+    return f"<eager.Tensor: shape={shape}, dtype={dtype_name}{where}, numpy=<{state}>>"

@@ -32,6 +32,7 @@ from .core.context import FAST_PATH
 from .ops import resource_ops as _res
 from .core.dispatch import execute, resolve_input, run_kernel
 from .ops.resource_ops import apply_update as _apply_update
+from .base.rich_display import tensor_card
 from .tensor import EagerTensor, IndexedSlices, Reference, meta_for, numpy_repr_text, wrap_value
 from .core.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from .base.tensor_shape import TensorShape, as_shape
@@ -539,6 +540,17 @@ class ResourceVariable(Variable):
         where = "" if device == "CPU:0" else f", device={device}"
         return (f"<eager.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}"
                 f"{where}, numpy={text}>")
+
+    def _repr_html_(self):
+        """A notebook's display (`eager.base.rich_display`): name, shape, dtype, device,
+        whether it is trainable, and the value summarised as numpy summarises it."""
+        try:
+            values, state = self.numpy(), None
+        except Exception as error:  # noqa: BLE001 - e.g. destroyed or uninitialized
+            values, state = None, f"value unavailable: {type(error).__name__}: {error}"
+        return tensor_card("eager.Variable", str(self._shape), self._dtype.name, self.device,
+                           values=values, state=state,
+                           extra_facts=(("name", self.name), ("trainable", self.trainable)))
 
     def __reduce__(self):
         raise TypeError("Variables cannot be pickled; save them with eager.train.Checkpoint.")

@@ -18,6 +18,7 @@ import numpy as np
 from ..autograph.api import converting_call
 from ..base import dtypes as _dt
 from ..base import errors as _errors
+from ..base.rich_display import facts_card, structure_rows
 from ..core.tensor_conversion import convert_to_tensor
 from ..graph.tracing import get_default_graph
 from ..ops import math_ops as _math
@@ -90,6 +91,14 @@ class Dataset:
 
     def __repr__(self):
         return f"<{self._node.tf_name} element_spec={self.element_spec!r}>"
+
+    def _repr_html_(self):
+        """A notebook's display: the dataset's kind, its cardinality and its `element_spec`, one
+        row per component. Nothing is iterated."""
+        n = self._node.cardinality()
+        cardinality = "infinite" if n == INFINITE else "unknown" if n == UNKNOWN else f"{n:,}"
+        facts = [("cardinality", cardinality), *structure_rows(self.element_spec, "element")]
+        return facts_card(self._node.tf_name, facts)
 
     def options(self):
         """The options set on this pipeline (`with_options`), merged, later ones winning."""

@@ -33,6 +33,7 @@ from ..core import context as _context
 from ..base import dtypes as _dt
 from ..base import nest
 from ..base import profile_events as _profile_events
+from ..base.rich_display import facts_card
 from ..runtime import threads as _threads
 from ..autodiff import tape as _tape
 from ..autodiff.tape_backward import backward as _backward
@@ -420,6 +421,19 @@ class ConcreteFunction:
                 variable = variable_for_handle(t)
                 if variable is not None and variable.trainable:
                     _tape.variable_accessed(variable)
+
+    def _repr_html_(self):
+        """A notebook's display: the signature, how many ops the traced graph holds, and what
+        it captures (variables by name)."""
+        variables = self.variables
+        others = len(self._capture_values) - len(self._variable_refs)
+        facts = [("name", self.name),
+                 ("signature", self.pretty_printed_signature(verbose=False)),
+                 ("operations", self._graph.operations_count),
+                 ("captured variables", ", ".join(v.name for v in variables) or "none")]
+        if others:
+            facts.append(("other captured tensors", others))
+        return facts_card("ConcreteFunction", facts)
 
     def __repr__(self):
         return (f"<ConcreteFunction {self.pretty_printed_signature(verbose=False)} at "

@@ -30,6 +30,7 @@ import threading
 from collections.abc import Mapping
 
 from ..core import context as _context
+from .module_display import module_html
 from .trackable import Trackable, children_added, tracked
 from ..variables import Variable
 
@@ -150,6 +151,12 @@ def _is_non_trainable_variable(value) -> bool:
 
 def _is_module(value) -> bool:
     return isinstance(value, Module)
+
+
+def _path_label(path) -> str:
+    """An attribute path as Python reads it: ("layers", 0, "w") -> "layers[0]['w']" (the first
+    part is the attribute; the rest index into the lists and dicts it holds)."""
+    return str(path[0]) + "".join(f"[{part!r}]" for part in path[1:])
 
 
 # -----------------------------------------------------------------------------------------------
@@ -295,6 +302,25 @@ class Module(Trackable):
             if child is not None:
                 children[key] = child
         return children
+
+    # -- notebook display (`eager.state.module_display`) -----------------------------------------
+    def _display_children(self) -> list:
+        """(label, submodule) for each submodule held directly, labelled by its attribute path
+        ("layers[0]")."""
+        return [(_path_label(path), module) for path, module in
+                self._flatten(recursive=False, predicate=_is_module, with_path=True)]
+
+    def _display_variables(self) -> list:
+        """(label, variable) for each variable held directly (not by a submodule)."""
+        return [(_path_label(path), variable) for path, variable in
+                self._flatten(recursive=False, predicate=_is_variable, with_path=True)]
+
+    def _display_parameters(self) -> tuple:
+        return self.variables
+
+    def _repr_html_(self):
+        """A notebook's display: the tree of submodules with parameter counts and shapes."""
+        return module_html(self)
 
     def __repr__(self):
         name = vars(self).get("_name")  # None when a subclass skipped Module.__init__

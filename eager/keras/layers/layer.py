@@ -672,6 +672,16 @@ class Layer(Module):
             raise TypeError(f"Error when deserializing class '{cls.__name__}' using "
                             f"config={config}.\n\nException encountered: {e}") from None
 
+    # -- notebook display (`eager.state.module_display`): Keras's sublayers and weights ------------
+    def _display_children(self) -> list:
+        return [(layer.name, layer) for layer in self._sublayers()]
+
+    def _display_variables(self) -> list:
+        return [(variable.name, variable) for variable, _ in self._own_variables]
+
+    def _display_parameters(self) -> list:
+        return self.weights
+
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
