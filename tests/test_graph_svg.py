@@ -15,7 +15,7 @@ from eager import TensorSpec
 from eager.base import ieee
 from eager.graph import drawing, trace
 from eager.graph.picture import LARGE_GRAPH, RETURN
-from eager.graph.svg_layout import H_GAP, layout
+from eager.graph.svg_layout import H_GAP, count_crossings, layout
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -72,7 +72,6 @@ def test_a_diamond_has_no_crossings_and_a_source_sits_above_its_reader():
     sizes = {k: (40, 20) for k in "abcde"}
     placed = layout(sizes, [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("e", "d")])
     assert placed.boxes["e"].layer == placed.boxes["d"].layer - 1  # pulled down, not at the top
-    from eager.graph.svg_layout import count_crossings
     succs = {k: [] for row in placed.layers for k in row}
     for src, dst, dummies, _ in placed.routes:
         chain = [src, *dummies, dst]

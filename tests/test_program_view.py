@@ -50,7 +50,7 @@ def affine(x: float32[3]) -> (float32[3]):
     Sum: float32[] = Sum(AddV2, keepdims=False)  # {FILE}:{ret_line}
     AddV2_1: float32[3] = Fused[Mul,Sub,Relu,AddV2](AddV2, Const_2, Const_3, Sum)  # 4 fused ops; {FILE}:{ret_line}
     return AddV2_1
-"""
+"""  # noqa: E501
 
 
 def test_a_chain_of_a_hundred_ops_is_one_fused_node():
@@ -62,7 +62,7 @@ def chain(x: float32[4]) -> (float32[4]):
     Const_1: float32[] = 0.5
     AddV2_49: float32[4] = Fused[Mul,AddV2,Mul,AddV2,...,Mul,AddV2](100 ops)(x, Const, Const_1)  # 100 fused ops; {FILE}:{line}
     return AddV2_49
-"""
+"""  # noqa: E501
 
 
 def test_the_view_is_the_program_that_runs():
