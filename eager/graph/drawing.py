@@ -63,12 +63,9 @@ class Drawing:
             try:
                 self.svg, self.engine = svg(picture, "graphviz"), "graphviz"
                 return
-            except (RuntimeError, OSError) as exc:  # a timeout is an OSError's sibling below
+            except Exception as exc:  # noqa: BLE001 - missing, failing or timing out alike
                 warnings.warn(f"{exc} Drawn with eager's own layout instead.",
                               GraphDrawingWarning, stacklevel=3)
-            except Exception as exc:  # noqa: BLE001 - subprocess.TimeoutExpired and the like
-                warnings.warn(f"Graphviz could not draw {picture.title!r} ({exc}). Drawn with "
-                              "eager's own layout instead.", GraphDrawingWarning, stacklevel=3)
         self.svg, self.engine = render(picture), "builtin"
 
     def _repr_svg_(self):
