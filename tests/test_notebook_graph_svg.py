@@ -32,7 +32,7 @@ def _run_cells(*sources):
 
 
 def _manager_class(env):
-    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_client.manager import AsyncKernelManager  # noqa: PLC0415 - only after the importorskip checks above
 
     class Manager(AsyncKernelManager):
         def format_kernel_cmd(self, extra_arguments=None):
