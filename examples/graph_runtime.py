@@ -14,7 +14,8 @@ from eager.runtime import Program, optimize
 
 def what_a_function_becomes():
     """A traced chain of 100 elementwise ops is fused into one node and compiled to a Python
-    function; the traced graph itself is never changed."""
+    function (`experimental_get_program` shows both); the traced graph itself is never
+    changed."""
 
     @eager.function
     def chain(x):
@@ -24,14 +25,16 @@ def what_a_function_becomes():
 
     x = eager.constant(np.arange(4, dtype=np.float32))
     chain(x)
-    chain(x)  # the second call compiles
     concrete = chain.get_concrete_function(x)
-    program = concrete._executable.program
+    program = chain.experimental_get_program(x)  # the optimised program calls run
     print(f"traced graph: {len(concrete.graph.get_operations())} operations; "
-          f"optimised program: {len(program.nodes)} node(s): "
-          f"{[n.type[:40] for n in program.nodes]}")
+          f"optimised program: {len(program.nodes)} node(s)")
+    program.print_readable()
     print("compiled source:")
-    print("    " + concrete._executable.source.replace("\n", "\n    ").rstrip())
+    print("    " + program.source.replace("\n", "\n    ").rstrip())
+    # In a notebook, `concrete.graph` and `program` display as pictures (SVG, no Graphviz
+    # needed); `program.draw(expand=True)` opens the fused node into its 100 ops.
+    print(f"picture: {len(program.to_svg(engine='builtin', expand=True))} bytes of SVG")
     return len(concrete.graph.get_operations()), len(program.nodes)
 
 

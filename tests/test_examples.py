@@ -46,6 +46,7 @@ def test_graph_runtime_example_fuses_runs_a_session_and_explores(capsys):
     assert finals == [1.0, 2.0] and real == 2.0
     out = capsys.readouterr().out
     assert "Fused[" in out and "def chain(feeds, st):" in out
+    assert "def chain(x: float32[4]) -> (float32[4]):" in out  # the readable program
 
 
 def test_per_example_gradients_example_vectorises_and_trains(caplog):

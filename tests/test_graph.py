@@ -14,7 +14,7 @@ from eager import TensorSpec
 from eager.core import context as _context
 from eager.core.registry import get_op
 from eager.graph import Graph, Operation, SymbolicTensor, building, get_default_graph, trace
-from eager.graph import dot as dot_module
+from eager.graph import drawing as drawing_module
 
 
 def _types(graph):
@@ -466,22 +466,25 @@ def test_to_dot_mentions_every_op_and_edge():
 def test_svg_through_graphviz_or_a_clear_message(tmp_path, monkeypatch):
     g = trace(lambda x: x * 2.0, TensorSpec([2]))
     monkeypatch.setenv("PATH", str(tmp_path))  # no Graphviz here
-    monkeypatch.setattr(dot_module, "_warned_missing_dot", False)
-    with pytest.raises(RuntimeError, match="Graphviz's `dot` program, which is not on PATH"):
-        g.to_svg()
-    with pytest.warns(RuntimeWarning, match="Graphviz"):
-        assert g._repr_svg_() is None
-    assert g._repr_svg_() is None  # warned once only
-    # A stand-in `dot` that checks it was given the graph's dot text on stdin.
+    with pytest.raises(RuntimeError, match="Graphviz needs its `dot` program, which is not on"):
+        g.to_svg(engine="graphviz")
+    assert g.to_svg().startswith("<svg")  # auto: eager's own layout
+    assert g._repr_svg_().startswith("<svg")
+    with pytest.warns(drawing_module.GraphDrawingWarning, match="Graphviz"):
+        assert g.draw(engine="graphviz").engine == "builtin"
+    # A stand-in `dot` that checks it was given the picture's dot text on stdin.
     fake = tmp_path / "dot"
     fake.write_text("#!/bin/sh\n[ \"$1\" = -Tsvg ] || exit 3\nread first\n"
                     "case \"$first\" in digraph*) echo '<svg>drawn</svg>';; *) exit 4;; esac\n")
     fake.chmod(0o755)
     assert g.to_svg().strip() == "<svg>drawn</svg>"
     assert g._repr_svg_().strip() == "<svg>drawn</svg>"
+    assert g.to_svg(engine="builtin").startswith("<svg")
     fake.write_text("#!/bin/sh\necho 'syntax error' >&2\nexit 1\n")
     with pytest.raises(RuntimeError, match="exit 1.*syntax error"):
         g.to_svg()
+    with pytest.warns(drawing_module.GraphDrawingWarning, match="syntax error"):
+        assert g._repr_svg_().startswith("<svg")  # a notebook still shows the graph
 
 
 def test_building_inside_async_scope_restores_the_executor():

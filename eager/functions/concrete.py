@@ -52,6 +52,7 @@ from . import signatures as _signatures
 from .signatures import CompositeSlot, TensorSlot, VariableSlot, tensor_slots
 from ..runtime.graph_runner import GraphPlan
 from ..runtime.executable import function_executable, function_program
+from ..runtime.program_view import ProgramView
 from ..runtime.parallel import ParallelExecutor
 
 __all__ = ["ConcreteFunction", "trace_concrete"]
@@ -408,6 +409,16 @@ class ConcreteFunction:
             program = function_program(self._graph, self._capture_values)
             cached = self._parallel = (threads, ParallelExecutor(program, threads))
         return cached[1]
+
+    def experimental_get_program(self):
+        """The optimised program calls of this function run, as a `ProgramView` (readable
+        code, the generated Python, a picture). The same program the call compiles: asking
+        for it compiles it now, so the next call uses it instead of running op by op."""
+        executable = self._executable
+        if executable is None:
+            executable = self._executable = function_executable(self._graph,
+                                                                self._capture_values)
+        return ProgramView(executable)
 
     def _watch_variables(self, tensors):
         """As TensorFlow: a call under a tape counts as accessing the trainable variables the

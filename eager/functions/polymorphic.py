@@ -247,6 +247,12 @@ class Function:
             concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=True)
         return concrete
 
+    def experimental_get_program(self, *args, **kwargs):
+        """The optimised program a call with these arguments runs (tensors, TensorSpecs or
+        values, as for `get_concrete_function`), as an `eager.runtime.ProgramView`: prints as
+        readable code, has the generated `source`, draws as SVG."""
+        return self.get_concrete_function(*args, **kwargs).experimental_get_program()
+
     def pretty_printed_concrete_signatures(self, verbose=True) -> str:
         """≈ TensorFlow's: the signature of every trace made so far, in the order made, each as
         `ConcreteFunction.pretty_printed_signature(verbose)`, separated by a blank line ("" when

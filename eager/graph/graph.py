@@ -47,7 +47,9 @@ from ..core.specs import TensorSpec
 from ..base.tensor_shape import as_shape
 from .control_deps import AutoControlDeps, wait_for
 from .constant import CONST, ConstantValue
-from .dot import repr_svg, to_dot, to_svg
+from .dot import to_dot
+from .drawing import Drawing, svg
+from .picture import graph_picture
 from .operation import Operation
 from .placeholder import PLACEHOLDER
 from .symbolic import SymbolicTensor
@@ -342,12 +344,28 @@ class Graph:
         """Graphviz text of this graph (`eager.graph.dot`)."""
         return to_dot(self)
 
-    def to_svg(self) -> str:
-        """This graph drawn by Graphviz's `dot` (a clear RuntimeError without it)."""
-        return to_svg(self)
+    def picture(self, expand=None):
+        """What a drawing of this graph shows (`eager.graph.picture`: live ops, variables by
+        name; `expand` opens control-flow boxes: None (all unless large), True, False, or op
+        names)."""
+        return graph_picture(self, expand)
+
+    def to_svg(self, engine="auto", expand=None) -> str:
+        """This graph drawn as SVG text: by eager's own layout (`engine="builtin"`), by
+        Graphviz's `dot` (`"graphviz"`: a clear RuntimeError without it), or by Graphviz when it
+        is installed, else the builtin layout (`"auto"`). `expand` as in `picture`."""
+        return svg(graph_picture(self, expand), engine)
+
+    def draw(self, expand=None, engine="auto") -> Drawing:
+        """This graph's picture drawn for a notebook (`eager.graph.drawing.Drawing`): collapsed
+        control flow opens with `expand=["op name"]` or `expand=True`."""
+        return Drawing(graph_picture(self, expand), engine, repr(self))
 
     def _repr_svg_(self):
-        return repr_svg(self)
+        return self.draw().svg
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return self.draw()._repr_mimebundle_(include, exclude)
 
     def __repr__(self):
         return f"<eager.Graph {self.name!r} with {len(self._operations)} operations>"

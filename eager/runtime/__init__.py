@@ -10,6 +10,8 @@
   `_Recv` pairs (`send_recv`) between them.
 * `parallel.ParallelExecutor`: independent nodes at once on an inter-op thread pool.
 * `executable`: the pipeline a function call and a Session share (program → passes → compile).
+* `program_view.ProgramView`: that optimised program as readable code, its generated source and
+  its picture (`fn.experimental_get_program`).
 * `tape_backward_plans`: an eager tape's backward walk compiled once per tape structure (installed
   into `eager.autodiff.tape_backward` as its planner on import), and vectorised for Jacobians.
 * `vectorize`: a program rewritten to run n times as one, over a leading batch axis (Jacobians,
@@ -31,7 +33,8 @@ from .partition import PartitionedProgram, partition, run_partitioned
 from .placement import place
 from .passes import PassOptions, optimize
 from .program import Node, Program
+from .program_view import ProgramView
 
 __all__ = ["Node", "Program", "run_program", "optimize", "PassOptions", "compile_program",
            "CompiledProgram", "ParallelExecutor", "place", "partition", "run_partitioned",
-           "PartitionedProgram"]
+           "PartitionedProgram", "ProgramView"]

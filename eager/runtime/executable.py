@@ -25,7 +25,7 @@ from .passes import optimize
 from .program import Program
 
 __all__ = ["function_program", "function_executable", "session_executable", "build",
-           "MultiDeviceExecutable"]
+           "MultiDeviceExecutable", "current_device"]
 
 
 
@@ -55,7 +55,7 @@ def build(program):
       devices bound (`MultiDeviceExecutable`).
     """
     multi = MultiDeviceExecutable(program)
-    if len(multi.partitioned_for(_current_device()).devices) > 1:
+    if len(multi.partitioned_for(current_device()).devices) > 1:
         return multi
     return compile_program(program)
 
@@ -91,7 +91,7 @@ class MultiDeviceExecutable:
         return found
 
     def __call__(self, feed_values, st=None):
-        partitioned = self.partitioned_for(_current_device(st), feed_values)
+        partitioned = self.partitioned_for(current_device(st), feed_values)
         return run_partitioned(partitioned, feed_values, _compile_placed)
 
     def __repr__(self):
@@ -102,7 +102,7 @@ def _compile_placed(program):
     return compile_program(program, placed=True)
 
 
-def _current_device(st=None):
+def current_device(st=None):
     """The device eager placement would give an op with no request: the thread's innermost
     device scope, else the default device."""
     st = st if st is not None else _context.thread_state()

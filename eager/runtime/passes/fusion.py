@@ -39,9 +39,10 @@ The fused `OpDef` (not registered: its name, e.g. `Fused[Mul,AddV2,Relu]`, may r
 different attributes) has a kernel compiled to straight-line Python (members' kernels bound as
 globals, one line per member naming its node, the source registered with `linecache` so a
 traceback shows it), an `infer` composing the members' inference, no gradient (differentiate
-the traced graph, not the optimised program), and is not stateful. Intermediate buffers are not
-reused in place: kernels are opaque functions, and writing into an operand's buffer is exact
-only for kernels known to allocate their result.
+the traced graph, not the optimised program), and is not stateful. Its kernel's `members`
+lists the fused nodes (name, op type, arguments) for listings and pictures of the program.
+Intermediate buffers are not reused in place: kernels are opaque functions, and writing into an
+operand's buffer is exact only for kernels known to allocate their result.
 """
 
 from __future__ import annotations
@@ -148,7 +149,11 @@ def _fused_op_def(steps, num_inputs) -> OpDef:
         return results[-1]
 
     first = steps[0][0]
-    return OpDef(name, _compile_kernel(name, steps, num_inputs), infer, stateful=False,
+    kernel = _compile_kernel(name, steps, num_inputs)
+    # What the node stands for, for pictures and listings of the program (`program_view`):
+    # per member, its node name, op type and arguments (as in `_fused_node`'s steps).
+    kernel.members = tuple((node_name, op_def.name, args) for op_def, args, _, node_name in steps)
+    return OpDef(name, kernel, infer, stateful=False,
                  num_outputs=1, device_types=first.device_types,
                  infer_from_types=all(op_def.infer_from_types for op_def, _, _, _ in steps),
                  doc=f"{len(steps)} fused elementwise ops: {', '.join(op_names)}.")
