@@ -26,3 +26,7 @@ __all__ = [
     "is_inf", "is_nan", "log_sigmoid", "softplus", "squared_difference", "count_nonzero",
     "reduce_euclidean_norm", "segment_sum", "unsorted_segment_mean", "unsorted_segment_sum",
 ]
+
+from .base.traceback_filter import filter_public_functions as _filter_public_functions  # noqa: E402
+
+_filter_public_functions(globals())  # errors leaving these show the user's frames only

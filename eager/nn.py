@@ -8,3 +8,7 @@ from .ops.math_ops import sigmoid  # noqa: F401
 from .ops.sort_ops import top_k  # noqa: F401
 from .ops.nn_ops import *  # noqa: F401,F403
 from .ops.random_ops import dropout  # noqa: F401
+
+from .base.traceback_filter import filter_public_functions as _filter_public_functions  # noqa: E402
+
+_filter_public_functions(globals())  # errors leaving these show the user's frames only
