@@ -5,6 +5,7 @@ keeps only in a namespace (`tf.math.log`) are only in that namespace here (`eage
 """
 
 from .base import ieee as _ieee
+from .base import traceback_filter as _traceback_filter
 
 from . import dtypes, errors, nest
 from .dtypes import (DType, as_dtype, bool, complex64, complex128, double,  # noqa: A004
@@ -75,3 +76,6 @@ newaxis = None
 _ieee.ignore_kernel_warnings()
 
 __version__ = "0.1.0"
+
+# Errors leaving the top-level functions show the user's frames only (eager.base.traceback_filter).
+_traceback_filter.filter_public_functions(globals())

@@ -11,9 +11,16 @@ without waiting, so dispatch stays asynchronous.
 Errors: the first failing kernel poisons its executor. Later ops on it fail fast (they never
 run), and the error is raised at the next sync point — `.numpy()` of a tensor that did not
 complete, `async_wait()`, `sync_devices()`, leaving `async_scope()` — as the kernel's own
-`eager.base.errors` class, naming the op and the Python line that issued it. `async_clear_error()`
-recovers. A kernel that fails on a GPU stream after its launch (a simulated GPU runs kernels on
-its stream workers) is raised by `async_wait()` and by leaving `async_scope()` too, which
+`eager.base.errors` class, naming the op and the Python line that issued it (a notebook cell as
+`In [N], line L`). `async_clear_error()` recovers. Under global async mode
+(`set_synchronous_execution(False)`, which spans a notebook's cells) the error is raised once,
+at the first sync point after it, saying how to clear it; later sync points are not blamed for
+it, except where ops issued since did not run because the executor is still poisoned, and then
+their error says so. Every raise starts a fresh traceback, so one error raised in several
+places never accumulates frames.
+
+A kernel that fails on a GPU stream after its launch (a simulated GPU runs kernels on its
+stream workers) is raised by `async_wait()` and by leaving `async_scope()` too, which
 synchronize the devices' streams after the executor.
 
 Hand-off is cheap: a `collections.deque` (append/popleft are atomic under the GIL), and a lock
@@ -26,7 +33,6 @@ from __future__ import annotations
 
 import atexit
 import collections
-import contextlib
 import itertools
 import sys
 import threading
@@ -37,6 +43,9 @@ from _thread import allocate_lock as _allocate_lock
 from .core import context as _context
 from .base import profile_events as _profile_events
 from .base import user_code as _user_code
+from .base.traceback_filter import SWITCH as _TRACEBACKS
+from .base.traceback_filter import filter_traceback as _filter_traceback
+from .base.traceback_filter import filtered as _filtered
 from .base.ieee import quiet_thread
 from .base.rich_display import tensor_card
 from .devices import registry as _devices
@@ -126,9 +135,10 @@ class PendingTensor(Tensor):
             executor._wait_for(node.seq)
             resolved = self._resolved
             if resolved is None:
-                raise node.error or executor._error or executor._dead or InternalError(
-                    None, node.op.name, f"{node.op.name}: the asynchronous executor's worker "
-                    "ended before running this op.")
+                raise executor.surfaced(
+                    node.error or executor._error or executor._dead or InternalError(
+                        None, node.op.name, f"{node.op.name}: the asynchronous executor's "
+                        "worker ended before running this op."), node.seq)
         if self._tape_id and not resolved._tape_id:
             # One tensor, two objects: code that carries on with the computed tensor in place
             # of the pending one (a kernel's own calls to ops) must stay connected on tapes.
@@ -136,24 +146,31 @@ class PendingTensor(Tensor):
         return resolved
 
     # Everything that needs the value waits for it.
+    @_filter_traceback  # a sync point: its error shows the user's frames only
     def numpy(self):
         return self._resolve().numpy()
 
+    @_filter_traceback
     def __array__(self, dtype=None, copy=None):
         return self._resolve().__array__(dtype=dtype, copy=copy)
 
+    @_filter_traceback
     def __bool__(self):
         return bool(self._resolve())
 
+    @_filter_traceback
     def __float__(self):
         return float(self._resolve())
 
+    @_filter_traceback
     def __int__(self):
         return int(self._resolve())
 
+    @_filter_traceback
     def __index__(self):
         return self._resolve().__index__()
 
+    @_filter_traceback
     def __complex__(self):
         return complex(self._resolve())
 
@@ -165,9 +182,11 @@ class PendingTensor(Tensor):
             raise TypeError("len is not well defined for a rank-0 tensor.")
         return shape[0]
 
+    @_filter_traceback
     def __repr__(self):
         return repr(self._resolve())
 
+    @_filter_traceback
     def __str__(self):
         return str(self._resolve())
 
@@ -195,6 +214,7 @@ class PendingTensor(Tensor):
     def _repr_html_(self):
         return self._repr_mimebundle_()["text/html"]
 
+    @_filter_traceback
     def __format__(self, spec):
         return format(self._resolve(), spec)
 
@@ -294,6 +314,11 @@ class AsyncExecutor:
         self._issued = 0  # sequence number of the last queued node
         self._completed = 0  # ... of the last finished node (run, failed or skipped)
         self._error = None  # the first failure: poisons the executor until cleared
+        self._global = False  # installed by set_synchronous_execution(False): errors once
+        self._reported = False  # `_error` has been raised at a sync point (global mode)
+        self._skipped = 0  # ops not run because of `_error` since it (or `_poisoned`) was raised
+        self._failed_seq = -1  # the number of the op whose failure is `_error`
+        self._failed_where = ""  # where that op was issued (`user_code.describe`)
         self._busy = False  # the worker holds a node it took off the queue (see `_idle`)
         self._sleeping = False  # the worker is about to block on `_bell`
         self._bell = threading.Lock()  # released to wake the worker
@@ -405,6 +430,7 @@ class AsyncExecutor:
         if self._error is not None:
             node.error = self._error
             node.seq = 0
+            self._skipped += 1
             return
         seq = self._issued + 1
         if seq - self._completed > MAX_PENDING_OPS:
@@ -478,6 +504,7 @@ class AsyncExecutor:
             return
         if self._error is not None:
             node.error = self._error
+            self._skipped += 1
             return
         profiling = _profile_events.RECORDER.active
         if profiling:
@@ -491,7 +518,10 @@ class AsyncExecutor:
         except BaseException as exc:  # noqa: BLE001 - kept, raised at the next sync point
             # BaseException too: a SystemExit or KeyboardInterrupt raised by a kernel (a print
             # stream's write, a py_function) would otherwise end the worker.
-            node.error = self._error = _located(exc, op, node.where)
+            where = _user_code.describe(node.where)
+            node.error = self._error = _located(exc, op, where, self._global)
+            self._failed_seq = node.seq
+            self._failed_where = where
             return
         finally:
             if profiling:  # the kernel run, failed or not, on this worker's lane
@@ -558,18 +588,67 @@ class AsyncExecutor:
 
     def wait(self):
         """Blocks until everything queued so far has run, and the device work it launched has
-        finished; raises the pending error, if any: the executor's own, else a kernel failure
-        a device stream reported (`_synchronize_streams`)."""
+        finished; raises the pending error, if any (`pending_error`), else a kernel failure a
+        device stream reported (`_synchronize_streams`)."""
         self._wait_for(self._issued)
-        if self._error is not None:
-            raise self._error
+        error = self.pending_error()
+        if error is not None:
+            raise error
         _synchronize_streams()
+
+    def pending_error(self):
+        """What a sync point raises once the queue has run, or None (module doc): the
+        executor's error; in global mode, only the first time, and afterwards an error saying
+        the executor is still poisoned where ops issued since did not run. With a fresh
+        traceback every time."""
+        error = self._error
+        if error is None:
+            return None
+        if not self._global or not self._reported:
+            self._reported = True
+            self._skipped = 0  # the ops issued before this report are covered by it
+            return error.with_traceback(None)
+        if self._skipped:
+            self._skipped = 0
+            return self._poisoned_error()
+        return None
+
+    def surfaced(self, error, seq):
+        """What reading an op's output raises when `error` kept the op (numbered `seq`) from
+        running: in global mode, once the executor's error has been reported, an op other than
+        the failed one says the executor is still poisoned. With a fresh traceback."""
+        if error is self._error and self._global:
+            if self._reported and seq != self._failed_seq:
+                self._skipped = 0
+                return self._poisoned_error()
+            self._reported = True
+            self._skipped = 0
+        return error.with_traceback(None)
+
+    def _poisoned_error(self):
+        """The error of an op that did not run because an error reported before still poisons
+        the executor (global mode): it names that error's cell or line and what to do."""
+        error = self._error
+        first = str(error).split("\n", 1)[0].split(" (issued at ", 1)[0]
+        message = (f"An op did not run: the executor is still poisoned by an earlier error in "
+                   f"{self._failed_where or 'an earlier op'} ({type(error).__name__}: {first}): "
+                   "call eager.experimental.async_clear_error() to run ops again.")
+        if isinstance(error, OpError):
+            try:
+                return type(error)(None, error.op, message)
+            except TypeError:  # an OpError subclass of another shape
+                pass
+        return InternalError(None, None, message)
 
     def clear_error(self):
         """Waits for the queue, forgets the pending error and, if the worker died, starts a new
         one (`async_clear_error`)."""
         self._wait_for(self._issued)
         self._error = None
+        self._reported = False
+        self._skipped = 0
+        self._failed_seq = -1
+        self._failed_where = ""
         if self._dead is not None:
             self._worker = None
             self._started = False
@@ -713,10 +792,14 @@ def after_pending_work(action) -> bool:
     return True
 
 
-def _located(exc, op, where):
-    """The error as an eager error naming the op and the Python line that issued it."""
-    file, line = _user_code.line_of(where)
-    suffix = f" (issued at {file}:{line})"
+def _located(exc, op, where, stays):
+    """The error as an eager error naming the op and where it was issued (`where`, a
+    `user_code.describe`); when the executor `stays` poisoned (global mode), saying how to
+    clear it."""
+    suffix = f" (issued at {where})"
+    if stays:
+        suffix += (". Later ops on this thread do not run until you call "
+                   "eager.experimental.async_clear_error()")
     if isinstance(exc, OpError):
         cls = type(exc)
         try:
@@ -812,6 +895,7 @@ def _uninstall_async(st):
             executor.wait()
         finally:
             executor.clear_error()
+            executor._global = False
 
 
 def set_synchronous_execution(enable):
@@ -819,7 +903,8 @@ def set_synchronous_execution(enable):
     asynchronously (switching back waits for pending work and raises its error, once)."""
     st = _context.thread_state()
     if not enable:
-        _install_async(st)
+        if _install_async(st):
+            st.interpreter._global = True
     elif isinstance(st.interpreter, AsyncExecutor):
         _uninstall_async(st)
 
@@ -828,18 +913,29 @@ def get_synchronous_execution():
     return not isinstance(_context.thread_state().interpreter, AsyncExecutor)
 
 
-@contextlib.contextmanager
-def async_scope():
+class async_scope:  # noqa: N801 - TensorFlow's name
     """≈ `tf.experimental.async_scope()`: asynchronous dispatch inside; on exit, waits for
     everything issued and raises the first error, if any (reported there once: a later scope
-    starts clean)."""
-    st = _context.thread_state()
-    installed = _install_async(st)
-    try:
-        yield
-    finally:
-        if installed and isinstance(st.interpreter, AsyncExecutor):  # (not switched off inside)
-            _uninstall_async(st)
+    starts clean). A class rather than a generator, so that an error raised on exit shows the
+    user's `with` line and nothing of eager's or contextlib's (`eager.base.traceback_filter`)."""
+
+    __slots__ = ("_st", "_installed")
+
+    def __enter__(self):
+        self._installed = False
+        st = self._st = _context.thread_state()
+        self._installed = _install_async(st)
+
+    def __exit__(self, exc_type, exc, tb):
+        st = self._st
+        if self._installed and isinstance(st.interpreter, AsyncExecutor):  # (not switched off)
+            try:
+                _uninstall_async(st)
+            except Exception as error:
+                if _TRACEBACKS.enabled:
+                    raise _filtered(error)  # noqa: B904 - `filtered` decides the chain
+                raise
+        return False
 
 
 def async_wait():
@@ -867,8 +963,10 @@ def sync_devices():
     for device in _devices.devices():
         device.synchronize()
     mine = _current_executor()
-    if mine is not None and mine._error is not None:
-        raise mine._error
+    if mine is not None:
+        error = mine.pending_error()
+        if error is not None:
+            raise error
 
 
 _context.register_pending_work_waiter(sync_devices)

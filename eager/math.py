@@ -31,3 +31,7 @@ __all__ = [
     "ceil", "digamma", "erf", "erfc", "floor", "lgamma", "polygamma", "reciprocal", "rint",
     "round", "tan", "zeta",
 ]
+
+from .base.traceback_filter import filter_public_functions as _filter_public_functions  # noqa: E402
+
+_filter_public_functions(globals())  # errors leaving these show the user's frames only

@@ -9,3 +9,7 @@ from .ops.string_split_ops import (bytes_split, split, unicode_decode,
 __all__ = ["as_string", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
            "regex_replace", "strip", "substr", "to_number", "unicode_decode", "unicode_encode",
            "upper", "split", "bytes_split", "unicode_split", "unicode_decode_with_offsets"]
+
+from .base.traceback_filter import filter_public_functions as _filter_public_functions  # noqa: E402
+
+_filter_public_functions(globals())  # errors leaving these show the user's frames only

@@ -39,6 +39,7 @@ from .base.dtypes import BY_NUMPY, DType
 from .base.ieee import FP_SIGNALS
 from .base.rich_display import tensor_card
 from .base.tensor_shape import TensorShape, as_shape
+from .base.traceback_filter import filter_traceback
 from .core.buffer_reuse import MIN_ELEMENTS, writable_operand
 from .core.context import FAST_PATH, placement_device
 from .devices.base import Device
@@ -65,7 +66,8 @@ def register_operators(**implementations) -> None:
     `eager.ops`). Each takes (x, y) already ordered as the operator reads: `__rsub__` calls
     `sub(y, x)`."""
     for name, fn in implementations.items():
-        setattr(_LIBRARY, name, fn)
+        # The operators are public entry points: errors show the user's frames only.
+        setattr(_LIBRARY, name, filter_traceback(fn))
 
 
 def _record_nothing(name, x, y, out):

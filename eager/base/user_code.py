@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import linecache
 import os
+import re
 import sys
 
-__all__ = ["EAGER_DIR", "user_point", "line_of", "source_line"]
+__all__ = ["EAGER_DIR", "user_point", "line_of", "source_line", "describe_line", "describe"]
 
 #: The directory of the eager package (this module is in its `base` subpackage).
 EAGER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -68,3 +69,44 @@ def source_line(point) -> str:
     if not line:
         return ""
     return linecache.getline(file, line).strip()
+
+
+#: IPython's older cell file names: `<ipython-input-3-0f1e...>` is the cell run as In [3].
+_OLD_CELL_NAME = re.compile(r"<ipython-input-(\d+)-[0-9a-f]+>")
+
+
+def _cell_number(file):
+    """The execution count of the notebook (IPython) cell compiled under `file`, or None.
+
+    IPython compiles each cell under a file name of its own (`/tmp/ipykernel_<pid>/<hash>.py`
+    in a Jupyter kernel) and keeps which execution count each name had; asked only while
+    IPython is running (it is imported by then), never imported here."""
+    match = _OLD_CELL_NAME.fullmatch(file)
+    if match:
+        return int(match.group(1))
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return None
+    try:
+        shell = ipython.get_ipython()
+        label = shell.compile.format_code_name(file) if shell is not None else None
+    except Exception:  # noqa: BLE001 - another shell, another IPython: a plain file name then
+        return None
+    if not label:
+        return None
+    digits = re.search(r"\d+", label[1])
+    return int(digits.group()) if digits else None
+
+
+def describe_line(file, line) -> str:
+    """How eager's messages name the user's line: `In [3], line 2` for a notebook cell (as the
+    notebook shows the cell), else `file:line`."""
+    number = _cell_number(file)
+    if number is not None:
+        return f"In [{number}], line {line}"
+    return f"{file}:{line}"
+
+
+def describe(point) -> str:
+    """`describe_line` for a `user_point` result."""
+    return describe_line(*line_of(point))

@@ -8,3 +8,7 @@ from . import dlpack  # noqa: F401
 
 __all__ = ["dlpack", "live_resource_count", "async_scope", "async_wait", "async_clear_error",
            "sync_devices", "MAX_PENDING_OPS", "allowed_outcomes"]
+
+from ..base.traceback_filter import filter_public_functions as _filter_public_functions  # noqa: E402
+
+_filter_public_functions(globals())  # a sync point's error shows the user's frames only

@@ -32,6 +32,8 @@ import numpy as np
 from ..core import context as _context
 from ..base import dtypes as _dt
 from ..base import nest
+from ..base.traceback_filter import SWITCH as _TRACEBACKS
+from ..base.traceback_filter import filtered as _filtered
 from ..base import profile_events as _profile_events
 from ..base.rich_display import facts_card
 from ..runtime import threads as _threads
@@ -251,34 +253,40 @@ class ConcreteFunction:
 
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        key = None
-        if not kwargs:
-            # Hot path: the same kinds of tensors as an earlier call that bound them as given
-            # and checked them against the trace skip binding and checking (dtype and shape
-            # are in the key, and so is their count; a parameter that is not a tensor never
-            # gets here: see below).
-            key = []
-            for a in args:
-                if a.__class__ is not EagerTensor:
-                    key = None
-                    break
-                key.append(a._meta)
-                key.append(a._value.shape)
-            if key is not None:
-                key = tuple(key)
-                if key in self._accepted:
-                    return self._call_flat(args)
         try:
-            tensors = self.check_arguments(self._binder.bind(args, kwargs))
-        except TypeError as exc:
-            tensors = self._flat_arguments(args, kwargs, exc)
-        if key is not None and len(tensors) == len(args) and \
-                all(t is a for t, a in zip(tensors, args)):
-            accepted = self._accepted
-            if len(accepted) >= _MAX_ACCEPTED:  # shapes that keep changing: stay bounded
-                accepted.clear()
-            accepted.add(key)
-        return self._call_flat(tensors)
+            key = None
+            if not kwargs:
+                # Hot path: the same kinds of tensors as an earlier call that bound them as
+                # given and checked them against the trace skip binding and checking (dtype and
+                # shape are in the key, and so is their count; a parameter that is not a tensor
+                # never gets here: see below).
+                key = []
+                for a in args:
+                    if a.__class__ is not EagerTensor:
+                        key = None
+                        break
+                    key.append(a._meta)
+                    key.append(a._value.shape)
+                if key is not None:
+                    key = tuple(key)
+                    if key in self._accepted:
+                        return self._call_flat(args)
+            try:
+                tensors = self.check_arguments(self._binder.bind(args, kwargs))
+            except TypeError as exc:
+                tensors = self._flat_arguments(args, kwargs, exc)
+            if key is not None and len(tensors) == len(args) and \
+                    all(t is a for t, a in zip(tensors, args)):
+                accepted = self._accepted
+                if len(accepted) >= _MAX_ACCEPTED:  # shapes that keep changing: stay bounded
+                    accepted.clear()
+                accepted.add(key)
+            return self._call_flat(tensors)
+        except Exception as exc:
+            # A public entry point: errors show the user's frames only (a `try` costs nothing).
+            if _TRACEBACKS.enabled:
+                raise _filtered(exc)  # noqa: B904 - `filtered` decides the chain
+            raise
 
     def _flat_arguments(self, args, kwargs, structured_error) -> list:
         """The tensor arguments of a call that gives the tensors alone (TensorFlow's flat

@@ -40,6 +40,8 @@ import weakref
 
 from ..autograph.api import converting_call
 from ..base import nest
+from ..base.traceback_filter import SWITCH as _TRACEBACKS
+from ..base.traceback_filter import filtered as _filtered
 from ..core import context as _context
 from ..core.context import thread_state as _thread_state
 from ..tensor import EagerTensor as _EagerTensor
@@ -187,44 +189,50 @@ class Function:
 
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if _RUN_FUNCTIONS_EAGERLY:  # (`run_functions_eagerly`): the Python function, as is
-            return self._call_target(*args, **kwargs)
-        self._call_count += 1
-        fast_key = None
-        if not kwargs and len(args) == self._fast_arity and not _thread_state().device_stack:
-            # Hot path: all arguments EagerTensors, bound as given (no defaults, no keywords).
-            # Skips binding, `describe` and the argument check; a miss takes the full path
-            # below and records its answer here.
-            key = []
-            for a in args:
-                if a.__class__ is not _EagerTensor:
-                    break
-                key.append(a._meta)
-                key.append(a._value.shape)
+        try:
+            if _RUN_FUNCTIONS_EAGERLY:  # (`run_functions_eagerly`): the Python function, as is
+                return self._call_target(*args, **kwargs)
+            self._call_count += 1
+            fast_key = None
+            if not kwargs and len(args) == self._fast_arity and not _thread_state().device_stack:
+                # Hot path: all arguments EagerTensors, bound as given (no defaults, no keywords).
+                # Skips binding, `describe` and the argument check; a miss takes the full path
+                # below and records its answer here.
+                key = []
+                for a in args:
+                    if a.__class__ is not _EagerTensor:
+                        break
+                    key.append(a._meta)
+                    key.append(a._value.shape)
+                else:
+                    fast_key = tuple(key)
+                    concrete = self._fast.get(fast_key)
+                    if concrete is not None:
+                        return concrete._call_flat(args)
+            values = self._binder.bind(args, kwargs)
+            if self._input_signature is not None:
+                concrete = self._concrete_for_signature()
+                try:
+                    tensors = concrete.check_arguments(values)
+                except TypeError as exc:
+                    raise concrete.binding_error(exc, args, kwargs) from None
             else:
-                fast_key = tuple(key)
-                concrete = self._fast.get(fast_key)
-                if concrete is not None:
-                    return concrete._call_flat(args)
-        values = self._binder.bind(args, kwargs)
-        if self._input_signature is not None:
-            concrete = self._concrete_for_signature()
-            try:
-                tensors = concrete.check_arguments(values)
-            except TypeError as exc:
-                raise concrete.binding_error(exc, args, kwargs) from None
-        else:
-            tensors = []
-            key = (describe(values, tensors), _device_key())
-            concrete = self._cache.get(key)
-            if concrete is None:
-                concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=False)
-        if fast_key is not None:
-            fast = self._fast
-            if len(fast) >= _MAX_FAST_KEYS:  # shapes that keep changing: forget the oldest
-                _forget_oldest(fast)
-            fast[fast_key] = concrete
-        return concrete._call_flat(tensors)
+                tensors = []
+                key = (describe(values, tensors), _device_key())
+                concrete = self._cache.get(key)
+                if concrete is None:
+                    concrete = self._lookup_or_trace(key, values, tensors, specs_allowed=False)
+            if fast_key is not None:
+                fast = self._fast
+                if len(fast) >= _MAX_FAST_KEYS:  # shapes that keep changing: forget the oldest
+                    _forget_oldest(fast)
+                fast[fast_key] = concrete
+            return concrete._call_flat(tensors)
+        except Exception as exc:
+            # A public entry point: errors show the user's frames only (a `try` costs nothing).
+            if _TRACEBACKS.enabled:
+                raise _filtered(exc)  # noqa: B904 - `filtered` decides the chain
+            raise
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The trace for these arguments (tensors or TensorSpecs, Python values), made if

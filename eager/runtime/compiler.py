@@ -203,7 +203,7 @@ class CompiledProgram:
         if node is None or getattr(exc, "_eager_node_noted", False):
             return
         file, line = _user_code.line_of(node.source)
-        where = f" defined at {file}:{line}" if line else ""
+        where = f" defined at {_user_code.describe_line(file, line)}" if line else ""
         text = _user_code.source_line(node.source)
         exc.add_note(f"Detected at node {node.name!r} ({node.type}){where}"
                      + (f": {text}" if text else ""))

@@ -79,7 +79,7 @@ def _note_failing_step(exc, step) -> None:
     if step is None or not isinstance(exc, Exception):
         return
     file, line = _user_code.line_of(step.source)
-    where = f" defined at {file}:{line}" if line else ""
+    where = f" defined at {_user_code.describe_line(file, line)}" if line else ""
     text = _user_code.source_line(step.source)
     exc.add_note(f"Detected at node {step.name!r} ({step.op_def.name}){where}"
                  + (f": {text}" if text else ""))

@@ -26,6 +26,7 @@ import builtins
 import sys
 
 from ...base.dtypes import float32 as _float32, int32 as _int32
+from ...base.traceback_filter import filter_traceback
 from ...core.shapes import UnknownDimensionError
 from ...core.tensor_conversion import register_tensor_conversion_function
 from ...graph.symbolic import SymbolicTensor
@@ -288,4 +289,6 @@ def print_(*objects, sep=" ", end="\n", file=None, flush=False):
 #: (`print` is converted only with Feature.BUILTIN_FUNCTIONS; see `eager.autograph.passes.calls`.)
 OVERLOADS = {id(f): (f, g) for f, g in (
     (len, len_), (range, range_), (int, int_), (float, float_), (abs, abs_),
-    (enumerate, enumerate_), (zip, zip_), (print, print_), (_eager_range, tensor_range))}
+    (enumerate, enumerate_), (zip, zip_), (print, print_), (_eager_range, tensor_range),
+    # `eager.range` as users reach it: the public wrapper that filters tracebacks
+    (filter_traceback(_eager_range), tensor_range))}
