@@ -5,6 +5,9 @@ from .ops.composite_ops import (add_n, count_nonzero, divide_no_nan, is_finite, 
                                 reduce_variance, softplus, squared_difference)
 from .ops.cumulative_ops import cumprod, cumsum
 from .ops.segment_ops import segment_sum, unsorted_segment_mean, unsorted_segment_sum
+from .ops.segment_reduce_ops import (segment_max, segment_mean, segment_min, segment_prod,
+                                     unsorted_segment_max, unsorted_segment_min,
+                                     unsorted_segment_prod)
 from .ops.math_ops import abs, pow  # noqa: A004 - TensorFlow's names
 from .ops.math_ops import (add, argmax, argmin, conj, cos, divide, equal, exp, floordiv,
                            floormod, greater, greater_equal, imag, less, less_equal, log, log1p,
@@ -30,4 +33,6 @@ __all__ = [
     "reduce_euclidean_norm", "segment_sum", "unsorted_segment_mean", "unsorted_segment_sum",
     "ceil", "digamma", "erf", "erfc", "floor", "lgamma", "polygamma", "reciprocal", "rint",
     "round", "tan", "zeta",
+    "segment_max", "segment_mean", "segment_min", "segment_prod", "unsorted_segment_max",
+    "unsorted_segment_min", "unsorted_segment_prod",
 ]

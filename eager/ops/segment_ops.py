@@ -33,14 +33,14 @@ from .slicing_ops import INDEX_DTYPES, gather
 __all__ = ["unsorted_segment_sum", "segment_sum", "unsorted_segment_mean"]
 
 
-def _segment_shape(data_shape, ids_shape, num_segments):
+def _segment_shape(data_shape, ids_shape, num_segments, op_name="UnsortedSegmentSum"):
     if not data_shape._rank_known or not ids_shape._rank_known:
         return UNKNOWN_SHAPE
     k = len(ids_shape)
     if len(data_shape) < k or not TensorShape(tuple(data_shape)[:k]).is_compatible_with(
             ids_shape):
-        raise op_error("UnsortedSegmentSum", f"data.shape = {data_shape} does not start with "
-                                             f"segment_ids.shape = {ids_shape}")
+        raise op_error(op_name, f"data.shape = {data_shape} does not start with "
+                                f"segment_ids.shape = {ids_shape}")
     return TensorShape((num_segments,) + tuple(data_shape)[k:])
 
 
@@ -94,23 +94,23 @@ def _unsorted_segment_sum_grad(forward, dy):
 SEGMENT_ID_DTYPES = frozenset({_dt.int32, _dt.int64})
 
 
-def _segment_sum_infer(data, segment_ids):
+def _segment_sum_infer(data, segment_ids, op_name="SegmentSum"):
     if data.shape.rank == 0:
-        raise op_error("SegmentSum", "input must be at least rank 1", [data, segment_ids])
+        raise op_error(op_name, "input must be at least rank 1", [data, segment_ids])
     if segment_ids.shape.rank not in (1, None):
-        raise op_error("SegmentSum", "segment_ids should be a vector.", [data, segment_ids])
+        raise op_error(op_name, "segment_ids should be a vector.", [data, segment_ids])
     n, rows = segment_ids.shape[0] if segment_ids.shape.rank else None, None
     if data.shape.rank is not None:
         rows = data.shape[0]
         if n is not None and rows is not None and n != rows:
-            raise op_error("SegmentSum", "segment_ids should be the same size as dimension 0 "
-                                         "of input.", [data, segment_ids])
+            raise op_error(op_name, "segment_ids should be the same size as dimension 0 "
+                                    "of input.", [data, segment_ids])
     rest = data.shape[1:] if data.shape.rank is not None else UNKNOWN_SHAPE
     count = 0 if n == 0 else None  # the last id plus one: known only from the values
     return TensorSpec(TensorShape([count]).concatenate(rest), data.dtype)
 
 
-def _check_sorted_ids(xp, data, ids):
+def _check_sorted_ids(xp, data, ids, op_name="SegmentSum"):
     """TensorFlow's SegmentSum checks, in its order (its kernel walks the segments): the last id
     must be >= 0; then, segment by segment, the next id must be larger, and the id within
     [0, last + 1). Returns the output's row count."""
@@ -118,7 +118,7 @@ def _check_sorted_ids(xp, data, ids):
         return 0
     last = int(ids[-1])
     if last < 0:
-        raise op_error("SegmentSum", "segment ids must be >= 0", [data, ids])
+        raise op_error(op_name, "segment ids must be >= 0", [data, ids])
     starts = xp.concatenate([xp.ones(1, dtype=bool), ids[1:] != ids[:-1]])
     seg = ids[starts]  # each segment's id, in order
     decreasing = xp.concatenate([seg[:-1] > seg[1:], xp.zeros(1, dtype=bool)])
@@ -126,9 +126,9 @@ def _check_sorted_ids(xp, data, ids):
     if bool(bad.any()):
         k = int(bad.argmax())
         if bool(decreasing[k]):
-            raise op_error("SegmentSum", "segment ids are not increasing", [data, ids])
-        raise op_error("SegmentSum", f"Segment id {int(seg[k])} out of range [0, {last + 1}), "
-                                     "possibly because 'segment_ids' input is not sorted.",
+            raise op_error(op_name, "segment ids are not increasing", [data, ids])
+        raise op_error(op_name, f"Segment id {int(seg[k])} out of range [0, {last + 1}), "
+                                "possibly because 'segment_ids' input is not sorted.",
                        [data, ids])
     return last + 1
 
