@@ -35,7 +35,9 @@ from .ops.composite_ops import (add_n, boolean_mask, clip_by_global_norm, clip_b
                                 linspace, meshgrid, reverse, roll, sequence_mask)
 from .ops.sort_ops import argsort, sort
 from .ops.special_math_ops import floor, round, tan  # noqa: A004 - TensorFlow's names
-from .ops.tensor_scatter import tensor_scatter_nd_add, tensor_scatter_nd_sub
+from .ops.tensor_scatter import (tensor_scatter_nd_add, tensor_scatter_nd_max,
+                                tensor_scatter_nd_min, tensor_scatter_nd_sub,
+                                tensor_scatter_nd_update)
 from .ops.logging_ops import print  # noqa: A004
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import autograph, optimizers, profiler, train  # noqa: F401

@@ -31,6 +31,7 @@ from ..core.specs import TensorSpec
 from ..base.tensor_shape import TensorShape
 from . import math_ops as m
 from .array_ops import expand_dims
+from .scatter_add import scatter_reduce
 from .creation_ops import ones_like, zeros_like
 from .segment_ops import (SEGMENT_ID_DTYPES, _check_sorted_ids, _segment_shape,
                           _segment_sum_infer, segment_sum, unsorted_segment_sum)
@@ -46,26 +47,6 @@ def _identity(reducer, dtype):
         return 1
     info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
     return info.min if reducer == "maximum" else info.max
-
-
-def _scatter_reduce(xp, reducer, out, flat, rows):
-    """`out[flat[i]] = reducer(out[flat[i]], rows[i])` for every i, in place.
-
-    numpy's `ufunc.at` does it for every dtype. CuPy has atomic `maximum.at`/`minimum.at` but no
-    atomic multiply, so a product on a GPU is reduced on the host and copied back (products
-    over segments are rare enough that this is not a hot path)."""
-    if xp is np:
-        with np.errstate(all="ignore"):  # a product past the range is inf, as TensorFlow's
-            getattr(np, reducer).at(out, flat, rows)
-        return
-    at = getattr(getattr(xp, reducer), "at", None)
-    if at is not None and reducer != "multiply":
-        at(out, flat, rows)
-        return
-    host = xp.asnumpy(out)
-    with np.errstate(all="ignore"):
-        getattr(np, reducer).at(host, xp.asnumpy(flat), xp.asnumpy(rows))
-    out[...] = xp.asarray(host)
 
 
 # -----------------------------------------------------------------------------------------------
@@ -90,7 +71,7 @@ def _unsorted_op(op_name, reducer, dtypes):
         out = xp.full((num_segments,) + rows.shape[1:], _identity(reducer, data.dtype),
                       data.dtype)
         keep = flat >= 0  # a negative id drops its row
-        _scatter_reduce(xp, reducer, out, flat[keep], rows[keep])
+        scatter_reduce(xp, reducer, out, flat[keep], rows[keep])
         return out
 
     return register_op(op_name, kernel, infer, dtypes=dtypes,
@@ -143,7 +124,7 @@ def _sorted_op(op_name, reducer, dtypes):
         shape = (rows,) + data.shape[1:]
         if reducer == "mean":
             total = xp.zeros(shape, data.dtype)
-            _scatter_reduce(xp, "add", total, segment_ids, data)
+            scatter_reduce(xp, "add", total, segment_ids, data)
             count = xp.bincount(segment_ids, minlength=rows).reshape((rows,) + (1,) * (
                 data.ndim - 1)).astype(data.dtype)
             count = xp.maximum(count, 1)
@@ -151,7 +132,7 @@ def _sorted_op(op_name, reducer, dtypes):
                 return (xp.sign(total) * (xp.abs(total) // count)).astype(data.dtype)
             return total / count
         out = xp.full(shape, _identity(reducer, data.dtype), data.dtype)
-        _scatter_reduce(xp, reducer, out, segment_ids, data)
+        scatter_reduce(xp, reducer, out, segment_ids, data)
         if reducer != "multiply" and rows:  # an id with no rows holds 0
             present = xp.zeros(rows, bool)
             present[segment_ids] = True
