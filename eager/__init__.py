@@ -38,6 +38,9 @@ from .ops.special_math_ops import floor, round, tan  # noqa: A004 - TensorFlow's
 from .ops.tensor_scatter import (tensor_scatter_nd_add, tensor_scatter_nd_max,
                                 tensor_scatter_nd_min, tensor_scatter_nd_sub,
                                 tensor_scatter_nd_update)
+from .ops.repeat_ops import repeat
+from .ops.saturate_cast import saturate_cast
+from .ops.counting_ops import unique, unique_with_counts
 from .ops.logging_ops import print  # noqa: A004
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import autograph, optimizers, profiler, train  # noqa: F401

@@ -3,8 +3,10 @@
 from .ops.composite_ops import (add_n, count_nonzero, divide_no_nan, is_finite, is_inf, is_nan,
                                 l2_normalize, log_sigmoid, reduce_euclidean_norm, reduce_std,
                                 reduce_variance, softplus, squared_difference)
-from .ops.cumulative_ops import cumprod, cumsum
-from .ops.segment_ops import segment_sum, unsorted_segment_mean, unsorted_segment_sum
+from .ops.counting_ops import bincount, confusion_matrix, in_top_k
+from .ops.cumulative_ops import cumprod, cumsum, cumulative_logsumexp
+from .ops.segment_ops import (segment_sum, unsorted_segment_mean, unsorted_segment_sqrt_n,
+                              unsorted_segment_sum)
 from .ops.segment_reduce_ops import (segment_max, segment_mean, segment_min, segment_prod,
                                      unsorted_segment_max, unsorted_segment_min,
                                      unsorted_segment_prod)
@@ -34,5 +36,6 @@ __all__ = [
     "ceil", "digamma", "erf", "erfc", "floor", "lgamma", "polygamma", "reciprocal", "rint",
     "round", "tan", "zeta",
     "segment_max", "segment_mean", "segment_min", "segment_prod", "unsorted_segment_max",
-    "unsorted_segment_min", "unsorted_segment_prod",
+    "unsorted_segment_min", "unsorted_segment_prod", "bincount", "confusion_matrix", "in_top_k",
+    "cumulative_logsumexp", "unsorted_segment_sqrt_n",
 ]

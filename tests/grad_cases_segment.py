@@ -35,6 +35,11 @@ CASES = {
     "UnsortedSegmentMin": [
         C(lambda d: tf.math.unsorted_segment_min(d, [1, 1, 0, -1], 2), lambda: [rand(4, 2)]),
     ],
+    "CumulativeLogsumexp": [
+        C(lambda x: tf.math.cumulative_logsumexp(x, axis=1), lambda: [rand(2, 4)]),
+        C(lambda x: tf.math.cumulative_logsumexp(x, reverse=True),  # exclusive: -inf first
+          lambda: [rand(3, 2)]),
+    ],
     "UnsortedSegmentProd": [
         C(lambda d: tf.math.unsorted_segment_prod(d, [1, 1, 0, -1, 1], 3), lambda: [rand(5, 2)]),
     ],

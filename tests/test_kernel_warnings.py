@@ -466,6 +466,12 @@ RECIPES = {
     "TensorScatterMax": lambda x: eager.tensor_scatter_nd_max(_real(x), [[0], [0]],
                                                               _real(_flip(x))[:2]),
     "TensorScatterMin": lambda x: eager.tensor_scatter_nd_min(_real(x), [[0]], _real(x)[:1]),
+    "UniqueWithCounts": lambda x: [eager.unique_with_counts(eager.reshape(x, [-1])),
+                                   eager.unique(eager.reshape(x, [-1]), out_idx=eager.int64)],
+    "DenseBincount": lambda x: [eager.math.bincount(_ids(x), weights=eager.math.real(x[:, 0])),
+                                eager.math.bincount(_ids(x), minlength=4, dtype=x.dtype)
+                                if not x.dtype.is_complex else eager.math.bincount(_ids(x))],
+    "CumulativeLogsumexp": _cum(eager.math.cumulative_logsumexp),
     "ReluGrad": lambda x: _op("ReluGrad", x, _flip(x)),
     "GeluGrad": lambda x: [_op("GeluGrad", x, _flip(x), approximate=a) for a in (False, True)],
     "BroadcastTo": lambda x: eager.broadcast_to(x, [2, *x.shape]),

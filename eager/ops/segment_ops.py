@@ -30,7 +30,8 @@ from .scatter_add import scatter_add
 from ..core.shapes import static_int
 from .slicing_ops import INDEX_DTYPES, gather
 
-__all__ = ["unsorted_segment_sum", "segment_sum", "unsorted_segment_mean"]
+__all__ = ["unsorted_segment_sum", "segment_sum", "unsorted_segment_mean",
+           "unsorted_segment_sqrt_n"]
 
 
 def _segment_shape(data_shape, ids_shape, num_segments, op_name="UnsortedSegmentSum"):
@@ -173,3 +174,21 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     rest = total.shape.rank - 1
     count = reshape(m.maximum(count, m.cast(1, data.dtype)), [-1] + [1] * rest)
     return m.divide(total, count)
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """≈ `tf.math.unsorted_segment_sqrt_n`: each segment's sum over the square root of its row
+    count (0 for an empty segment). Floating and complex data only, as TensorFlow's (whose Sqrt
+    of the count rejects integers: InvalidArgumentError)."""
+    data, segment_ids = as_tensor(data), as_tensor(segment_ids)
+    if not (data.dtype.is_floating or data.dtype.is_complex):
+        raise op_error("Sqrt", f"Value for attr 'T' of {data.dtype.name} is not in the list of "
+                               "allowed values: bfloat16, half, float, double, complex64, "
+                               "complex128", [data])
+    total = unsorted_segment_sum(data, segment_ids, num_segments)
+    real = data.dtype.real_dtype if hasattr(data.dtype, "real_dtype") else data.dtype
+    ones = m.cast(m.greater_equal(segment_ids, m.cast(0, segment_ids.dtype)), real)
+    count = unsorted_segment_sum(ones, segment_ids, num_segments)
+    rest = total.shape.rank - 1
+    root = m.sqrt(m.maximum(count, m.cast(1, real)))
+    return m.divide(total, m.cast(reshape(root, [-1] + [1] * rest), data.dtype))
