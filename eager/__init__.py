@@ -41,6 +41,7 @@ from .ops.tensor_scatter import (tensor_scatter_nd_add, tensor_scatter_nd_max,
 from .ops.repeat_ops import repeat
 from .ops.saturate_cast import saturate_cast
 from .ops.counting_ops import unique, unique_with_counts
+from .ops.complex_ops import complex  # noqa: A004 - TensorFlow's name
 from .ops.logging_ops import print  # noqa: A004
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401
 from . import autograph, optimizers, profiler, train  # noqa: F401

@@ -40,6 +40,9 @@ CASES = {
         C(lambda x: tf.math.cumulative_logsumexp(x, reverse=True),  # exclusive: -inf first
           lambda: [rand(3, 2)]),
     ],
+    "Complex": [  # not a segment op: the one new op of its kind (broadcast parts)
+        C(lambda x, y: tf.complex(x, y), lambda: [rand(2, 3), rand(3, seed=1)]),
+    ],
     "UnsortedSegmentProd": [
         C(lambda d: tf.math.unsorted_segment_prod(d, [1, 1, 0, -1, 1], 3), lambda: [rand(5, 2)]),
     ],

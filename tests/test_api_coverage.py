@@ -10,7 +10,8 @@ guides and tutorials, with the number of documents using it (`files`). Its core 
   with a reason;
 * the coverage, weighted by `files` and with the unsupported names left out, must reach
   `TARGET` (95%). Until every name in `IN_PROGRESS` and `NO_OWNER_YET` exists it must not fall
-  below `FLOOR`, the figure measured when this test was written (86.0%), so it only goes up;
+  below `FLOOR`, the figure measured when this test was written (86.1%: 1214 of 1410), so it
+  only goes up;
 * docs/API.md states the measured figure (`coverage_sentence`), so it never drifts from the
   truth: `PYTHONPATH=. python tests/test_api_coverage.py` prints the sentence to paste.
 
@@ -31,7 +32,7 @@ REQUIRED_MODULES = {"", "strings", "io", "sparse", "ragged", "linalg", "math", "
                     "debugging", "image", "nest", "saved_model", "data", "train", "nn"}
 TARGET = 0.95
 #: The weighted coverage when this test was written; it may only go up.
-FLOOR = 0.860
+FLOOR = 1214 / 1410
 
 #: Multi-worker and multi-device distribution: a later piece of work builds `eager.distribute`
 #: (these names stay in docs/API.md's "Not yet").

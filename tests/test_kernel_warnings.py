@@ -472,6 +472,7 @@ RECIPES = {
                                 eager.math.bincount(_ids(x), minlength=4, dtype=x.dtype)
                                 if not x.dtype.is_complex else eager.math.bincount(_ids(x))],
     "CumulativeLogsumexp": _cum(eager.math.cumulative_logsumexp),
+    "Complex": lambda x: eager.complex(_real(x), _real(_flip(x))),
     "ReluGrad": lambda x: _op("ReluGrad", x, _flip(x)),
     "GeluGrad": lambda x: [_op("GeluGrad", x, _flip(x), approximate=a) for a in (False, True)],
     "BroadcastTo": lambda x: eager.broadcast_to(x, [2, *x.shape]),

@@ -488,3 +488,21 @@ def test_loss_scaling_matches_tensorflow():
     assert float(tf.nn.scale_regularization_loss(tf.constant([1., 2.]))) == 3.0
     assert float(tf.nn.scale_regularization_loss([tf.constant(1.), tf.constant(2.)])) == 3.0
     assert tf.nn.scale_regularization_loss(tf.constant([1, 2])).dtype == tf.float64
+
+
+def test_complex_matches_tensorflow():
+    z = tf.complex(tf.constant([1., np.inf]), tf.constant([np.inf, 2.]))
+    assert z.dtype == tf.complex64 and _np(z).tolist() == [complex(1, np.inf), complex(np.inf, 2)]
+    z = tf.dtypes.complex(tf.constant([1.], tf.float64), tf.constant([[2.], [3.]], tf.float64))
+    assert z.dtype == tf.complex128 and _np(z).tolist() == [[1 + 2j], [1 + 3j]]
+    for a, b in (([1], [2]), (tf.constant([1.]), tf.constant([1.], tf.float64))):
+        with pytest.raises(TypeError, match="The `real` and `imag` components have incorrect "
+                                            "types"):
+            tf.complex(a, b)
+    x, y = tf.constant([1., 2.]), tf.constant(3.)
+    with tf.GradientTape() as tape:
+        tape.watch([x, y])
+        w = tf.constant([1 + 2j, 3 - 1j], tf.complex64)
+        loss = tf.reduce_sum(tf.math.real(tf.complex(x, y) * w))
+    gx, gy = tape.gradient(loss, [x, y])
+    assert _np(gx).tolist() == [1, 3] and float(gy) == -1  # TF 2.21
