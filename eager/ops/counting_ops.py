@@ -56,20 +56,15 @@ def _unique_infer(x, out_idx):
 def _unique_kernel(xp, x, out_idx):
     if x.ndim != 1:
         raise op_error("UniqueWithCounts", "unique expects a 1D vector.")
-    index = {}
-    first, idx = [], np.empty(x.shape[0], dtype=out_idx.dtype)
-    host = x.tolist() if xp is np else xp.asnumpy(x).tolist()
-    for i, value in enumerate(host):  # first appearance order; NaN != NaN keeps each apart
-        key = value if value == value else ("nan", i)
-        j = index.get(key)
-        if j is None:
-            j = index[key] = len(first)
-            first.append(i)
-        idx[i] = j
-    count = np.bincount(idx, minlength=len(first)).astype(out_idx.dtype) if len(first) else \
-        np.zeros(0, out_idx.dtype)
-    positions = np.asarray(first, dtype=np.int64)
-    return x[xp.asarray(positions)], xp.asarray(idx), xp.asarray(count)
+    host = x if xp is np else xp.asnumpy(x)  # CuPy's unique has no equal_nan or object arrays
+    _, first, inverse, counts = np.unique(host, return_index=True, return_inverse=True,
+                                          return_counts=True, equal_nan=False)
+    order = np.argsort(first, kind="stable")  # sorted values -> first-appearance order
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    idx = rank[inverse.reshape(-1)].astype(out_idx.dtype)
+    return (x[xp.asarray(first[order])], xp.asarray(idx),
+            xp.asarray(counts[order].astype(out_idx.dtype)))
 
 
 UNIQUE_WITH_COUNTS = register_op("UniqueWithCounts", _unique_kernel, _unique_infer,
