@@ -36,7 +36,13 @@ from .ops.composite_ops import (add_n, boolean_mask, clip_by_global_norm, clip_b
                                 linspace, meshgrid, reverse, roll, sequence_mask)
 from .ops.sort_ops import argsort, sort
 from .ops.special_math_ops import floor, round, tan  # noqa: A004 - TensorFlow's names
-from .ops.tensor_scatter import tensor_scatter_nd_add, tensor_scatter_nd_sub
+from .ops.tensor_scatter import (tensor_scatter_nd_add, tensor_scatter_nd_max,
+                                tensor_scatter_nd_min, tensor_scatter_nd_sub,
+                                tensor_scatter_nd_update)
+from .ops.repeat_ops import repeat
+from .ops.saturate_cast import saturate_cast
+from .ops.counting_ops import unique, unique_with_counts
+from .ops.complex_ops import complex  # noqa: A004 - TensorFlow's name
 from .ops.logging_ops import print  # noqa: A004
 from .ops.random_initializers import random_normal_initializer, random_uniform_initializer
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401

@@ -3,8 +3,13 @@
 from .ops.composite_ops import (add_n, count_nonzero, divide_no_nan, is_finite, is_inf, is_nan,
                                 l2_normalize, log_sigmoid, reduce_euclidean_norm, reduce_std,
                                 reduce_variance, softplus, squared_difference)
-from .ops.cumulative_ops import cumprod, cumsum
-from .ops.segment_ops import segment_sum, unsorted_segment_mean, unsorted_segment_sum
+from .ops.counting_ops import bincount, confusion_matrix, in_top_k
+from .ops.cumulative_ops import cumprod, cumsum, cumulative_logsumexp
+from .ops.segment_ops import (segment_sum, unsorted_segment_mean, unsorted_segment_sqrt_n,
+                              unsorted_segment_sum)
+from .ops.segment_reduce_ops import (segment_max, segment_mean, segment_min, segment_prod,
+                                     unsorted_segment_max, unsorted_segment_min,
+                                     unsorted_segment_prod)
 from .ops.math_ops import abs, pow  # noqa: A004 - TensorFlow's names
 from .ops.math_ops import (add, argmax, argmin, conj, cos, divide, equal, exp, floordiv,
                            floormod, greater, greater_equal, imag, less, less_equal, log, log1p,
@@ -30,6 +35,9 @@ __all__ = [
     "reduce_euclidean_norm", "segment_sum", "unsorted_segment_mean", "unsorted_segment_sum",
     "ceil", "digamma", "erf", "erfc", "floor", "lgamma", "polygamma", "reciprocal", "rint",
     "round", "tan", "zeta",
+    "segment_max", "segment_mean", "segment_min", "segment_prod", "unsorted_segment_max",
+    "unsorted_segment_min", "unsorted_segment_prod", "bincount", "confusion_matrix", "in_top_k",
+    "cumulative_logsumexp", "unsorted_segment_sqrt_n",
 ]
 
 from .base.traceback_filter import filter_public_functions as _filter_public_functions  # noqa: E402

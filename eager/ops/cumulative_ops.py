@@ -1,12 +1,20 @@
-"""Cumulative scans along one axis (`eager.math.cumsum`, `eager.math.cumprod`).
+"""Cumulative scans along one axis (`eager.math.cumsum`, `eager.math.cumprod`,
+`eager.math.cumulative_logsumexp`).
 
 Both ops share one kernel shape: an optional flip (`reverse`), numpy's running sum or product
 in the input's dtype (integers wrap, as in TensorFlow; the ufunc's `accumulate`, so that an
 overflow is raised at eager's frame: `eager.base.ieee`), and for `exclusive` a shift by one that
 starts from the identity (0 or 1). Their gradients live in `math_grad`.
+
+`cumulative_logsumexp` (TensorFlow's CumulativeLogsumexp, floats only) runs `logaddexp`, so no
+partial sum overflows or underflows; `exclusive` starts from -inf. Its gradient is TensorFlow's:
+the reverse scan of the output gradient's logarithm (positive and negative parts apart) minus
+the output, exponentiated with the input added, so it stays finite where exp would not.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ..base import dtypes as _dt
 from ..base.ieee import add_accumulate, multiply_accumulate
@@ -17,7 +25,7 @@ from .math_ops import _check_axis_rank, _scalar_axis
 from ..core.registry import register_op
 from ..core.shapes import normalize_axis, static_int
 
-__all__ = ["cumsum", "cumprod"]
+__all__ = ["cumsum", "cumprod", "cumulative_logsumexp"]
 
 
 def _scan(xp, x, axis, exclusive, reverse, running, fill):
@@ -41,6 +49,15 @@ def _cumprod_kernel(xp, x, axis, exclusive, reverse):
     return _scan(xp, x, axis, exclusive, reverse, multiply_accumulate, 1)
 
 
+def _logaddexp_accumulate(xp, x, axis, dtype):
+    with np.errstate(all="ignore"):  # inf - inf inside logaddexp: TensorFlow's NaN, no signal
+        return xp.logaddexp.accumulate(x, axis=axis, dtype=dtype)
+
+
+def _cumulative_logsumexp_kernel(xp, x, axis, exclusive, reverse):
+    return _scan(xp, x, axis, exclusive, reverse, _logaddexp_accumulate, -np.inf)
+
+
 def _infer(op_name):
     def infer(x, axis, exclusive, reverse):
         _check_axis_rank(op_name, axis, x.shape.rank)
@@ -52,6 +69,8 @@ def _infer(op_name):
 
 CUMSUM = register_op("Cumsum", _cumsum_kernel, _infer("Cumsum"), dtypes=_dt.NUMERIC)
 CUMPROD = register_op("Cumprod", _cumprod_kernel, _infer("Cumprod"), dtypes=_dt.NUMERIC)
+CUMULATIVE_LOGSUMEXP = register_op("CumulativeLogsumexp", _cumulative_logsumexp_kernel,
+                                   _infer("CumulativeLogsumexp"), dtypes=_dt.FLOATING)
 
 
 def _cumulative(op, x, axis, exclusive, reverse):
@@ -77,3 +96,9 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     multiplies from the end. Integers wrap around on overflow, as in TensorFlow; a scalar has no
     axis to scan (InvalidArgumentError)."""
     return _cumulative(CUMPROD, x, axis, exclusive, reverse)
+
+
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """≈ `tf.math.cumulative_logsumexp`: log(cumsum(exp(x))) along `axis` without overflow (see
+    the module doc); `exclusive` starts from -inf, `reverse` scans from the end."""
+    return _cumulative(CUMULATIVE_LOGSUMEXP, x, axis, exclusive, reverse)

@@ -14,7 +14,7 @@ from . import math_ops as m
 from .array_ops import concat, reshape, transpose
 from ..core.shapes import RunTimeShape
 from .creation_ops import ones_like, zeros_like
-from .cumulative_ops import cumprod, cumsum
+from .cumulative_ops import cumprod, cumsum, cumulative_logsumexp
 from .grad_utils import (broadcast_to_shape, count_as, grad_conj, is_known, needs_gradient,
                          reduced_count, reshape_to, restore_reduced, shape_tensor, unbroadcast)
 from .product_ops import MATMUL, matmul
@@ -317,6 +317,28 @@ def _exclusive_both_ways(x, axis):
 def _cumsum_grad(forward, dy):
     attrs = forward.attrs
     return cumsum(dy, attrs["axis"], exclusive=attrs["exclusive"], reverse=not attrs["reverse"])
+
+
+@get_op("CumulativeLogsumexp").def_gradient(keep_inputs=True, keep_outputs=True)
+def _cumulative_logsumexp_grad(forward, dy):
+    """TensorFlow's rule: d y_j / d x_k = exp(x_k - y_j) for the j whose scan holds k, summed
+    as a logsumexp the other way over log(dy_j) - y_j, with dy's positive and negative parts
+    apart (a logarithm needs a positive argument)."""
+    (x,) = forward.inputs
+    (y,) = forward.outputs
+    attrs = forward.attrs
+    minus_inf = m.cast(float("-inf"), dy.dtype)
+    one = ones_like(dy)
+
+    def part(positive):
+        mask = m.greater(dy, 0) if positive else m.less(dy, 0)
+        size = dy if positive else m.negative(dy)
+        log_dy = m.where(mask, m.log(m.where(mask, size, one)), minus_inf)
+        scanned = cumulative_logsumexp(log_dy - y, attrs["axis"], exclusive=attrs["exclusive"],
+                                       reverse=not attrs["reverse"])
+        return m.exp(scanned + x)
+
+    return part(True) - part(False)
 
 
 @get_op("Cumprod").def_gradient(keep_inputs=True, keep_outputs=True)

@@ -1,6 +1,7 @@
 """`target[flat[i]] += rows[i]` with repeated indices accumulating, on numpy or CuPy: the one
 scatter-add behind `ResourceScatterAdd`, the sparse optimizer updates, `UnsortedSegmentSum` and
-`ScatterNd`.
+`ScatterNd`; and `scatter_reduce`, its maximum/minimum/multiply form behind the other segment
+reductions and `TensorScatterMax/Min`.
 
 numpy's `add.at` takes every dtype. CuPy's `add.at` is an atomicAdd kernel, and CUDA has
 atomics only for some dtypes (32/64-bit integers, float16/32/64), so the others go through one
@@ -26,7 +27,7 @@ import numpy as np
 
 from ..base.ieee import FP_SIGNALS
 
-__all__ = ["scatter_add"]
+__all__ = ["scatter_add", "scatter_reduce"]
 
 #: dtypes CuPy's `add.at` adds natively.
 _CUPY_ATOMIC = frozenset(np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64,
@@ -79,3 +80,28 @@ def _cupy_add_at(target, flat, rows):
         import cupyx  # noqa: PLC0415 - GPU only, as above
 
         cupyx.scatter_add(target, flat, rows)
+
+
+def scatter_reduce(xp, reducer, target, flat, rows):
+    """`target[flat[i]] = reducer(target[flat[i]], rows[i])` for every i, in place; `reducer` is
+    "add", "maximum", "minimum" or "multiply" (a NaN wins a maximum or minimum; a product past
+    the range is inf, silently, as TensorFlow's).
+
+    numpy's `ufunc.at` does it for every dtype. CuPy has atomic `maximum.at`/`minimum.at` but no
+    atomic multiply, so a product on a GPU is reduced on the host and copied back (products over
+    segments are rare enough that this is not a hot path)."""
+    if reducer == "add":
+        scatter_add(xp, target, flat, rows)
+        return
+    if xp is np:
+        with np.errstate(all="ignore"):
+            getattr(np, reducer).at(target, flat, rows)
+        return
+    at = getattr(getattr(xp, reducer), "at", None)
+    if at is not None and reducer != "multiply":
+        at(target, flat, rows)
+        return
+    host = xp.asnumpy(target)
+    with np.errstate(all="ignore"):
+        getattr(np, reducer).at(host, xp.asnumpy(flat), xp.asnumpy(rows))
+    target[...] = xp.asarray(host)

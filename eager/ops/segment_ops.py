@@ -30,17 +30,18 @@ from .scatter_add import scatter_add
 from ..core.shapes import static_int
 from .slicing_ops import INDEX_DTYPES, gather
 
-__all__ = ["unsorted_segment_sum", "segment_sum", "unsorted_segment_mean"]
+__all__ = ["unsorted_segment_sum", "segment_sum", "unsorted_segment_mean",
+           "unsorted_segment_sqrt_n"]
 
 
-def _segment_shape(data_shape, ids_shape, num_segments):
+def _segment_shape(data_shape, ids_shape, num_segments, op_name="UnsortedSegmentSum"):
     if not data_shape._rank_known or not ids_shape._rank_known:
         return UNKNOWN_SHAPE
     k = len(ids_shape)
     if len(data_shape) < k or not TensorShape(tuple(data_shape)[:k]).is_compatible_with(
             ids_shape):
-        raise op_error("UnsortedSegmentSum", f"data.shape = {data_shape} does not start with "
-                                             f"segment_ids.shape = {ids_shape}")
+        raise op_error(op_name, f"data.shape = {data_shape} does not start with "
+                                f"segment_ids.shape = {ids_shape}")
     return TensorShape((num_segments,) + tuple(data_shape)[k:])
 
 
@@ -94,23 +95,23 @@ def _unsorted_segment_sum_grad(forward, dy):
 SEGMENT_ID_DTYPES = frozenset({_dt.int32, _dt.int64})
 
 
-def _segment_sum_infer(data, segment_ids):
+def _segment_sum_infer(data, segment_ids, op_name="SegmentSum"):
     if data.shape.rank == 0:
-        raise op_error("SegmentSum", "input must be at least rank 1", [data, segment_ids])
+        raise op_error(op_name, "input must be at least rank 1", [data, segment_ids])
     if segment_ids.shape.rank not in (1, None):
-        raise op_error("SegmentSum", "segment_ids should be a vector.", [data, segment_ids])
+        raise op_error(op_name, "segment_ids should be a vector.", [data, segment_ids])
     n, rows = segment_ids.shape[0] if segment_ids.shape.rank else None, None
     if data.shape.rank is not None:
         rows = data.shape[0]
         if n is not None and rows is not None and n != rows:
-            raise op_error("SegmentSum", "segment_ids should be the same size as dimension 0 "
-                                         "of input.", [data, segment_ids])
+            raise op_error(op_name, "segment_ids should be the same size as dimension 0 "
+                                    "of input.", [data, segment_ids])
     rest = data.shape[1:] if data.shape.rank is not None else UNKNOWN_SHAPE
     count = 0 if n == 0 else None  # the last id plus one: known only from the values
     return TensorSpec(TensorShape([count]).concatenate(rest), data.dtype)
 
 
-def _check_sorted_ids(xp, data, ids):
+def _check_sorted_ids(xp, data, ids, op_name="SegmentSum"):
     """TensorFlow's SegmentSum checks, in its order (its kernel walks the segments): the last id
     must be >= 0; then, segment by segment, the next id must be larger, and the id within
     [0, last + 1). Returns the output's row count."""
@@ -118,7 +119,7 @@ def _check_sorted_ids(xp, data, ids):
         return 0
     last = int(ids[-1])
     if last < 0:
-        raise op_error("SegmentSum", "segment ids must be >= 0", [data, ids])
+        raise op_error(op_name, "segment ids must be >= 0", [data, ids])
     starts = xp.concatenate([xp.ones(1, dtype=bool), ids[1:] != ids[:-1]])
     seg = ids[starts]  # each segment's id, in order
     decreasing = xp.concatenate([seg[:-1] > seg[1:], xp.zeros(1, dtype=bool)])
@@ -126,9 +127,9 @@ def _check_sorted_ids(xp, data, ids):
     if bool(bad.any()):
         k = int(bad.argmax())
         if bool(decreasing[k]):
-            raise op_error("SegmentSum", "segment ids are not increasing", [data, ids])
-        raise op_error("SegmentSum", f"Segment id {int(seg[k])} out of range [0, {last + 1}), "
-                                     "possibly because 'segment_ids' input is not sorted.",
+            raise op_error(op_name, "segment ids are not increasing", [data, ids])
+        raise op_error(op_name, f"Segment id {int(seg[k])} out of range [0, {last + 1}), "
+                                "possibly because 'segment_ids' input is not sorted.",
                        [data, ids])
     return last + 1
 
@@ -173,3 +174,21 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     rest = total.shape.rank - 1
     count = reshape(m.maximum(count, m.cast(1, data.dtype)), [-1] + [1] * rest)
     return m.divide(total, count)
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """≈ `tf.math.unsorted_segment_sqrt_n`: each segment's sum over the square root of its row
+    count (0 for an empty segment). Floating and complex data only, as TensorFlow's (whose Sqrt
+    of the count rejects integers: InvalidArgumentError)."""
+    data, segment_ids = as_tensor(data), as_tensor(segment_ids)
+    if not (data.dtype.is_floating or data.dtype.is_complex):
+        raise op_error("Sqrt", f"Value for attr 'T' of {data.dtype.name} is not in the list of "
+                               "allowed values: bfloat16, half, float, double, complex64, "
+                               "complex128", [data])
+    total = unsorted_segment_sum(data, segment_ids, num_segments)
+    real = data.dtype.real_dtype if hasattr(data.dtype, "real_dtype") else data.dtype
+    ones = m.cast(m.greater_equal(segment_ids, m.cast(0, segment_ids.dtype)), real)
+    count = unsorted_segment_sum(ones, segment_ids, num_segments)
+    rest = total.shape.rank - 1
+    root = m.sqrt(m.maximum(count, m.cast(1, real)))
+    return m.divide(total, m.cast(reshape(root, [-1] + [1] * rest), data.dtype))
