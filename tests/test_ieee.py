@@ -251,8 +251,9 @@ NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "Resour
                  "StatefulUniformInt", "Multinomial", "_Send", "_Recv", "CheckNumericsV2",
                  "CheckNumerics",
                  "EagerPyFunc", "PyFunc", "Assert", "AnonymousIteratorV3", "IteratorGetNext",
-                 "IteratorGetNextAsOptional", "MatchingFiles", "ReadFile", "WriteFile"}
-HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
+                 "IteratorGetNextAsOptional", "MatchingFiles", "ReadFile", "WriteFile",
+                 "FlushSummaryWriter"}
+HANDLES_ITS_SIGNALS = {"WriteSummary", "AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
                        "ResourceApplyGradientDescent", "ResourceSparseApplyGradientDescent",
                        "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",
                        "ResourceApplyAdam", "ResourceApplyAdamWithAmsgrad",

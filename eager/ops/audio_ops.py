@@ -13,6 +13,7 @@ import struct
 import numpy as np
 
 from ..base import dtypes as _dt
+from ..base import ieee
 from ..core.argument_conversion import as_tensor
 from ..core.dispatch import execute
 from ..core.registry import op_error, register_op
@@ -139,7 +140,8 @@ def decode_wav(contents, desired_channels=-1, desired_samples=-1, name=None):
 def write_wav(audio, sample_rate: int) -> bytes:
     """The 16-bit PCM WAV file of float samples [frames, channels] in [-1, 1]."""
     frames, channels = audio.shape
-    pcm = np.clip(np.round(audio.astype(np.float32) * np.float32(32768.0)), -32768, 32767)
+    scaled = np.round(audio.astype(np.float32) * np.float32(32768.0))
+    pcm = np.clip(np.where(np.isnan(scaled), 0, scaled), -32768, 32767)  # NaN: 0
     data = pcm.astype("<i2").tobytes()
     fmt = struct.pack("<HHIIHH", 1, channels, sample_rate, sample_rate * channels * 2,
                       channels * 2, 16)
@@ -152,7 +154,7 @@ def _encode_wav_kernel(xp, audio, sample_rate):
     if not 0 < rate < 2 ** 32:
         raise op_error("EncodeWav", f"sample_rate must be in (0, 2^32), got: {rate % 2 ** 64}")
     out = np.empty((), dtype=object)
-    out[()] = write_wav(np.asarray(audio), rate)
+    out[()] = ieee.quietly(write_wav, np.asarray(audio), rate)
     return out
 
 

@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from ..base import dtypes as _dt
-from ..base import event_proto, tensor_proto
+from ..base import event_proto, ieee, tensor_proto
 from ..core.dispatch import execute
 from ..core.registry import register_op
 from ..core.specs import TensorSpec
@@ -45,7 +45,8 @@ def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT) -> np.ndarray:
     counted in the last; all zeros for no data; one value puts its count in the last bucket,
     every edge equal to it."""
     count = max(0, int(bucket_count))
-    data = np.asarray(data, dtype=np.float64).reshape(-1)
+    data = np.asarray(data)
+    data = (data.real if data.dtype.kind == "c" else data).astype(np.float64).reshape(-1)
     if data.size == 0 or count == 0:
         return np.zeros((count, 3), np.float64)
     low, high = data.min(), data.max()
@@ -56,7 +57,11 @@ def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT) -> np.ndarray:
         out[-1, 2] = data.size
         return out
     width = span / count
-    index = np.minimum(np.floor((data - low) / width).astype(np.int32), count - 1)
+    index = np.floor((data - low) / width)
+    # A value whose index is not a finite number >= 0 (NaN, or any value once an infinity
+    # makes the width infinite) is counted nowhere, as TensorFlow's one_hot of its cast
+    # index counts it nowhere.
+    index = np.minimum(index[np.isfinite(index) & (index >= 0)], count - 1).astype(np.int64)
     counts = np.bincount(index, minlength=count).astype(np.float64)
     edges = low + width * np.arange(count + 1, dtype=np.float64)
     edges[-1] = high
@@ -88,7 +93,7 @@ def image_strings(images, max_outputs) -> np.ndarray:
 
 
 def _audio_strings(audio, sample_rate, max_outputs):
-    audio = np.asarray(audio, dtype=np.float32)[:max(0, max_outputs)]
+    audio = np.asarray(audio)[:max(0, max_outputs)]
     flat = []
     for clip in audio:
         flat += [write_wav(clip, int(sample_rate)), b""]
@@ -121,7 +126,7 @@ def _enum(array) -> int:
 def _write_kernel(xp, step, data, tag, should_record, writer, metadata, kind):
     if not bool(should_record):
         return np.array(False)
-    stored = _stored(np.asarray(data), kind)
+    stored = ieee.quietly(_stored, np.asarray(data), kind)  # (pure: numpy's signals off)
     event = event_proto.summary_event(
         time.time(), int(step), bytes(np.asarray(tag, dtype=object)[()]).decode("utf-8"),
         tensor_proto.encode(stored, _enum(stored)), metadata)
