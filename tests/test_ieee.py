@@ -253,7 +253,8 @@ NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "Resour
                  "EagerPyFunc", "PyFunc", "Assert", "AnonymousIteratorV3", "IteratorGetNext",
                  "IteratorGetNextAsOptional", "MatchingFiles", "ReadFile", "WriteFile",
                  "FlushSummaryWriter"}
-HANDLES_ITS_SIGNALS = {"WriteSummary", "AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
+HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
+                       "WriteSummary",
                        "ResourceApplyGradientDescent", "ResourceSparseApplyGradientDescent",
                        "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",
                        "ResourceApplyAdam", "ResourceApplyAdamWithAmsgrad",

@@ -64,7 +64,7 @@ def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT) -> np.ndarray:
     index = np.minimum(index[np.isfinite(index) & (index >= 0)], count - 1).astype(np.int64)
     counts = np.bincount(index, minlength=count).astype(np.float64)
     edges = low + width * np.arange(count + 1, dtype=np.float64)
-    edges[-1] = high
+    edges[0], edges[-1] = low, high  # (TensorFlow's linspace starts at its start exactly)
     return np.stack([edges[:-1], edges[1:], counts], axis=1)
 
 
