@@ -49,9 +49,7 @@ PENDING = {
     "tf.data.experimental.dense_to_ragged_batch": "ragged batching of datasets",
     "tf.config.experimental.set_memory_growth": "GPU memory configuration",
     "tf.experimental.numpy.experimental_enable_numpy_behavior": "tf.experimental.numpy",
-    "tf.audio.decode_wav": "audio decoding",
     "tf.profiler.experimental.start": "TF's profiler names (eager.profiler.start exists)",
-    "tf.summary.create_file_writer": "TensorBoard summaries",
 }
 
 

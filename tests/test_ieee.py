@@ -251,8 +251,10 @@ NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "Resour
                  "StatefulUniformInt", "Multinomial", "_Send", "_Recv", "CheckNumericsV2",
                  "CheckNumerics",
                  "EagerPyFunc", "PyFunc", "Assert", "AnonymousIteratorV3", "IteratorGetNext",
-                 "IteratorGetNextAsOptional", "MatchingFiles", "ReadFile", "WriteFile"}
+                 "IteratorGetNextAsOptional", "MatchingFiles", "ReadFile", "WriteFile",
+                 "FlushSummaryWriter"}
 HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
+                       "WriteSummary",
                        "ResourceApplyGradientDescent", "ResourceSparseApplyGradientDescent",
                        "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",
                        "ResourceApplyAdam", "ResourceApplyAdamWithAmsgrad",

@@ -392,6 +392,26 @@ def _file_name(x):
     return _S.reduce_join(_text(x), separator=",")
 
 
+def _wav(x):
+    return eager.audio.encode_wav(eager.reshape(eager.cast(_real(x), eager.float32), [-1, 1]),
+                                  8000)
+
+
+_SUMMARY_WRITER = []
+
+
+def _summaries(x):
+    """A histogram, a scalar and an image of x written to a scratch event file."""
+    if not _SUMMARY_WRITER:
+        _SUMMARY_WRITER.append(eager.summary.create_file_writer(
+            tempfile.mkdtemp(prefix="eager-kernel-warnings-")))
+    with _SUMMARY_WRITER[0].as_default(step=1):
+        real = _real(x)
+        eager.summary.histogram("h", x)
+        eager.summary.scalar("s", eager.reshape(real, [-1])[0])
+        return eager.summary.image("i", eager.reshape(real, [1, -1, 1, 1]))
+
+
 _SCRATCH = os.path.join(tempfile.gettempdir(), f"eager-kernel-warnings-{os.getpid()}.txt")
 
 #: op name -> recipe: fn(x) of the hostile tensor, or a Stateful.
@@ -576,6 +596,10 @@ RECIPES = {
     "DecodeCSV": lambda x: eager.io.decode_csv(
         eager.strings.as_string(eager.reshape(_real(x), [-1])), [[0.0]]),
     "EncodePng": lambda x: _png(x),
+    "EncodeWav": lambda x: _wav(x),
+    "DecodeWav": lambda x: eager.audio.decode_wav(_wav(x))[0],
+    "WriteSummary": lambda x: _summaries(x),
+    "FlushSummaryWriter": lambda x: [_summaries(x), eager.summary.flush()][0],
     "DecodePng": lambda x: eager.io.decode_png(_png(x), channels=3),
     "DecodeImage": lambda x: eager.io.decode_image(_png(x), dtype=eager.float32),
     "SerializeTensor": lambda x: eager.io.serialize_tensor(x),

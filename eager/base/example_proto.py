@@ -15,11 +15,7 @@ import struct
 
 import numpy as np
 
-from .tensor_proto import ProtoError
-from .tensor_proto import _field as field  # the shared wire-format helpers
-from .tensor_proto import _fields as fields
-from .tensor_proto import _read_varint as read_varint
-from .tensor_proto import _varint as varint
+from .tensor_proto import ProtoError, field, fields, read_varint, varint
 
 __all__ = ["Example", "Features", "Feature", "BytesList", "FloatList", "Int64List",
            "ProtoError"]

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["encode", "decode", "ProtoError"]
+__all__ = ["encode", "decode", "ProtoError", "varint", "field", "fields", "read_varint"]
 
 
 class ProtoError(ValueError):
     """The bytes are not a TensorProto eager can read."""
 
 
-def _varint(n: int) -> bytes:
+def varint(n: int) -> bytes:
     out = bytearray()
     n &= (1 << 64) - 1
     while True:
@@ -33,26 +33,26 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def _field(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+def field(number: int, payload: bytes) -> bytes:
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
 def encode(array, enum: int) -> bytes:
     """The TensorProto of `array` (numeric, bool or an object array of bytes) whose TensorFlow
     dtype number is `enum`."""
     array = np.asarray(array)
-    shape = b"".join(_field(2, (_varint(1 << 3) + _varint(d)) if d else b"")
+    shape = b"".join(field(2, (varint(1 << 3) + varint(d)) if d else b"")
                      for d in array.shape)
-    out = _varint(1 << 3) + _varint(enum) + _field(2, shape)
+    out = varint(1 << 3) + varint(enum) + field(2, shape)
     if array.dtype.hasobject:
-        return out + b"".join(_field(8, bytes(item)) for item in array.reshape(-1))
+        return out + b"".join(field(8, bytes(item)) for item in array.reshape(-1))
     if array.size:
         data = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
-        out += _field(4, data)
+        out += field(4, data)
     return out
 
 
-def _read_varint(data, at):
+def read_varint(data, at):
     shift = result = 0
     while True:
         if at >= len(data) or shift > 63:
@@ -65,16 +65,16 @@ def _read_varint(data, at):
             return result, at
 
 
-def _fields(data):
+def fields(data):
     """(field number, wire type, value) of a message: ints for varints, bytes otherwise."""
     at = 0
     while at < len(data):
-        key, at = _read_varint(data, at)
+        key, at = read_varint(data, at)
         number, wire = key >> 3, key & 7
         if wire == 0:
-            value, at = _read_varint(data, at)
+            value, at = read_varint(data, at)
         elif wire == 2:
-            size, at = _read_varint(data, at)
+            size, at = read_varint(data, at)
             if at + size > len(data):
                 raise ProtoError("a field runs past the end")
             value, at = bytes(data[at:at + size]), at + size
@@ -104,14 +104,14 @@ def decode(data: bytes, dtypes_by_enum: dict):
     content = None
     strings = []
     typed = []
-    for number, wire, value in _fields(data):
+    for number, wire, value in fields(data):
         if number == 1 and wire == 0:
             enum = value
         elif number == 2 and wire == 2:
-            for n, w, v in _fields(value):
+            for n, w, v in fields(value):
                 if n == 2 and w == 2:
                     size = 0
-                    for n2, w2, v2 in _fields(v):
+                    for n2, w2, v2 in fields(v):
                         if n2 == 1 and w2 == 0:
                             size = v2 - (1 << 64) if v2 >= 1 << 63 else v2
                     if size < 0:
@@ -166,7 +166,7 @@ def _typed_values(fields, dtype):
             else:
                 raw, at = [], 0
                 while at < len(value):
-                    v, at = _read_varint(value, at)
+                    v, at = read_varint(value, at)
                     raw.append(v)
             if dtype.kind == "i":  # two's complement in 64 bits
                 raw = [v - (1 << 64) if v >= 1 << 63 else v for v in raw]

@@ -51,6 +51,10 @@ from .arguments import Binder, describe
 from .concrete import ConcreteFunction, trace_concrete
 from .lifting import LiftingCreator
 
+# Callables told of every new trace (`listener(concrete)`); `eager.summary.trace_on` adds one
+# while it collects graphs. Read only when a function traces.
+TRACE_LISTENERS = []
+
 __all__ = ["Function", "function", "run_functions_eagerly", "functions_run_eagerly"]
 
 #: Traces of one Function after which it warns about retracing (TensorFlow warns after 5).
@@ -349,6 +353,8 @@ class Function:
         """Applies this Function's runtime options to a new trace, and lists it (in trace
         order, for `pretty_printed_concrete_signatures`)."""
         self._traces.append(concrete)
+        for listener in TRACE_LISTENERS:
+            listener(concrete)
         concrete.inter_op_threads = self._inter_op_threads
         if self._jit_compile:
             concrete._uncompiled_calls = 1  # compile on the first call, not the second
