@@ -9,7 +9,9 @@ from . import (array_ops, debug_ops, linalg_ops, list_ops, logging_ops, math_ops
                check_ops, image_codec_ops, parsing_ops)
 from . import special_math_ops, matrix_ops, decomposition_ops, linalg_composites  # noqa: F401
 from . import tensor_scatter  # noqa: F401
+from . import fft_ops  # noqa: F401
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the modules above)
 from . import (array_grad, linalg_grad, list_grad, math_grad, nn_grad,  # noqa: F401  (gradients)
                product_grad)
 from . import special_math_grad, matrix_grad, decomposition_grad  # noqa: F401  (gradients)
+from . import fft_grad  # noqa: F401  (gradients)
