@@ -18,6 +18,7 @@ import numpy as np
 from ..core.argument_conversion import as_tensor
 from . import fft_ops as f
 from . import math_ops as m
+from .array_ops import shape as _shape
 from .padding_ops import pad
 
 _FORWARD = {1: f.fft, 2: f.fft2d, 3: f.fft3d}
@@ -53,13 +54,24 @@ def _fit(t, got, want):
     return t
 
 
+def _transform_size(forward, dy, rank):
+    """The transformed axes' element count: a Python number when known, else a tensor of dy's
+    dtype read from its shape (traced with unknown sizes)."""
+    inner = tuple(forward.input_shapes[0])[-rank:]
+    if None not in inner:
+        return float(_size(inner, rank))
+    return m.cast(m.reduce_prod(_shape(dy)[-rank:]), dy.dtype)
+
+
 def _c2c_grad(op, rank, inverse):
     @op.def_gradient
     def grad(forward, dy):
-        n = _size(forward.input_shapes[0], rank)
+        n = _transform_size(forward, dy, rank)
         if inverse:
-            return _FORWARD[rank](dy) * (1.0 / n)
-        return _INVERSE[rank](dy) * float(n)
+            # (an empty transform has an empty gradient: its scale does not matter)
+            return _FORWARD[rank](dy) / n if not isinstance(n, float) else \
+                _FORWARD[rank](dy) * (1.0 / n if n else 0.0)
+        return _INVERSE[rank](dy) * n
     return grad
 
 

@@ -18,8 +18,9 @@ import operator
 import numpy as np
 
 from ..base import dtypes as _dt
+from ..base.ieee import quiet
 from ..base.tensor_shape import UNKNOWN_SHAPE, TensorShape
-from ..core.argument_conversion import as_tensor
+from ..core.argument_conversion import as_tensor, check_dtype
 from ..core.dispatch import execute, named
 from ..core.registry import op_error, register_op
 from ..core.specs import TensorSpec
@@ -52,8 +53,9 @@ def _c2c(op_name, rank, inverse):
         _check_rank(op_name, TensorShape(x.shape), rank)
         if x.size == 0:
             return xp.zeros(x.shape, x.dtype)
-        out = xp.fft.ifftn(x, axes=axes) if inverse else xp.fft.fftn(x, axes=axes)
-        return out.astype(x.dtype, copy=False)
+        with quiet():  # inf and nan inputs give TensorFlow's inf and nan outputs, silently
+            out = xp.fft.ifftn(x, axes=axes) if inverse else xp.fft.fftn(x, axes=axes)
+            return out.astype(x.dtype, copy=False)
 
     word = "inverse " if inverse else ""
     op = register_op(op_name, kernel, infer, dtypes=_COMPLEX, infer_from_types=True,
@@ -61,6 +63,8 @@ def _c2c(op_name, rank, inverse):
 
     def api(input, name=None):  # noqa: A002 - TensorFlow's argument name
         x = as_tensor(input)
+        if x.dtype not in _COMPLEX:
+            check_dtype(op, x, _COMPLEX)
         out = execute(op, (x,))
         return out if name is None else named(out, name)
 
@@ -120,7 +124,8 @@ def _rfft_kernel(op_name, rank):
         if 0 in shape or 0 in fft_length or 0 in x.shape[-rank:]:
             # An empty transform (or one of zero-padding alone) is zeros, as TensorFlow's.
             return xp.zeros(shape, out_dtype)
-        return xp.fft.rfftn(x, s=fft_length, axes=axes).astype(out_dtype, copy=False)
+        with quiet():
+            return xp.fft.rfftn(x, s=fft_length, axes=axes).astype(out_dtype, copy=False)
     return kernel
 
 
@@ -133,7 +138,8 @@ def _irfft_kernel(op_name, rank):
         shape = x.shape[:-rank] + tuple(fft_length)
         if 0 in shape or 0 in x.shape[-rank:]:
             return xp.zeros(shape, out_dtype)
-        return xp.fft.irfftn(x, s=fft_length, axes=axes).astype(out_dtype, copy=False)
+        with quiet():
+            return xp.fft.irfftn(x, s=fft_length, axes=axes).astype(out_dtype, copy=False)
     return kernel
 
 

@@ -125,7 +125,13 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
         frames = max(0, (length - frame_length + frame_step) // frame_step)
     index = (np.arange(frames, dtype=np.int64)[:, None] * frame_step
              + np.arange(frame_length, dtype=np.int64)[None, :])
-    out = gather(x, as_tensor(index.astype(np.int32)), axis=axis)
+    index = as_tensor(index.astype(np.int32))
+    if axis == 0:
+        # Gathered along axis 1 of a [1, ...] view: a gather along axis 0 has an IndexedSlices
+        # gradient, and the signal's gradient should be dense, as TensorFlow's frame gives.
+        out = gather(x[None], index, axis=1)[0]
+    else:
+        out = gather(x, index, axis=axis)
     return out if name is None else named(out, name)
 
 
