@@ -8,5 +8,5 @@ from ..runtime.explorer import allowed_outcomes
 from . import dlpack  # noqa: F401
 from . import numpy  # noqa: F401
 
-__all__ = ["dlpack", "numpy", "live_resource_count", "async_scope", "async_wait", "async_clear_error",
-           "sync_devices", "MAX_PENDING_OPS", "allowed_outcomes"]
+__all__ = ["dlpack", "numpy", "live_resource_count", "async_scope", "async_wait",
+           "async_clear_error", "sync_devices", "MAX_PENDING_OPS", "allowed_outcomes"]
