@@ -36,6 +36,7 @@ from .ops.composite_ops import (add_n, boolean_mask, clip_by_global_norm, clip_b
 from .ops.sort_ops import argsort, sort
 from .ops.special_math_ops import floor, round, tan  # noqa: A004 - TensorFlow's names
 from .ops.tensor_scatter import tensor_scatter_nd_add, tensor_scatter_nd_sub
+from .ops.small_composites import repeat, saturate_cast
 from .ops.logging_ops import print  # noqa: A004
 from .ops.random_initializers import random_normal_initializer, random_uniform_initializer
 from . import bitwise, config, debugging, experimental, linalg, math, nn, random, test  # noqa: F401

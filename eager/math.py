@@ -14,6 +14,7 @@ from .ops.math_ops import (add, argmax, argmin, conj, cos, divide, equal, exp, f
                            reduce_sum, rsqrt, sigmoid, sign, sin, sqrt, square, subtract, tanh,
                            truediv)
 from .ops.sort_ops import top_k
+from .ops.small_composites import confusion_matrix
 from .ops.special_math_ops import round  # noqa: A004 - TensorFlow's name
 from .ops.special_math_ops import (ceil, digamma, erf, erfc, floor, lgamma, polygamma,
                                    reciprocal, rint, tan, zeta)
@@ -29,5 +30,5 @@ __all__ = [
     "is_inf", "is_nan", "log_sigmoid", "softplus", "squared_difference", "count_nonzero",
     "reduce_euclidean_norm", "segment_sum", "unsorted_segment_mean", "unsorted_segment_sum",
     "ceil", "digamma", "erf", "erfc", "floor", "lgamma", "polygamma", "reciprocal", "rint",
-    "round", "tan", "zeta",
+    "round", "tan", "zeta", "confusion_matrix",
 ]

@@ -9,3 +9,4 @@ from .ops.sort_ops import top_k  # noqa: F401
 from .ops.nn_ops import *  # noqa: F401,F403
 from .ops.conv_transpose_ops import conv1d_transpose, conv2d_transpose  # noqa: F401
 from .ops.random_ops import dropout  # noqa: F401
+from .ops.nn_composites import *  # noqa: F401,F403
