@@ -53,6 +53,7 @@ from .ops.sparse_tensor import SparseTensor, SparseTensorSpec
 from .ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from . import image  # noqa: F401
 from . import audio, summary  # noqa: F401
+from . import signal  # noqa: F401
 from . import version  # noqa: F401
 from .small_names import get_logger, group, type_spec_from_value
 from . import data  # noqa: F401

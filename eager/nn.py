@@ -11,6 +11,7 @@ from .ops.loss_scaling import compute_average_loss, scale_regularization_loss  #
 from .ops.nn_ops import *  # noqa: F401,F403
 from .ops.conv_transpose_ops import conv1d_transpose, conv2d_transpose  # noqa: F401
 from .ops.random_ops import dropout  # noqa: F401
+from .ops.nn_composites import *  # noqa: F401,F403
 
 from .base.traceback_filter import filter_public_functions as _filter_public_functions  # noqa: E402
 

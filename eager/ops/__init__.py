@@ -11,7 +11,9 @@ from . import special_math_ops, matrix_ops, decomposition_ops, linalg_composites
 from . import tensor_scatter  # noqa: F401
 from . import segment_reduce_ops, counting_ops, complex_ops  # noqa: F401
 from . import audio_ops, summary_ops  # noqa: F401
+from . import fft_ops  # noqa: F401
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the modules above)
 from . import (array_grad, linalg_grad, list_grad, math_grad, nn_grad,  # noqa: F401  (gradients)
                product_grad)
 from . import special_math_grad, matrix_grad, decomposition_grad  # noqa: F401  (gradients)
+from . import fft_grad  # noqa: F401  (gradients)
