@@ -540,6 +540,8 @@ RECIPES = {
     "StaticRegexFullMatch": lambda x: _S.regex_full_match(_text(x), "-?[0-9.e+]+"),
     "StringLower": lambda x: _S.lower(_text(x)), "StringUpper": lambda x: _S.upper(_text(x)),
     "StringStrip": lambda x: _S.strip(_text(x)),
+    "StringToHashBucketFast": lambda x: _S.to_hash_bucket_fast(_text(x), 7),
+    "StringToHashBucketStrong": lambda x: _S.to_hash_bucket_strong(_text(x), 7, [1, 2]),
     "StringToNumber": lambda x: _S.to_number(_text(x), eager.float64),
     "StringFormat": lambda x: _S.format("x={}", x, summarize=-1),
     "UnicodeEncode": lambda x: _S.unicode_encode(
