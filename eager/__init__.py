@@ -42,6 +42,7 @@ from . import bitwise, config, debugging, experimental, linalg, math, nn, random
 from . import autograph, optimizers, profiler, train  # noqa: F401
 from . import io, strings  # noqa: F401
 from . import ragged, sparse  # noqa: F401
+from . import lookup  # noqa: F401
 from .ops.sparse_tensor import SparseTensor, SparseTensorSpec
 from .ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from . import image  # noqa: F401

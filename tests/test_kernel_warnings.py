@@ -542,6 +542,9 @@ RECIPES = {
     "StringStrip": lambda x: _S.strip(_text(x)),
     "StringToHashBucketFast": lambda x: _S.to_hash_bucket_fast(_text(x), 7),
     "StringToHashBucketStrong": lambda x: _S.to_hash_bucket_strong(_text(x), 7, [1, 2]),
+    "LookupTableFindV2": lambda x: eager.lookup.StaticVocabularyTable(
+        eager.lookup.KeyValueTensorInitializer(["1"], eager.constant([0], eager.int64)),
+        3).lookup(_text(x)),
     "StringToNumber": lambda x: _S.to_number(_text(x), eager.float64),
     "StringFormat": lambda x: _S.format("x={}", x, summarize=-1),
     "UnicodeEncode": lambda x: _S.unicode_encode(

@@ -8,7 +8,7 @@ from . import (array_ops, debug_ops, linalg_ops, list_ops, logging_ops, math_ops
                training_ops, list_bulk_ops, io_ops, string_ops, stateless_random_ops,
                check_ops, image_codec_ops, parsing_ops)
 from . import special_math_ops, matrix_ops, decomposition_ops, linalg_composites  # noqa: F401
-from . import tensor_scatter, string_hash_ops  # noqa: F401
+from . import tensor_scatter, string_hash_ops, lookup_ops  # noqa: F401
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the modules above)
 from . import (array_grad, linalg_grad, list_grad, math_grad, nn_grad,  # noqa: F401  (gradients)
                product_grad)
