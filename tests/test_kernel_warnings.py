@@ -560,6 +560,8 @@ RECIPES = {
     "DecodeRaw": lambda x: eager.io.decode_raw(_text(x), eager.uint8, fixed_length=4),
     "ParseExampleV2": lambda x: eager.io.parse_example(
         [_EXAMPLE], {"f": eager.io.FixedLenFeature([4], eager.float32)}),
+    "ParseExampleVarLen": lambda x: eager.io.parse_example(
+        [_EXAMPLE], {"f": eager.io.VarLenFeature(eager.float32)})["f"].values,
     "DecodeCSV": lambda x: eager.io.decode_csv(
         eager.strings.as_string(eager.reshape(_real(x), [-1])), [[0.0]]),
     "EncodePng": lambda x: _png(x),
