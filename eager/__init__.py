@@ -49,6 +49,7 @@ from . import bitwise, config, debugging, experimental, linalg, math, nn, random
 from . import autograph, optimizers, profiler, train  # noqa: F401
 from . import io, strings  # noqa: F401
 from . import ragged, sparse  # noqa: F401
+from . import lookup  # noqa: F401
 from .ops.sparse_tensor import SparseTensor, SparseTensorSpec
 from .ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from . import image  # noqa: F401
@@ -71,6 +72,7 @@ from .functions.py_function import numpy_function, py_function
 from .control_flow import cond, switch_case, while_loop
 from .ops.tensor_array import TensorArray, TensorArraySpec
 from .runtime.session import Session
+from .graph.graph import Graph
 from .functions.vectorized_map import vectorized_map
 from .functions.functional_ops import foldl, foldr, map_fn, scan
 

@@ -41,6 +41,7 @@ from .base.rich_display import tensor_card
 from .base.tensor_shape import TensorShape, as_shape
 from .base.traceback_filter import filter_traceback
 from .core.buffer_reuse import MIN_ELEMENTS, writable_operand
+from .core.composite import CompositeTensor
 from .core.context import FAST_PATH, placement_device
 from .devices.base import Device
 
@@ -737,8 +738,9 @@ def _unpickle(array, dtype_name):
 
 
 def is_tensor(x) -> bool:
-    """≈ `tf.is_tensor`: a Tensor (eager or symbolic) or a tensor-like composite."""
-    return isinstance(x, (Tensor, IndexedSlices))
+    """≈ `tf.is_tensor`: a Tensor (eager or symbolic) or a tensor-like composite (ragged,
+    sparse, IndexedSlices); not a TypeSpec."""
+    return isinstance(x, (Tensor, IndexedSlices, CompositeTensor))
 
 
 # -----------------------------------------------------------------------------------------------

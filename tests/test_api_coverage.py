@@ -40,13 +40,7 @@ LATER = ("tf.distribute.", "tf.config.experimental_connect_to_cluster", "tf.trai
 #: Required names still to be added (each could exist here; none is unsupported by nature),
 #: with what adding them takes. Delete a name when it lands (a test checks).
 PENDING = {
-    "tf.Graph": "graph building outside tf.function (`eager.graph.Graph` is the graph class)",
-    "tf.strings.to_hash_bucket_fast": "TensorFlow's Fingerprint64 bit for bit",
-    "tf.io.RaggedFeature": "ragged features in parse_example",
-    "tf.data.experimental.make_csv_dataset": "CSV datasets",
-    "tf.data.experimental.CsvDataset": "CSV datasets",
     "tf.data.experimental.dense_to_ragged_batch": "ragged batching of datasets",
-    "tf.profiler.experimental.start": "TF's profiler names (eager.profiler.start exists)",
 }
 
 

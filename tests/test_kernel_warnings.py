@@ -586,6 +586,11 @@ RECIPES = {
     "StaticRegexFullMatch": lambda x: _S.regex_full_match(_text(x), "-?[0-9.e+]+"),
     "StringLower": lambda x: _S.lower(_text(x)), "StringUpper": lambda x: _S.upper(_text(x)),
     "StringStrip": lambda x: _S.strip(_text(x)),
+    "StringToHashBucketFast": lambda x: _S.to_hash_bucket_fast(_text(x), 7),
+    "StringToHashBucketStrong": lambda x: _S.to_hash_bucket_strong(_text(x), 7, [1, 2]),
+    "LookupTableFindV2": lambda x: eager.lookup.StaticVocabularyTable(
+        eager.lookup.KeyValueTensorInitializer(["1"], eager.constant([0], eager.int64)),
+        3).lookup(_text(x)),
     "StringToNumber": lambda x: _S.to_number(_text(x), eager.float64),
     "StringFormat": lambda x: _S.format("x={}", x, summarize=-1),
     "UnicodeEncode": lambda x: _S.unicode_encode(
@@ -601,6 +606,8 @@ RECIPES = {
     "DecodeRaw": lambda x: eager.io.decode_raw(_text(x), eager.uint8, fixed_length=4),
     "ParseExampleV2": lambda x: eager.io.parse_example(
         [_EXAMPLE], {"f": eager.io.FixedLenFeature([4], eager.float32)}),
+    "ParseExampleVarLen": lambda x: eager.io.parse_example(
+        [_EXAMPLE], {"f": eager.io.VarLenFeature(eager.float32)})["f"].values,
     "DecodeCSV": lambda x: eager.io.decode_csv(
         eager.strings.as_string(eager.reshape(_real(x), [-1])), [[0.0]]),
     "EncodePng": lambda x: _png(x),

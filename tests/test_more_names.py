@@ -111,3 +111,29 @@ def test_memory_growth_and_older_device_configuration_names():
     gpu = tf.config.PhysicalDevice("/physical_device:GPU:0", "GPU")
     tf.config.experimental.set_memory_growth(gpu, True)
     assert tf.config.experimental.get_memory_growth(gpu) is True
+
+
+def test_graph_is_tfs_graph_building_class():
+    g = tf.Graph()
+    assert tf.Graph is tf.graph.Graph
+    with g.as_default():
+        assert not tf.executing_eagerly()
+        b = tf.constant(2.0) * 3.0
+    assert tf.executing_eagerly() and b.graph is g
+    assert [op.type for op in g.get_operations()] == ["Const", "Const", "Mul"]
+    assert tf.Session(graph=g).run(b) == 6.0
+
+
+def test_profiler_experimental_names_record_the_trace(tmp_path):
+    tf.profiler.experimental.start(str(tmp_path))
+    with tf.profiler.experimental.Trace("train", step_num=1):
+        tf.matmul(tf.ones((2, 2)), tf.ones((2, 2)))
+    trace = tf.profiler.experimental.stop()
+    names = [s.name for s in trace.slices]
+    assert "train" in names and "MatMul" in names
+    assert trace.path.startswith(str(tmp_path))
+    with tf.profiler.experimental.Profile(str(tmp_path)) as session:
+        tf.ones(2) + 1.0
+    assert session.path is not None
+    with pytest.raises(tf.errors.UnavailableError):
+        tf.profiler.experimental.stop()

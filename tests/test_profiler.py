@@ -14,6 +14,7 @@ import eager as tf
 from eager.core import context
 from eager.base import profile_events
 from eager import profiler
+from eager.profiler.tracing import split_lane
 
 HOST = f"host dispatch: {threading.current_thread().name}"
 
@@ -275,10 +276,10 @@ def test_a_json_gz_path_is_compressed(tmp_path, xy):
 
 def test_device_stream_lanes_become_a_process_per_device(tmp_path):
     """Backends record stream work on lanes like "GPU:0/compute" (simulated here)."""
-    assert profiler.split_lane("GPU:0/compute") == ("GPU:0", "compute")
-    assert profiler.split_lane("host dispatch: worker/1") == ("host dispatch", "worker/1")
-    assert profiler.split_lane("executor: eager-executor-2") == ("executor", "eager-executor-2")
-    assert profiler.split_lane("alone") == ("alone", "alone")
+    assert split_lane("GPU:0/compute") == ("GPU:0", "compute")
+    assert split_lane("host dispatch: worker/1") == ("host dispatch", "worker/1")
+    assert split_lane("executor: eager-executor-2") == ("executor", "eager-executor-2")
+    assert split_lane("alone") == ("alone", "alone")
     with profiler.trace(tmp_path / "t.json") as t:
         for lane in ("GPU:1/copy", "GPU:0/compute", "GPU:0/copy"):
             start = profile_events.now_ns()

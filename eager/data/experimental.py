@@ -3,6 +3,7 @@
 from ..base import dtypes as _dt
 from .background import AUTOTUNE
 from .buffering import DeviceStaging
+from .csv_datasets import CsvDataset, make_csv_dataset
 from .dataset import Dataset
 from .node import INFINITE as INFINITE_CARDINALITY
 from .node import UNKNOWN as UNKNOWN_CARDINALITY
@@ -11,7 +12,7 @@ from .options import (AutoShardPolicy, AutotuneOptions, DistributeOptions, Exter
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality", "Counter",
            "sample_from_datasets", "choose_from_datasets",
-           "prefetch_to_device", "copy_to_device",
+           "prefetch_to_device", "copy_to_device", "CsvDataset", "make_csv_dataset",
            "AutoShardPolicy", "AutotuneOptions", "DistributeOptions", "ExternalStatePolicy",
            "OptimizationOptions", "ThreadingOptions"]
 

@@ -5,6 +5,11 @@
 are elementwise. `==`/`!=` follow TensorFlow 2: elementwise when the shapes broadcast, a scalar
 False/True when they do not, False/True against None; a value that cannot be converted to the
 tensor's dtype raises, as in TensorFlow 2.21 (`int_tensor == 1.5` is a TypeError).
+
+With a composite operand (`dense + ragged`), a tensor's binary operator returns NotImplemented,
+so Python asks the composite's reflected operator, which broadcasts the tensor into it as
+TensorFlow's dispatch does. The check runs only on the op-library path: the dense operators'
+fast path (`eager.tensor`) never meets a composite operand.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from ..tensor import Tensor, register_operators
 from . import math_ops as m
 from .array_ops import getitem
 from ..core.argument_conversion import same_type
+from ..core.composite import CompositeTensor
 from ..core.dispatch import execute
 from .product_ops import matmul
 
@@ -65,8 +71,27 @@ def _equality(fn, on_mismatch):
 OPERATOR_OPS = {"add": m.ADD, "sub": m.SUB, "mul": m.MUL, "truediv": m.REALDIV}
 
 
+def _deferring(fn, reflected):
+    """`fn(x, y)`, or NotImplemented when either operand is a composite whose class has the
+    `reflected` operator (see the module doc); other composites fail in `fn` as in TF."""
+    def operator(x, y):
+        if isinstance(y, CompositeTensor) or isinstance(x, CompositeTensor):
+            other = y if isinstance(y, CompositeTensor) else x
+            if hasattr(type(other), reflected):
+                return NotImplemented
+        return fn(x, y)
+    operator.__name__ = getattr(fn, "__name__", "operator")
+    return operator
+
+
 register_operators(
-    add=m.add, sub=m.subtract, mul=m.multiply, truediv=m.truediv, floordiv=m.floordiv,
-    mod=m.floormod, pow=m.pow, matmul=matmul, neg=m.negative, abs=m.abs, invert=_invert,
-    and_=_and, or_=_or, xor=_xor, lt=m.less, le=m.less_equal, gt=m.greater, ge=m.greater_equal,
-    eq=_equality(m.equal, False), ne=_equality(m.not_equal, True), getitem=getitem)
+    add=_deferring(m.add, "__radd__"), sub=_deferring(m.subtract, "__rsub__"),
+    mul=_deferring(m.multiply, "__rmul__"), truediv=_deferring(m.truediv, "__rtruediv__"),
+    floordiv=_deferring(m.floordiv, "__rfloordiv__"), mod=_deferring(m.floormod, "__rmod__"),
+    pow=_deferring(m.pow, "__rpow__"), matmul=matmul, neg=m.negative, abs=m.abs,
+    invert=_invert, and_=_deferring(_and, "__rand__"), or_=_deferring(_or, "__ror__"),
+    xor=_deferring(_xor, "__rxor__"), lt=_deferring(m.less, "__gt__"),
+    le=_deferring(m.less_equal, "__ge__"), gt=_deferring(m.greater, "__lt__"),
+    ge=_deferring(m.greater_equal, "__le__"),
+    eq=_deferring(_equality(m.equal, False), "__eq__"),
+    ne=_deferring(_equality(m.not_equal, True), "__ne__"), getitem=getitem)

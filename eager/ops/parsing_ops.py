@@ -1,11 +1,14 @@
-"""`eager.io.parse_example` / `parse_single_example` with `FixedLenFeature`, and
-`eager.io.decode_csv`: TensorFlow's parsing ops on string tensors (host kernels, so they run in
-traced functions and `Dataset.map`).
+"""`eager.io.parse_example` / `parse_single_example` with `FixedLenFeature`,
+`VarLenFeature`, `RaggedFeature` and `SparseFeature`, and `eager.io.decode_csv`: TensorFlow's
+parsing ops on string tensors (host kernels, so they run in traced functions and
+`Dataset.map`).
 
 `ParseExampleV2` reads serialized `tf.train.Example`s with `eager.base.example_proto` and
-returns one dense tensor per requested feature, TensorFlow's errors included ("Feature: z (data
-type: float) is required but could not be found."). `VarLenFeature` and `RaggedFeature` need
-sparse and ragged tensors and are not provided.
+returns one dense tensor per fixed-length feature, TensorFlow's errors included ("Feature: z
+(data type: float) is required but could not be found."). `ParseExampleVarLen` reads the
+features of any length: each is returned as the components of a `SparseTensor` (indices,
+values, dense shape) or of a `RaggedTensor` (flat values, row splits), which `parse_example`
+assembles.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from ..core.argument_conversion import as_tensor
 from ..core.dispatch import execute
 from ..core.registry import op_error, register_op
 from ..core.specs import TensorSpec
+from .parsing_var_len import RaggedFeature, SparseFeature, VarLenFeature, parse_var_len
 
-__all__ = ["FixedLenFeature", "parse_example", "parse_single_example", "decode_csv"]
+__all__ = ["FixedLenFeature", "VarLenFeature", "RaggedFeature", "SparseFeature",
+           "parse_example", "parse_single_example", "decode_csv"]
 
 _HOST = frozenset({"CPU"})
 _TF_NAMES = {"float32": "float", "int64": "int64", "string": "string"}
@@ -105,13 +110,12 @@ PARSE_EXAMPLE = register_op("ParseExampleV2", _parse_kernel, _parse_infer, num_o
 
 
 def _specs(features):
+    """The fixed-length features' attributes, sorted by key."""
     keys, dtypes, shapes, defaults = [], [], [], []
     for key in sorted(features):
         spec = features[key]
         if not isinstance(spec, FixedLenFeature):
-            raise NotImplementedError(f"parse_example: {type(spec).__name__} (feature {key!r}) "
-                                      f"needs sparse or ragged tensors, which eager does not "
-                                      f"have; use FixedLenFeature.")
+            continue
         dtype = _dt.as_dtype(spec.dtype)
         if dtype not in _KIND_OF:
             raise TypeError(f"Value for attr 'Tdense' of {dtype.name} is not in the list of "
@@ -136,21 +140,29 @@ def _freeze(value):
 
 
 def parse_example(serialized, features, example_names=None, name=None):
-    """≈ `tf.io.parse_example`: a dict of dense tensors [batch, *shape], one per feature, from
-    a vector of serialized `tf.train.Example`s."""
+    """≈ `tf.io.parse_example`: a dict with, per feature, a dense tensor [batch, *shape]
+    (`FixedLenFeature`), a `SparseTensor` [batch, max length] (`VarLenFeature`,
+    `SparseFeature`) or a `RaggedTensor` [batch, None] (`RaggedFeature`), from a vector of
+    serialized `tf.train.Example`s."""
     serialized = as_tensor(serialized, _dt.string) if not hasattr(serialized, "dtype") else \
         serialized
+    if serialized.shape.rank is not None and serialized.shape.rank > 1:
+        raise op_error("ParseExampleV2", f"Expected serialized to be a scalar or vector, got "
+                                         f"shape: [{','.join(str(d) for d in serialized.shape)}]")
+    out = {}
     keys, dtypes, shapes, defaults = _specs(features)
-    if not keys:
-        return {}
-    outs = execute(PARSE_EXAMPLE, (serialized,),
-                   {"keys": keys, "dtypes": dtypes, "shapes": shapes,
-                    "defaults": tuple(_freeze(d) for d in defaults)})
-    return dict(zip(keys, outs))
+    if keys:
+        outs = execute(PARSE_EXAMPLE, (serialized,),
+                       {"keys": keys, "dtypes": dtypes, "shapes": shapes,
+                        "defaults": tuple(_freeze(d) for d in defaults)})
+        out.update(zip(keys, outs))
+    out.update(parse_var_len(serialized, features))
+    return out
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
-    """≈ `tf.io.parse_single_example`: `parse_example` of one scalar serialized Example."""
+    """≈ `tf.io.parse_single_example`: `parse_example` of one scalar serialized Example
+    (sparse features lose the batch dimension; ragged ones are dense vectors)."""
     return parse_example(serialized, features)
 
 
