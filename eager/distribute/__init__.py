@@ -1,0 +1,1 @@
+"""`eager.distribute`: data-parallel training across devices and processes (≈ `tf.distribute`)."""
