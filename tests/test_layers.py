@@ -28,6 +28,7 @@ LAYERS = [
     ("functions", ["eager.function", "eager.functions", "eager.control_flow", "eager.autograph",
                    "eager.optimizers", "eager.saved_model"]),
     ("data", ["eager.data"]),
+    ("distribute", ["eager.distribute"]),
     ("keras", ["eager.keras"]),
     ("public", ["eager"]),
 ]
