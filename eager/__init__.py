@@ -49,6 +49,7 @@ from . import image  # noqa: F401
 from . import version  # noqa: F401
 from .small_names import get_logger, group, type_spec_from_value
 from . import data  # noqa: F401
+from . import distribute  # noqa: F401
 from . import keras  # noqa: F401
 from . import saved_model  # noqa: F401
 # TensorFlow 2.21's `tf.losses`, `tf.metrics` and `tf.initializers` are Keras 3's modules.

@@ -1,1 +1,17 @@
-"""`eager.distribute`: data-parallel training across devices and processes (≈ `tf.distribute`)."""
+"""`eager.distribute` ≈ `tf.distribute`: data-parallel training across devices (see
+docs/distributed.md)."""
+
+from . import optimizer_hook as _optimizer_hook  # noqa: F401 - installs the optimizers' hook
+from .input_lib import DistributedDataset
+from .reduce_util import ReduceOp
+from .strategy import (InputContext, MirroredStrategy, OneDeviceStrategy, ReplicaContext,
+                       Strategy, StrategyExtended, get_cross_replica_context,
+                       get_replica_context, get_strategy, has_strategy,
+                       in_cross_replica_context)
+from .values import (DistributedValues, MirroredVariable, PerReplica, SyncOnReadVariable)
+
+__all__ = ["MirroredStrategy", "OneDeviceStrategy", "Strategy", "StrategyExtended",
+           "ReplicaContext", "InputContext", "ReduceOp", "get_strategy", "has_strategy",
+           "get_replica_context", "get_cross_replica_context", "in_cross_replica_context",
+           "PerReplica", "DistributedValues", "MirroredVariable", "SyncOnReadVariable",
+           "DistributedDataset"]

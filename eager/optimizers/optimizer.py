@@ -48,6 +48,11 @@ _names_lock = threading.Lock()
 _names_used: dict = {}
 
 
+#: Installed by `eager.distribute` (a higher layer): `hook(optimizer, grads, variables)` applies
+#: the gradients itself and returns True when the variables are distributed (mirrored).
+DISTRIBUTED_APPLY = None
+
+
 def _auto_name(class_name: str) -> str:
     """Keras 3's default names: "sgd", then "sgd_1", "sgd_2", ... per process."""
     base = camel_to_snake(class_name)
@@ -356,7 +361,8 @@ class Optimizer(Trackable):
         return 0
 
     def _check_variable(self, var):
-        if not isinstance(var, ResourceVariable):
+        if not isinstance(var, ResourceVariable) and not getattr(
+                var, "_is_distributed_variable", False):
             raise TypeError(f"{type(self).__name__}.apply_gradients: expected eager.Variable "
                             f"variables, got {type(var).__name__} {var!r}. Gradients update "
                             "variables; tensors are immutable.")
@@ -410,6 +416,8 @@ class Optimizer(Trackable):
     def _apply(self, grads, variables):
         """One step. Every pair is checked (and its gradient converted) before any variable
         changes, so a bad gradient leaves the model and the step counter untouched."""
+        if DISTRIBUTED_APPLY is not None and DISTRIBUTED_APPLY(self, grads, variables):
+            return
         slots_of = self._slots_of
         for var in variables:  # Keras layers' weights are ResourceVariable subclasses
             handle = getattr(var, "_handle", None)

@@ -1,0 +1,91 @@
+"""Distributed datasets: each global batch split across the replicas, each part on its
+replica's device (≈ `experimental_distribute_dataset`), or one dataset per input pipeline from
+a function (≈ `distribute_datasets_from_function`)."""
+
+from __future__ import annotations
+
+from ..base import nest
+from ..core import context as _core
+from ..ops import array_ops
+from .mirrored_run import regroup
+from .input_context import InputContext
+
+
+def split_sizes(batch, n):
+    """TF's rebatching of a global batch of `batch` over `n` replicas: as equal as possible,
+    the earlier replicas one larger when it does not divide."""
+    base, extra = divmod(batch, n)
+    return [base + (1 if i < extra else 0) for i in range(n)]
+
+
+class DistributedDataset:
+    """Iterates a dataset of global batches as `PerReplica` batches."""
+
+    def __init__(self, strategy, dataset):
+        self._strategy = strategy
+        self._dataset = dataset
+
+    def __iter__(self):
+        return DistributedIterator(self._strategy, iter(self._dataset))
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+
+class DistributedIterator:
+    def __init__(self, strategy, iterator):
+        self._strategy = strategy
+        self._iterator = iterator
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        element = next(self._iterator)
+        devices = self._strategy.extended.worker_devices
+        n = len(devices)
+        flat = nest.flatten(element)
+        batch = int(flat[0].shape[0]) if flat and flat[0].shape.rank else None
+        if batch is None:
+            raise ValueError("experimental_distribute_dataset needs batched elements: the "
+                             "dataset's elements have no batch dimension.")
+        sizes = split_sizes(batch, n)
+        parts = [array_ops.split(t, sizes, 0) if n > 1 else [t] for t in flat]
+        per_replica = []
+        for r, device in enumerate(devices):
+            with _core.device(device):
+                per_replica.append(nest.pack_sequence_as(
+                    element, [array_ops.identity(p[r]) for p in parts]))
+        return regroup(per_replica)
+
+    def get_next(self):
+        return next(self)
+
+
+class DistributedDatasetsFromFunction:
+    """One dataset per replica from `dataset_fn(InputContext)` (in one process, one input
+    pipeline feeds every replica, as TF's MirroredStrategy does: the function is called once
+    and its batches, already per-replica sized, go to the replicas in turn)."""
+
+    def __init__(self, strategy, dataset_fn):
+        self._strategy = strategy
+        n = strategy.num_replicas_in_sync
+        self._dataset = dataset_fn(InputContext(1, 0, n))
+
+    def __iter__(self):
+        devices = self._strategy.extended.worker_devices
+        iterator = iter(self._dataset)
+
+        def gen():
+            while True:
+                per_replica = []
+                for device in devices:
+                    try:
+                        element = next(iterator)
+                    except StopIteration:
+                        return
+                    with _core.device(device):
+                        per_replica.append(nest.map_structure(array_ops.identity, element))
+                yield regroup(per_replica)
+        return gen()

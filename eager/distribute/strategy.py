@@ -1,0 +1,376 @@
+"""Strategies (≈ `tf.distribute.Strategy`): the default one, `OneDeviceStrategy` and
+`MirroredStrategy` over this process's devices, and the replica context.
+
+`strategy.scope()` installs a variable creator: inside it, `eager.Variable(...)` makes a
+`MirroredVariable` (or a `SyncOnReadVariable` for `synchronization=ON_READ`) with one component
+per device. `strategy.run` calls the step once per replica (`mirrored_run`); the cross-device
+reductions go through the in-process collective engine's rule (sum in replica order) written
+with ordinary ops, so they run eagerly, asynchronously and inside traced functions alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ..base import nest
+from ..core import context as _core
+from ..devices import registry as _devices
+from ..ops import array_ops, composite_ops, math_ops
+from ..core.tensor_conversion import convert_to_tensor
+from ..variables import (VariableAggregation, VariableSynchronization, variable_creator_scope)
+from . import buckets as _buckets
+from . import context as _ctx
+from .input_context import InputContext  # noqa: F401 - part of this module's API
+from .input_lib import DistributedDataset, DistributedDatasetsFromFunction
+from .mirrored_run import call_for_each_replica, regroup, select_replica
+from .reduce_util import ReduceOp, as_reduce_op
+from .values import (DistributedValues, Mirrored, MirroredVariable, PerReplica,
+                     SyncOnReadVariable)
+
+
+class _Ops:  # what buckets.fuse/split need
+    reshape = staticmethod(array_ops.reshape)
+    concat = staticmethod(array_ops.concat)
+    split = staticmethod(array_ops.split)
+
+
+class ReplicaContext:
+    """≈ `tf.distribute.ReplicaContext`: seen by the step inside `strategy.run`."""
+
+    def __init__(self, strategy, replica_id, thread=None):
+        self._strategy = strategy
+        self._replica_id = replica_id
+        self._thread = thread
+
+    @property
+    def strategy(self):
+        return self._strategy
+
+    @property
+    def replica_id_in_sync_group(self):
+        return self._replica_id
+
+    @property
+    def num_replicas_in_sync(self):
+        return self._strategy.num_replicas_in_sync
+
+    @property
+    def devices(self):
+        return (self._strategy.extended.worker_devices[self._replica_id],)
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        """Runs `merge_fn(strategy, *args, **kwargs)` once, in cross-replica context, with each
+        argument that differs across replicas as a `PerReplica`; returns this replica's part."""
+        kwargs = kwargs or {}
+        if self._thread is None:  # one replica: nothing to wait for
+            with _ctx.entered(self._strategy, None):
+                result = merge_fn(self._strategy, *args, **kwargs)
+            return select_replica(0, result)
+        return self._thread.merge_call(merge_fn, args, kwargs)
+
+    def all_reduce(self, reduce_op, value):
+        """Every replica's `value` (a nest of tensors) reduced; each replica gets the result."""
+        reduce_op = as_reduce_op(reduce_op)
+        flat = nest.flatten(value)
+
+        def merge(strategy, *per_replica):
+            return strategy.extended.batch_reduce_to(reduce_op, list(per_replica))
+        reduced = self.merge_call(merge, args=tuple(flat))
+        return nest.pack_sequence_as(value, list(reduced))
+
+    def __repr__(self):
+        return f"<ReplicaContext replica_id_in_sync_group={self._replica_id}>"
+
+
+class StrategyExtended:
+    """The devices and the cross-device work of a strategy (≈ `strategy.extended`)."""
+
+    def __init__(self, strategy, devices):
+        self._strategy = strategy
+        self.worker_devices = tuple(devices)
+        self.bucket_bytes = _buckets.BUCKET_BYTES
+
+    @property
+    def _num(self):
+        return len(self.worker_devices)
+
+    def _to_components(self, value):
+        if isinstance(value, DistributedValues):
+            return list(value.values)
+        return [value] * self._num
+
+    def batch_reduce_to(self, reduce_op, values):
+        """Reduces each PerReplica of `values` across replicas; one `Mirrored` per value (the
+        result placed on every device). Tensors are fused into buckets first."""
+        reduce_op = as_reduce_op(reduce_op)
+        components = [[convert_to_tensor(c) for c in self._to_components(v)] for v in values]
+        if not components:
+            return []
+        n = self._num
+        shapes = [tuple(c[0].shape) for c in components]
+        dtypes = [c[0].dtype.as_numpy_dtype for c in components]
+        results = [[None] * n for _ in components]
+        for bucket in _buckets.plan_buckets(list(zip(shapes, dtypes)), self.bucket_bytes):
+            fused = []
+            for r, device in enumerate(self.worker_devices):
+                with _core.device(device):
+                    fused.append(_buckets.fuse([components[i][r] for i in bucket], _Ops))
+            with _core.device(self.worker_devices[0]):
+                total = composite_ops.add_n([array_ops.identity(f) for f in fused]) \
+                    if n > 1 else fused[0]
+                if reduce_op is ReduceOp.MEAN and n > 1:
+                    total = math_ops.divide(total, math_ops.cast(n, total.dtype))
+            for r, device in enumerate(self.worker_devices):
+                with _core.device(device):
+                    parts = _buckets.split(array_ops.identity(total), [shapes[i] for i in bucket],
+                                           _Ops)
+                for i, part in zip(bucket, parts):
+                    results[i][r] = part
+        return [Mirrored(r) for r in results]
+
+    def reduce_to(self, reduce_op, value):
+        return self.batch_reduce_to(reduce_op, [value])[0]
+
+    def update_in_replica(self, variable, method, value, read_value, kwargs):
+        """A MirroredVariable written in replica context, by its aggregation (TF's rules)."""
+        agg = variable.aggregation
+        if agg == VariableAggregation.NONE and self._num > 1:
+            raise ValueError("You must specify an aggregation method to update a "
+                             "MirroredVariable in Replica Context. You can do so by passing an "
+                             "explicit value for argument `aggregation` to tf.Variable(..)."
+                             "e.g. `tf.Variable(..., aggregation=tf.VariableAggregation.SUM)`"
+                             "`tf.VariableAggregation` lists the possible aggregation methods."
+                             "This is required because MirroredVariable should always be kept "
+                             "in sync. When updating them or assigning to them in a replica "
+                             "context, we automatically try to aggregate the values before "
+                             "updating the variable. For this aggregation, we need to know the "
+                             "aggregation method. Another alternative is to not try to update "
+                             "such MirroredVariable in replica context. You can do this by "
+                             "using `strategy.extended.update()`.")
+        context = _ctx.current()[1]
+
+        def merge(strategy, v):
+            if agg == VariableAggregation.ONLY_FIRST_REPLICA or self._num == 1 \
+                    or agg == VariableAggregation.NONE:
+                first = v.values[0] if isinstance(v, DistributedValues) else v
+                v = first
+            else:
+                v = strategy.extended.reduce_to(ReduceOp.from_variable_aggregation(agg), v)
+            for i, component in enumerate(variable.values):
+                part = v.values[i] if isinstance(v, DistributedValues) else v
+                with _core.device(self.worker_devices[i]):
+                    getattr(component, method)(part, read_value=False)
+        context.merge_call(merge, args=(value,))
+        return variable.value() if read_value else None
+
+
+class Strategy:
+    """≈ `tf.distribute.Strategy`: the interface the concrete strategies share."""
+
+    def __init__(self, devices):
+        self._extended = StrategyExtended(self, devices)
+
+    @property
+    def extended(self):
+        return self._extended
+
+    @property
+    def num_replicas_in_sync(self):
+        return len(self._extended.worker_devices)
+
+    # -- scope: the variable creator ----------------------------------------------------------
+    @contextlib.contextmanager
+    def scope(self):
+        current, _ = _ctx.current()
+        if current is not None and current is not self and not isinstance(current,
+                                                                          _DefaultStrategy):
+            raise ValueError("Mixing different tf.distribute.Strategy objects: "
+                             f"{self!r} is not {current!r}")
+        if current is self:  # re-entered: the creator is already installed
+            with _ctx.entered(self, _ctx.current()[1]):
+                yield self
+            return
+        with _ctx.entered(self, None), variable_creator_scope(self._create_variable):
+            yield self
+
+    def _create_variable(self, next_creator, **kwargs):
+        sync = kwargs.get("synchronization") or VariableSynchronization.AUTO
+        agg = kwargs.get("aggregation") or VariableAggregation.NONE
+        if sync == VariableSynchronization.NONE:
+            raise ValueError("`NONE` variable synchronization mode is not supported with "
+                             "tf.distribute strategy. Please change the `synchronization` for "
+                             "variable: " + str(kwargs.get("name")))
+        kwargs = dict(kwargs, synchronization=VariableSynchronization.AUTO,
+                      aggregation=VariableAggregation.NONE)
+        if sync == VariableSynchronization.ON_READ:
+            kwargs["trainable"] = False
+        components = []
+        base_name = kwargs.get("name")
+        initial = kwargs.get("initial_value")
+        for i, device in enumerate(self._extended.worker_devices):
+            with _core.device(device):
+                if i == 0:
+                    if callable(initial):
+                        initial = initial()
+                    kwargs["initial_value"] = initial
+                    v = next_creator(**kwargs)
+                    first_value = v.value()
+                else:
+                    name = v.name.split(":")[0] if base_name is None else str(base_name)
+                    kwargs["name"] = f"{name}/replica_{i}"
+                    kwargs["initial_value"] = array_ops.identity(first_value)
+                    v = next_creator(**kwargs)
+                components.append(v)
+        cls = SyncOnReadVariable if sync == VariableSynchronization.ON_READ \
+            else MirroredVariable
+        return cls(self, components, agg)
+
+    # -- running ------------------------------------------------------------------------------
+    def run(self, fn, args=(), kwargs=None):
+        """≈ `strategy.run`: `fn` once per replica; a `PerReplica` of the results (the result
+        itself with one replica)."""
+        kwargs = kwargs or {}
+        with self.scope():
+            results = call_for_each_replica(self, self._extended.worker_devices, fn, args,
+                                            kwargs, ReplicaContext)
+        return regroup(results)
+
+    def experimental_local_results(self, value):
+        if isinstance(value, DistributedValues):
+            return tuple(value.values)
+        return (value,)
+
+    def reduce(self, reduce_op, value, axis):
+        """≈ `strategy.reduce`: across replicas (and along `axis` within each, if given)."""
+        reduce_op = as_reduce_op(reduce_op)
+        if not isinstance(value, DistributedValues) and self.num_replicas_in_sync > 1:
+            raise ValueError(f"A non-DistributedValues value {value} cannot be reduced with "
+                             f"the given reduce op {reduce_op}.")
+        components = self._extended._to_components(value)
+        if axis is not None:
+            counts = []
+            summed = []
+            for device, c in zip(self._extended.worker_devices, components):
+                with _core.device(device):
+                    c = convert_to_tensor(c)
+                    rank = c.shape.rank
+                    if not -rank <= axis < max(rank, 1) or rank == 0:
+                        raise ValueError(f"Invalid reduction dimension {axis} for input with "
+                                         f"{rank} dimensions.")
+                    summed.append(math_ops.reduce_sum(c, axis=axis))
+                    counts.append(array_ops.shape(c)[axis])
+            total = self._extended.reduce_to(ReduceOp.SUM, PerReplica(summed)).values[0]
+            if reduce_op is ReduceOp.MEAN:
+                n = composite_ops.add_n([array_ops.identity(c) for c in counts])
+                total = math_ops.divide(total, math_ops.cast(n, total.dtype))
+            return total
+        return self._extended.reduce_to(reduce_op, PerReplica(components)).values[0]
+
+    def gather(self, value, axis):
+        """≈ `strategy.gather`: the replicas' values concatenated along `axis`."""
+        components = self._extended._to_components(value)
+        with _core.device(self._extended.worker_devices[0]):
+            return array_ops.concat([array_ops.identity(c) for c in components], axis)
+
+    # -- input ---------------------------------------------------------------------------------
+    def experimental_distribute_dataset(self, dataset, options=None):
+        return DistributedDataset(self, dataset)
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        return DistributedDatasetsFromFunction(self, dataset_fn)
+
+    def experimental_distribute_values_from_function(self, value_fn):
+        return regroup([value_fn(_ValueContext(i, self.num_replicas_in_sync))
+                        for i in range(self.num_replicas_in_sync)])
+
+
+class _ValueContext:
+    def __init__(self, replica_id, num):
+        self.replica_id_in_sync_group = replica_id
+        self.num_replicas_in_sync = num
+
+
+def _device_name(device):
+    return getattr(device, "name", str(device))
+
+
+class MirroredStrategy(Strategy):
+    """≈ `tf.distribute.MirroredStrategy`: synchronous data parallelism over this process's
+    devices (default: every GPU, else the CPU)."""
+
+    def __init__(self, devices=None, cross_device_ops=None):
+        if devices is None:
+            gpus = _devices.list_logical_devices("GPU")
+            devices = [d.name for d in gpus] or ["/device:CPU:0"]
+        devices = [_device_name(d) for d in devices]
+        if not devices:
+            raise ValueError("Must specify at least one device.")
+        if len(set(_devices.parse_device(d).to_string() for d in devices)) != len(devices):
+            raise ValueError(f"No duplicates allowed in `devices` argument: {devices}")
+        for d in devices:
+            _devices.resolve(_devices.parse_device(d), soft=False)  # an unknown device: error
+        super().__init__(devices)
+        self._cross_device_ops = cross_device_ops
+
+
+class OneDeviceStrategy(Strategy):
+    """≈ `tf.distribute.OneDeviceStrategy`: everything on one device."""
+
+    def __init__(self, device):
+        super().__init__([_device_name(device)])
+
+
+class _DefaultStrategy(Strategy):
+    """The strategy current outside any scope: one replica, no mirroring."""
+
+    def __init__(self):
+        super().__init__([None])
+
+    @contextlib.contextmanager
+    def scope(self):
+        with _ctx.entered(self, None):
+            yield self
+
+    def run(self, fn, args=(), kwargs=None):
+        with _ctx.entered(self, ReplicaContext(self, 0)):
+            return fn(*args, **(kwargs or {}))
+
+    def reduce(self, reduce_op, value, axis):
+        as_reduce_op(reduce_op)
+        if axis is None:
+            return convert_to_tensor(value)
+        value = convert_to_tensor(value)
+        op = math_ops.reduce_sum if as_reduce_op(reduce_op) is ReduceOp.SUM \
+            else math_ops.reduce_mean
+        return op(value, axis=axis)
+
+
+_DEFAULT = _DefaultStrategy()
+
+
+def get_strategy():
+    strategy, _ = _ctx.current()
+    return _DEFAULT if strategy is None else strategy
+
+
+def has_strategy():
+    return get_strategy() is not _DEFAULT
+
+
+def get_replica_context():
+    strategy, replica = _ctx.current()
+    if strategy is None:
+        return ReplicaContext(_DEFAULT, 0)
+    return replica
+
+
+def in_cross_replica_context():
+    strategy, replica = _ctx.current()
+    return strategy is not None and replica is None
+
+
+def get_cross_replica_context():
+    strategy, replica = _ctx.current()
+    if strategy is None:
+        return _DEFAULT
+    return strategy if replica is None else None

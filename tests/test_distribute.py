@@ -1,0 +1,143 @@
+"""`eager.distribute` on local devices: N replicas with global batch B train to the weights one
+device reaches with batch B; names, reprs and errors as TensorFlow 2.21 gives them (goldens
+recorded from TF). Each scenario runs in a fresh process so it can configure its devices."""
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+_SETUP = """
+import numpy as np
+import eager as tf
+if DEVICES == "cpu":
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    NAMES = ["/cpu:0", "/cpu:1"]
+else:
+    NAMES = ["/gpu:0", "/gpu:1"]
+rng = np.random.RandomState(0)
+X = rng.randn(16, 3).astype(np.float32)
+Y = rng.randn(16, 1).astype(np.float32)
+
+def train(strategy, opt_cls, traced):
+    with strategy.scope():
+        w = tf.Variable(np.ones((3, 1), np.float32))
+        b = tf.Variable(np.zeros((1,), np.float32))
+        opt = opt_cls(0.1)
+    ds = strategy.experimental_distribute_dataset(
+        tf.data.Dataset.from_tensor_slices((X, Y)).batch(8))
+
+    def step(xb, yb):
+        with tf.GradientTape() as tape:
+            per_example = tf.reduce_sum((tf.matmul(xb, w) + b - yb) ** 2, axis=1)
+            loss = tf.reduce_sum(per_example) / 8.0
+        grads = tape.gradient(loss, [w, b])
+        opt.apply_gradients(zip(grads, [w, b]))
+        return loss
+
+    def outer(xb, yb):
+        return strategy.reduce("SUM", strategy.run(step, (xb, yb)), axis=None)
+    run = tf.function(outer) if traced else outer
+    for _ in range(3):
+        for xb, yb in ds:
+            losses = run(xb, yb)
+    return w, b, losses
+"""
+
+
+def _run(body, devices="cpu"):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if devices == "gpu":
+        env["EAGER_SIMULATED_GPUS"] = "2"
+    code = f"DEVICES = {devices!r}\n" + _SETUP + textwrap.dedent(body)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+@pytest.mark.parametrize("devices", ["cpu", "gpu"])
+@pytest.mark.parametrize("opt", ["SGD", "Adam"])
+def test_two_replicas_match_one_device(devices, opt):
+    out = _run(f"""
+        for traced in (False, True):
+            w2, b2, l2 = train(tf.distribute.MirroredStrategy(NAMES), tf.keras.optimizers.{opt},
+                               traced)
+            w1, b1, l1 = train(tf.distribute.OneDeviceStrategy(NAMES[0]),
+                               tf.keras.optimizers.{opt}, traced)
+            assert type(w2).__name__ == "MirroredVariable", type(w2)
+            for a, c in zip(w2.values, b2.values):
+                np.testing.assert_allclose(a.numpy(), w1.numpy(), rtol=1e-5, atol=1e-6)
+                np.testing.assert_allclose(c.numpy(), b1.numpy(), rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(l2.numpy(), l1.numpy(), rtol=1e-5)
+            assert not np.allclose(w1.numpy(), 1.0)
+        print("ok")
+    """, devices)
+    assert out.strip() == "ok"
+
+
+def test_names_reprs_and_errors_as_tf():
+    out = _run("""
+        s = tf.distribute.MirroredStrategy(NAMES)
+        assert s.num_replicas_in_sync == 2
+        with s.scope():
+            v = tf.Variable(1.0, name="v")
+            assert tf.distribute.has_strategy() and tf.distribute.in_cross_replica_context()
+        # TF: MirroredVariable:{ 0: <tf.Variable 'v:0' ...>, 1: <tf.Variable 'v/replica_1:0' ...> }
+        text = repr(v)
+        assert text.startswith("MirroredVariable:{\\n  0: "), text
+        assert "'v:0'" in text and "'v/replica_1:0'" in text
+        r = s.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
+        assert repr(r).startswith("PerReplica:{"), repr(r)
+        assert s.experimental_local_results(r) == (0, 1)
+        assert int(s.reduce(tf.distribute.ReduceOp.SUM, r, axis=None)) == 1
+        # TF: ValueError: A non-DistributedValues value tf.Tensor(1.0, ...) cannot be reduced
+        # with the given reduce op ReduceOp.SUM.
+        try:
+            s.reduce("SUM", tf.constant(1.0), axis=None)
+        except ValueError as e:
+            assert "cannot be reduced with the given reduce op ReduceOp.SUM." in str(e), e
+        else:
+            raise AssertionError("no error")
+        pr = s.run(lambda: tf.ones([2, 3]))
+        try:
+            s.reduce("SUM", pr, axis=3)
+        except ValueError as e:
+            assert "Invalid reduction dimension 3 for input with 2 dimensions" in str(e), e
+        else:
+            raise AssertionError("no error")
+        np.testing.assert_allclose(s.reduce("SUM", pr, axis=0).numpy(), [4.0, 4.0, 4.0])
+        np.testing.assert_allclose(s.reduce("MEAN", pr, axis=0).numpy(), [1.0, 1.0, 1.0])
+        assert tuple(s.gather(pr, axis=0).shape) == (4, 3)
+        # ReplicaContext.all_reduce and merge_call
+        total = s.run(lambda: tf.distribute.get_replica_context().all_reduce(
+            "SUM", tf.constant(float(tf.distribute.get_replica_context()
+                                     .replica_id_in_sync_group + 1))))
+        assert [float(t) for t in s.experimental_local_results(total)] == [3.0, 3.0]
+        assert str(tf.distribute.ReduceOp.SUM) == "ReduceOp.SUM"
+        assert not tf.distribute.has_strategy()
+        # TF splits a global batch of 8 into 4 + 4 (values [0 1 2 3], [4 5 6 7])
+        ds = s.experimental_distribute_dataset(tf.data.Dataset.range(8).batch(8))
+        parts = s.experimental_local_results(next(iter(ds)))
+        assert [p.numpy().tolist() for p in parts] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+        # replica-context write of a MirroredVariable without aggregation: TF's ValueError
+        try:
+            s.run(lambda: v.assign(2.0))
+        except ValueError as e:
+            assert "You must specify an aggregation method" in str(e), e
+        else:
+            raise AssertionError("no error")
+        with s.scope():
+            m = tf.Variable(0.0, aggregation=tf.VariableAggregation.MEAN)
+        s.run(lambda: m.assign(float(tf.distribute.get_replica_context()
+                                     .replica_id_in_sync_group)))
+        assert [float(c) for c in m.values] == [0.5, 0.5]
+        print("ok")
+    """)
+    assert out.strip() == "ok"
