@@ -23,8 +23,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import (cases_async, cases_autodiff, cases_autograph, cases_core,  # noqa: E402
-                   cases_data, cases_function, cases_keras, cases_list, cases_runtime,
-                   cases_saved_model, cases_training, frameworks)
+                   cases_data, cases_distribute, cases_function, cases_keras, cases_list,
+                   cases_runtime, cases_saved_model, cases_training, frameworks)
 from bench.harness import case_lines, run_case  # noqa: E402
 
 
@@ -103,6 +103,10 @@ def main(argv=None) -> int:
     print()
     failures.extend(missed)
     lines, missed = cases_saved_model.report(rounds, others, quick=args.quick)
+    print("\n".join(lines))
+    print()
+    failures.extend(missed)
+    lines, missed = cases_distribute.report(rounds, others, quick=args.quick)
     print("\n".join(lines))
     print()
     failures.extend(missed)

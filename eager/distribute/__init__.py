@@ -2,6 +2,7 @@
 docs/distributed.md)."""
 
 from . import optimizer_hook as _optimizer_hook  # noqa: F401 - installs the optimizers' hook
+from . import cluster_resolver  # noqa: F401 - TF_CONFIG and cluster specs (no MPI import)
 from .input_lib import DistributedDataset
 from .reduce_util import ReduceOp
 from .strategy import (InputContext, MirroredStrategy, OneDeviceStrategy, ReplicaContext,

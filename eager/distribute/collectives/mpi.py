@@ -1,0 +1,205 @@
+"""The collective interface on MPI (mpi4py): one participant per process.
+
+Buffers go to MPI through the buffer protocol (`Allreduce`, `Allgather`, `Bcast` with capital
+letters), never as pickled objects: a contiguous, writable numpy array is reduced in place
+(`MPI.IN_PLACE`), anything else through one contiguous copy. The engine works on a duplicate of
+the communicator it is given, so a training script's own MPI traffic never matches eager's.
+
+Waiting: with `timeout_seconds=None` (TensorFlow's default) a collective blocks inside MPI,
+the fastest path; a worker that raises aborts the job (`eager.distribute.failure`), and the
+MPI launcher ends every process when one dies. With a timeout, each collective is started
+non-blocking and polled until its deadline, then raises `DeadlineExceededError`: the bound for
+a peer that hangs, or exits while the others still wait on it.
+
+Importing this module initializes MPI; `eager.distribute` imports it only when a multi-process
+strategy is built.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from mpi4py import MPI
+
+from ...base import errors
+from ..failure import abort_on_uncaught_error
+from .base import Collectives, check_reduce_op
+
+_MPI_OPS = {"sum": MPI.SUM, "mean": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
+
+#: Polling backs off to this sleep (seconds) while a timed collective is not yet done: short
+#: enough to add little latency to a step, long enough not to burn a core per waiting process.
+_MAX_POLL_SLEEP_S = 1e-3
+
+
+def _describe(array) -> str:
+    return f"{array.dtype.name}{list(array.shape)}"
+
+
+class MPICollectives(Collectives):
+    """`Collectives` over an MPI communicator (default `MPI.COMM_WORLD`).
+
+    `timeout_seconds`: the longest any one collective may wait for the other processes before
+    raising `eager.errors.DeadlineExceededError` (None: wait as long as MPI does).
+    `abort_on_error`: an uncaught exception in this process aborts the whole job
+    (`eager.distribute.failure`) instead of leaving the other processes waiting.
+    """
+
+    def __init__(self, comm=None, timeout_seconds: float | None = None,
+                 abort_on_error: bool = True):
+        if timeout_seconds is not None and not timeout_seconds > 0:
+            raise ValueError(f"timeout_seconds must be a positive number of seconds or None, "
+                             f"got {timeout_seconds!r}.")
+        self._comm = (MPI.COMM_WORLD if comm is None else comm).Dup()
+        self.rank = self._comm.Get_rank()
+        self.size = self._comm.Get_size()
+        self.timeout_seconds = timeout_seconds
+        if abort_on_error:
+            abort_on_uncaught_error(MPI.COMM_WORLD if comm is None else comm)
+
+    def __repr__(self):
+        return f"MPICollectives(rank={self.rank}, size={self.size})"
+
+    @property
+    def comm(self):
+        """The engine's own (duplicated) communicator."""
+        self._check_open("comm")
+        return self._comm
+
+    # -- the interface ------------------------------------------------------------------------
+
+    def all_reduce(self, arrays: list, op: str = "sum") -> list:
+        self._check_open("all_reduce")
+        op = check_reduce_op(op)
+        return [self._all_reduce_one(a, op) for a in arrays]
+
+    def all_gather(self, array, axis: int = 0):
+        self._check_open("all_gather")
+        array = np.asarray(array)
+        lengths = self._gathered_lengths("all_gather", array, axis)
+        if lengths is None or len(set(lengths)) == 1:  # equal parts: one plain Allgather
+            send = np.ascontiguousarray(array)
+            received = np.empty((self.size,) + send.shape, dtype=send.dtype)
+            self._wait("all_gather", send, self._comm.Allgather, self._comm.Iallgather,
+                       send, received)
+            return received if send.ndim == 0 else np.concatenate(list(received), axis=axis)
+        # Parts of different lengths along `axis`: gather them axis-first with Allgatherv.
+        send = np.ascontiguousarray(np.moveaxis(array, axis, 0))
+        row = int(np.prod(send.shape[1:], dtype=np.int64))
+        counts = [n * row for n in lengths]
+        received = np.empty(sum(counts), dtype=send.dtype)
+        self._wait("all_gather", send, self._comm.Allgatherv, self._comm.Iallgatherv,
+                   send, [received, counts])
+        stacked = received.reshape((sum(lengths),) + send.shape[1:])
+        return np.ascontiguousarray(np.moveaxis(stacked, 0, axis))
+
+    def broadcast(self, array, root: int = 0):
+        self._check_open("broadcast")
+        if not 0 <= root < self.size:
+            raise ValueError(f"broadcast: root {root} is not a rank of this group of "
+                             f"{self.size} workers.")
+        buffer = _writable_contiguous(np.asarray(array))
+        self._wait("broadcast", buffer, self._comm.Bcast, self._comm.Ibcast, buffer, root)
+        return buffer
+
+    def barrier(self) -> None:
+        self._check_open("barrier")
+        self._wait("barrier", None, self._comm.Barrier, self._comm.Ibarrier)
+
+    def close(self) -> None:
+        comm, self._comm = self._comm, None
+        if comm is not None and not MPI.Is_finalized():
+            comm.Free()
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _all_reduce_one(self, array, op: str):
+        array = np.asarray(array)
+        if array.dtype == np.bool_:
+            if op in ("sum", "mean"):
+                raise errors.InvalidArgumentError(
+                    None, "CollectiveReduce",
+                    f"all_reduce: reduction {op!r} is not defined for bool tensors "
+                    f"({_describe(array)}); cast to an integer or float dtype first.")
+            buffer = _writable_contiguous(array).view(np.uint8)  # max/min of 0/1 is or/and
+        else:
+            buffer = _writable_contiguous(array)
+        try:
+            self._wait("all_reduce", buffer, self._comm.Allreduce, self._comm.Iallreduce,
+                       MPI.IN_PLACE, buffer, _MPI_OPS[op])
+        except MPI.Exception as e:  # every rank has the same dtype, so every rank raises
+            raise errors.InvalidArgumentError(
+                None, "CollectiveReduce",
+                f"all_reduce: MPI cannot reduce {_describe(array)} with {op!r}: "
+                f"{e.Get_error_string().splitlines()[0]}") from None
+        if op == "mean":
+            if buffer.dtype.kind in "iu":
+                buffer //= self.size
+            else:
+                buffer /= buffer.dtype.type(self.size)
+        return buffer.view(np.bool_) if array.dtype == np.bool_ else buffer
+
+    def _gathered_lengths(self, name: str, array, axis: int):
+        """Every rank's length along `axis` (None for scalars), after checking on every rank
+        that dtypes and the other dimensions agree: a mismatch is the same clear error on
+        every worker instead of a truncated buffer or a hang."""
+        header = np.full(10, -1, dtype=np.int64)
+        header[0], header[1] = array.ndim, ord(array.dtype.char)
+        header[2:2 + min(array.ndim, 8)] = array.shape[:8]
+        headers = np.empty((self.size, 10), dtype=np.int64)
+        self._wait(name, header, self._comm.Allgather, self._comm.Iallgather, header, headers)
+        if array.ndim == 0:
+            if (headers != headers[0]).any():
+                raise _mismatch(name, headers)
+            return None
+        if not -array.ndim <= axis < array.ndim:
+            raise errors.InvalidArgumentError(
+                None, "CollectiveGather",
+                f"{name}: axis {axis} is out of range for {_describe(array)}.")
+        column = 2 + axis % array.ndim
+        if (np.delete(headers, column, axis=1) != np.delete(headers, column, axis=1)[0]).any():
+            raise _mismatch(name, headers)
+        return [int(n) for n in headers[:, column]]
+
+    def _wait(self, name: str, buffer, blocking, nonblocking, *args) -> None:
+        if self.timeout_seconds is None:
+            blocking(*args)
+            return
+        request = nonblocking(*args)
+        deadline = time.monotonic() + self.timeout_seconds
+        sleep = 0.0
+        while not request.Test():
+            if time.monotonic() > deadline:
+                what = f" of {_describe(buffer)}" if buffer is not None else ""
+                raise errors.DeadlineExceededError(
+                    None, name,
+                    f"Collective {name}{what} on worker {self.rank} of {self.size} did not "
+                    f"complete within {self.timeout_seconds} s: another worker died, hangs, or "
+                    f"stopped calling collectives (every worker must run the same collectives "
+                    f"in the same order).")
+            time.sleep(sleep)
+            sleep = min(_MAX_POLL_SLEEP_S, sleep * 2 or 1e-5)
+
+    def _check_open(self, name: str) -> None:
+        if self._comm is None:
+            raise errors.FailedPreconditionError(
+                None, name, f"{name}: this MPICollectives was closed; build a new one.")
+
+
+def _writable_contiguous(array):
+    if array.flags.c_contiguous and array.flags.writeable:
+        return array
+    return np.array(array, order="C", copy=True)
+
+
+def _mismatch(name: str, headers) -> errors.InvalidArgumentError:
+    described = []
+    for rank, header in enumerate(headers):
+        ndim, dtype = int(header[0]), np.dtype(chr(int(header[1])))
+        shape = [int(d) for d in header[2:2 + min(ndim, 8)]]
+        described.append(f"worker {rank}: {dtype.name}{shape}")
+    return errors.InvalidArgumentError(
+        None, "CollectiveGather",
+        f"{name}: the workers' tensors differ in dtype or in shape outside the gathered axis "
+        f"({'; '.join(described)}); every worker must pass the same dtype and shape.")
