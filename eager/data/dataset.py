@@ -272,7 +272,7 @@ class Dataset:
               deterministic=None, name=None):
         node = self._node
         batch_size = _integer(batch_size, "batch", "batch_size")
-        if isinstance(node, sources.TensorSlices) and num_parallel_calls is None:
+        if isinstance(node, sources.TensorSlices) and node.fusable and num_parallel_calls is None:
             return Dataset(node.batched(batching.check_batch_size(batch_size),
                                         bool(drop_remainder)))
         return Dataset(batching.Batch(node, batch_size, drop_remainder, num_parallel_calls,
