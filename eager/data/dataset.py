@@ -278,6 +278,14 @@ class Dataset:
         return Dataset(batching.Batch(node, batch_size, drop_remainder, num_parallel_calls,
                                       deterministic))
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=_dt.int64,
+                     name=None):
+        """≈ `tf.data.Dataset.ragged_batch`: `batch`, with components of different lengths
+        batched into ragged tensors."""
+        batch_size = _integer(batch_size, "ragged_batch", "batch_size")
+        return Dataset(batching.RaggedBatch(self._node, batch_size, drop_remainder,
+                                            _dt.as_dtype(row_splits_dtype)))
+
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
         batch_size = _integer(batch_size, "padded_batch", "batch_size")
