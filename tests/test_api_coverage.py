@@ -39,7 +39,6 @@ LATER = ("tf.distribute.", "tf.config.experimental_connect_to_cluster", "tf.trai
 #: Required names still to be added (each could exist here; none is unsupported by nature),
 #: with what adding them takes. Delete a name when it lands (a test checks).
 PENDING = {
-    "tf.data.experimental.dense_to_ragged_batch": "ragged batching of datasets",
 }
 
 

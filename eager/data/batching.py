@@ -13,6 +13,8 @@ import numpy as np
 from ..base import errors as _errors
 from ..base.tensor_shape import TensorShape, as_shape
 from ..core.specs import TensorSpec
+from ..ops import ragged_tensor as _ragged
+from ..ops import sparse_tensor as _sparse
 from ..tensor import wrap_value
 from . import structure as _st
 from .functional import ParallelMapIterator, check_parallel_calls
@@ -120,9 +122,12 @@ class Batch(_Grouping):
         self.element_spec = _st.batched_spec(node.element_spec,
                                              self.batch_size if self.drop_remainder else None)
         self._structure = node.element_spec
+        self._composite = _st.has_composites(node.element_spec)
 
     def combine(self, group):
         """One batch: each component's arrays stacked (TensorFlow's error when shapes differ)."""
+        if self._composite:
+            return _combine_composites(self._structure, self.element_spec, group)
         device = _st.cpu_device()
         structure = self._structure
         if structure.__class__ is tuple and not any(_st.is_structure(s) for s in structure):
@@ -144,6 +149,107 @@ class Batch(_Grouping):
                         f"[{','.join(map(str, first))}] [Op:IteratorGetNext]")
             flat.append(wrap_value(np.stack(arrays), device))
         return _st.pack(self._structure, flat)
+
+
+class RaggedBatch(Batch):
+    """`Dataset.ragged_batch`: like `batch`, but dense components of rank >= 1 batch into ragged
+    tensors (their rows may differ in length), with `row_splits_dtype` row splits."""
+
+    tf_name = "_DenseToRaggedDataset"
+
+    def __init__(self, node, batch_size, drop_remainder, row_splits_dtype):
+        super().__init__(node, batch_size, drop_remainder)
+        rows = self.batch_size if self.drop_remainder else None
+
+        def leaf(s):
+            if isinstance(s, _ragged.RaggedTensorSpec):
+                return _ragged.RaggedTensorSpec(TensorShape([rows]).concatenate(s.shape),
+                                                s.dtype, s.ragged_rank + 1, row_splits_dtype)
+            if isinstance(s, TensorSpec) and s.shape.rank != 0:
+                return _ragged.RaggedTensorSpec(TensorShape([rows]).concatenate(s.shape),
+                                                s.dtype, 1, row_splits_dtype)
+            return _st.batched_spec(s, rows)
+        self.element_spec = _st.map_structure(leaf, node.element_spec)
+        self._composite = True
+
+
+def _combine_composites(structure, batched, group):
+    """A batch of elements with composite leaves (or a `ragged_batch`), leaf by leaf: dense
+    leaves stacked, ragged ones merged one level deeper, sparse ones given a batch index."""
+    columns = zip(*[_st.flatten(element) for element in group])
+    flat = []
+    for column, spec in zip(columns, _st.flatten(batched)):
+        if isinstance(spec, _ragged.RaggedTensorSpec):
+            flat.append(_ragged_rows(list(column), spec))
+        elif isinstance(spec, _sparse.SparseTensorSpec):
+            flat.append(_sparse_rows(list(column)))
+        else:
+            flat.append(_stack(list(column)))
+    return _st.pack(structure, flat)
+
+
+def _stack(column):
+    arrays = [_st.host_array(t) for t in column]
+    first = arrays[0].shape
+    for a in arrays[1:]:
+        if a.shape != first:
+            raise _errors.InvalidArgumentError(
+                None, "IteratorGetNext", f"Cannot add tensor to the batch: number of "
+                f"elements does not match. Shapes are: [tensor]: "
+                f"[{','.join(map(str, a.shape))}], [batch]: "
+                f"[{','.join(map(str, first))}] [Op:IteratorGetNext]")
+    return wrap_value(np.stack(arrays), _st.cpu_device())
+
+
+def _ragged_rows(column, spec):
+    """Elements (ragged, or dense of rank >= 1) as the rows of one ragged tensor of `spec`."""
+    device = _st.cpu_device()
+    splits_dtype = spec.row_splits_dtype.as_numpy_dtype
+    levels = spec.ragged_rank - 1  # the elements' own ragged levels
+    flat_values, nested = [], [[] for _ in range(levels)]
+    lengths = []
+    for t in column:
+        if isinstance(t, _ragged.RaggedTensor):
+            flat_values.append(_st.host_array(t.flat_values))
+            for k, s in enumerate(t.nested_row_splits):
+                nested[k].append(_st.host_array(s))
+            lengths.append(int(t.nrows().numpy()))
+        else:
+            a = _st.host_array(t)
+            flat_values.append(a)
+            lengths.append(a.shape[0])
+    inner = {a.shape[1:] for a in flat_values}
+    if len(inner) > 1:
+        raise _errors.InvalidArgumentError(
+            None, "IteratorGetNext", "Cannot batch ragged elements whose inner dimensions "
+            f"differ: {sorted(inner)} [Op:IteratorGetNext]")
+    splits = [np.concatenate([[0], np.cumsum(lengths)]).astype(splits_dtype)]
+    for level in nested:
+        merged, offset = [np.zeros(1, splits_dtype)], 0
+        for s in level:
+            merged.append((s[1:] + offset).astype(splits_dtype))
+            offset += int(s[-1])
+        splits.append(np.concatenate(merged))
+    values = np.concatenate(flat_values) if flat_values else np.zeros((0,), np.float32)
+    return spec.from_components([wrap_value(values, device)]
+                                + [wrap_value(s, device) for s in splits])
+
+
+def _sparse_rows(column):
+    """Sparse elements as one sparse tensor with a leading batch dimension (its dense shape
+    the largest of each dimension, as TensorFlow's batching of SparseTensors)."""
+    device = _st.cpu_device()
+    shapes = [_st.host_array(t.dense_shape) for t in column]
+    if len({s.size for s in shapes}) > 1:
+        raise _errors.InvalidArgumentError(
+            None, "IteratorGetNext", "Cannot batch SparseTensors of different ranks "
+            "[Op:IteratorGetNext]")
+    indices = [np.concatenate([np.full((len(i), 1), b, np.int64), i], axis=1)
+               for b, i in enumerate(_st.host_array(t.indices) for t in column)]
+    values = np.concatenate([_st.host_array(t.values) for t in column])
+    dense = np.concatenate([[len(column)], np.max(np.stack(shapes), axis=0)]).astype(np.int64)
+    return _sparse.SparseTensor(wrap_value(np.concatenate(indices), device),
+                                wrap_value(values, device), wrap_value(dense, device))
 
 
 # -- padded_batch ----------------------------------------------------------------------------------

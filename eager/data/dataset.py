@@ -272,11 +272,19 @@ class Dataset:
               deterministic=None, name=None):
         node = self._node
         batch_size = _integer(batch_size, "batch", "batch_size")
-        if isinstance(node, sources.TensorSlices) and num_parallel_calls is None:
+        if isinstance(node, sources.TensorSlices) and node.fusable and num_parallel_calls is None:
             return Dataset(node.batched(batching.check_batch_size(batch_size),
                                         bool(drop_remainder)))
         return Dataset(batching.Batch(node, batch_size, drop_remainder, num_parallel_calls,
                                       deterministic))
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=_dt.int64,
+                     name=None):
+        """≈ `tf.data.Dataset.ragged_batch`: `batch`, with components of different lengths
+        batched into ragged tensors."""
+        batch_size = _integer(batch_size, "ragged_batch", "batch_size")
+        return Dataset(batching.RaggedBatch(self._node, batch_size, drop_remainder,
+                                            _dt.as_dtype(row_splits_dtype)))
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):

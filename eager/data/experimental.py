@@ -14,7 +14,7 @@ __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinali
            "sample_from_datasets", "choose_from_datasets",
            "prefetch_to_device", "copy_to_device", "CsvDataset", "make_csv_dataset",
            "AutoShardPolicy", "AutotuneOptions", "DistributeOptions", "ExternalStatePolicy",
-           "OptimizationOptions", "ThreadingOptions"]
+           "OptimizationOptions", "ThreadingOptions", "dense_to_ragged_batch"]
 
 
 def cardinality(dataset):
@@ -37,6 +37,13 @@ def copy_to_device(target_device, source_device="/cpu:0"):
     `target_device` when it is asked for."""
     def apply(dataset):
         return Dataset(DeviceStaging(dataset._node, target_device, 0, prefetch=False))
+    return apply
+
+
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=_dt.int64):
+    """≈ `tf.data.experimental.dense_to_ragged_batch`: for `dataset.apply`, `ragged_batch`."""
+    def apply(dataset):
+        return dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
     return apply
 
 

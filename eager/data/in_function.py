@@ -84,7 +84,7 @@ def _make_infer(*captured, dataset, bound):
 
 
 def _flat_specs(spec):
-    flat = _st.flatten(spec)
+    flat = _st.flatten_components(spec)  # a ragged or sparse leaf travels as its components
     for s in flat:
         if isinstance(s, _st.DatasetSpec):
             raise TypeError("A dataset whose elements are datasets (window) cannot be iterated "
@@ -94,7 +94,7 @@ def _flat_specs(spec):
 
 def _element_arrays(element, specs):
     arrays = []
-    for t, s in zip(_st.flatten(element), specs):
+    for t, s in zip(_st.flatten_components(element), specs):
         array = _st.host_array(t)
         if not s.shape.is_compatible_with(array.shape):
             raise _errors.InvalidArgumentError(
@@ -176,7 +176,7 @@ def _new_iterator(node):
 def _get_next(handle, spec):
     _count_next(handle)
     specs = _flat_specs(spec)
-    return _st.pack(spec, list(execute(GET_NEXT, (handle,), {"specs": specs})))
+    return _st.pack_components(spec, list(execute(GET_NEXT, (handle,), {"specs": specs})))
 
 
 def _get_next_as_optional(handle, specs):
@@ -224,7 +224,7 @@ class GraphIterator:
 
     def get_next_as_optional(self):
         has, flat = _get_next_as_optional(self._handle, _flat_specs(self._spec))
-        return GraphOptional(has, _st.pack(self._spec, flat))
+        return GraphOptional(has, _st.pack_components(self._spec, flat))
 
     def __eager_for_loop__(self, loop):
         _staged_loop(self._handle, self._spec, loop)
@@ -304,7 +304,7 @@ def _staged_loop(handle, spec, loop):
 
     def body():
         nonlocal has, element
-        loop.body(_st.pack(spec, list(element)))
+        loop.body(_st.pack_components(spec, list(element)))
         has, element = _get_next_as_optional(handle, specs)
 
     def test():

@@ -15,8 +15,11 @@ import numpy as np
 from ..base import dtypes as _dt
 from ..base import errors as _errors
 from ..base.tensor_shape import TensorShape
+from ..core.composite import CompositeTensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
+from ..ops import ragged_tensor as _ragged
+from ..ops import sparse_tensor as _sparse
 from ..tensor import METAS, EagerTensor, Tensor, wrap_value
 from . import structure as _st
 from .node import INFINITE, Node, NodeIterator, not_checkpointable
@@ -37,6 +40,10 @@ class TensorSlices(Node):
         if any(_st.is_dataset(t) for t in flat):
             raise TypeError("from_tensor_slices does not take datasets; use Dataset.zip or "
                             "Dataset.from_tensors.")
+        if any(isinstance(t, CompositeTensor) for t in flat):
+            self._init_composite(element, flat)
+            return
+        self.composite_rows = None
         rows = None
         for t in flat:
             if t.shape.rank == 0:
@@ -50,14 +57,105 @@ class TensorSlices(Node):
         self.rows = rows
         self.element_spec = _st.pack(element, [TensorSpec(t.shape[1:], t.dtype) for t in flat])
 
+    def _init_composite(self, element, flat):
+        """Rows of an element with ragged or sparse leaves: computed per element (`row_of`),
+        not the fused array views of the dense case."""
+        rows = None
+        specs = []
+        for t in flat:
+            n = _leading_dim(t)
+            if n is None:
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+            if rows is None:
+                rows = n
+            elif n != rows:
+                raise ValueError(f"Dimensions {rows} and {n} are not compatible")
+            specs.append(_row_spec(t))
+        self.structure = element
+        self.composite_rows = flat
+        self.arrays = None
+        self.rows = rows
+        self.element_spec = _st.pack(element, specs)
+
+    @property
+    def fusable(self) -> bool:
+        """Whether `batch` can be `batched` (array views): not for composite leaves."""
+        return self.composite_rows is None
+
     def cardinality(self):
         return self.rows
 
     def make_iterator(self):
+        if self.composite_rows is not None:
+            return _CompositeSliceIterator(self)
         return _SliceIterator(self, 1, False, batched=False)
 
     def batched(self, batch_size, drop_remainder) -> "SliceBatches":
+        """The fused batches (dense components only: see `fusable`)."""
         return SliceBatches(self, batch_size, drop_remainder)
+
+
+def _leading_dim(t):
+    """The number of rows of a leaf (None for a scalar)."""
+    if isinstance(t, _ragged.RaggedTensor):
+        return int(t.nrows().numpy())
+    if isinstance(t, _sparse.SparseTensor):
+        shape = _st.host_array(t.dense_shape)
+        return int(shape[0]) if shape.size else None
+    return t.shape[0] if t.shape.rank else None
+
+
+def _row_spec(t):
+    """The spec of one row of leaf `t`: a ragged tensor's rows are ragged one level less (dense
+    tensors of unknown length at ragged rank 1), a sparse tensor's rows are sparse."""
+    if isinstance(t, _ragged.RaggedTensor):
+        shape = t.shape[1:]
+        if t.ragged_rank == 1:
+            return TensorSpec(shape, t.dtype)
+        return _ragged.RaggedTensorSpec(shape, t.dtype, t.ragged_rank - 1, t.row_splits_dtype)
+    if isinstance(t, _sparse.SparseTensor):
+        return _sparse.SparseTensorSpec(t.shape[1:], t.dtype)
+    return TensorSpec(t.shape[1:], t.dtype)
+
+
+def row_of(t, i):
+    """Row `i` of leaf `t` (a tensor, ragged tensor or sparse tensor), on the host."""
+    if isinstance(t, _ragged.RaggedTensor):
+        return t[i]
+    if isinstance(t, _sparse.SparseTensor):
+        indices = _st.host_array(t.indices)
+        keep = indices[:, 0] == i
+        device = _st.cpu_device()
+        return _sparse.SparseTensor(
+            wrap_value(np.ascontiguousarray(indices[keep, 1:]), device),
+            wrap_value(_st.host_array(t.values)[keep], device),
+            wrap_value(_st.host_array(t.dense_shape)[1:], device))
+    return wrap_value(_st.host_array(t)[i, ...], _st.cpu_device())
+
+
+class _CompositeSliceIterator(NodeIterator):
+    """Rows of an element with composite leaves, one `row_of` per leaf; the position is stored
+    for checkpoints."""
+
+    __slots__ = ("_slices", "position")
+
+    def __init__(self, slices):
+        self._slices = slices
+        self.position = 0
+
+    def __next__(self):
+        slices = self._slices
+        i = self.position
+        if i >= slices.rows:
+            raise StopIteration
+        self.position = i + 1
+        return _st.pack(slices.structure, [row_of(t, i) for t in slices.composite_rows])
+
+    def save(self):
+        return {"position": self.position}
+
+    def restore(self, state):
+        self.position = int(state["position"])
 
 
 class SliceBatches(Node):

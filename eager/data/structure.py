@@ -15,15 +15,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.tensor_shape import TensorShape, as_shape
+from ..core.composite import CompositeTensor, TypeSpec
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..devices import registry as _devices
+from ..ops import ragged_tensor as _ragged
+from ..ops import sparse_tensor as _sparse
 from ..tensor import EagerTensor, Tensor, wrap_value
 
 __all__ = ["DatasetSpec", "is_structure", "flatten", "pack", "map_structure", "normalize",
            "spec_of", "is_dataset", "set_dataset_type", "wrap_node", "host_array", "host_tensor",
            "cpu_device", "assert_same_structure", "compatible_spec", "batched_spec",
-           "unbatched_spec", "describe_types"]
+           "unbatched_spec", "describe_types", "flatten_components", "pack_components",
+           "component_specs", "has_composites"]
 
 _dataset_type = None
 
@@ -142,6 +146,53 @@ def map_structure(fn, structure):
     return pack(structure, [fn(x) for x in flatten(structure)])
 
 
+# -- composites ------------------------------------------------------------------------------------
+# A ragged or sparse tensor is one leaf of an element (batching, checkpoints and `element_spec`
+# see it whole), but what crosses a traced function's boundary or a graph op is its component
+# tensors: `flatten_components` lists them (a composite value or TypeSpec expands to its
+# components, in its spec's order), `pack_components` rebuilds the composites from the spec.
+def has_composites(spec) -> bool:
+    """Whether `spec` (or an element) holds a composite tensor or TypeSpec."""
+    return any(isinstance(x, (TypeSpec, CompositeTensor)) for x in flatten(spec))
+
+
+def flatten_components(structure) -> list:
+    """The leaves of `structure` with each composite value replaced by its component tensors
+    and each composite TypeSpec by its component TensorSpecs."""
+    out = []
+    for leaf in flatten(structure):
+        if isinstance(leaf, CompositeTensor):
+            out.extend(leaf._type_spec.to_components(leaf))
+        elif isinstance(leaf, TypeSpec):
+            out.extend(leaf.component_specs)
+        else:
+            out.append(leaf)
+    return out
+
+
+def component_specs(spec) -> list:
+    """The TensorSpecs of `spec`'s components (`flatten_components` of a spec)."""
+    return flatten_components(spec)
+
+
+def pack_components(spec, flat):
+    """`spec`'s structure rebuilt from component tensors (`flatten_components`' order), each
+    composite made by its TypeSpec's `from_components`."""
+    leaves = flatten(spec)
+    if not any(isinstance(s, TypeSpec) for s in leaves):
+        return pack(spec, flat)
+    values, i = [], 0
+    for s in leaves:
+        if isinstance(s, TypeSpec):
+            n = len(s.component_specs)
+            values.append(s.from_components(list(flat[i:i + n])))
+            i += n
+        else:
+            values.append(flat[i])
+            i += 1
+    return pack(spec, values)
+
+
 def assert_same_structure(a, b, what) -> None:
     """TypeError unless `a` and `b` nest alike (same container types, keys and lengths)."""
     if not _same(a, b):
@@ -195,6 +246,12 @@ def normalize(value, what="element", keep_symbolic=False):
         return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
     if is_dataset(value):
         return value
+    if isinstance(value, CompositeTensor):
+        spec = value._type_spec
+        parts = spec.to_components(value)
+        if keep_symbolic and any(isinstance(t, Tensor) and t.is_symbolic for t in parts):
+            return value
+        return spec.from_components([host_tensor(t) for t in parts])
     if value is None:
         raise TypeError(f"Failed to convert {what}: None is not a valid component of a "
                         "tf.data element.")
@@ -211,6 +268,8 @@ def spec_of(element):
 def _leaf_spec(leaf):
     if is_dataset(leaf):
         return DatasetSpec(leaf.element_spec)
+    if isinstance(leaf, CompositeTensor):
+        return leaf._type_spec
     return TensorSpec(leaf.shape, leaf.dtype)
 
 
@@ -231,17 +290,39 @@ def _compatible_leaf(x, y):
         if x != y:
             raise TypeError("datasets differ")
         return x
+    if isinstance(x, TypeSpec) or isinstance(y, TypeSpec):
+        return _compatible_composite(x, y)
     if x.dtype != y.dtype:
         raise TypeError("dtypes differ")
     return TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
 
 
+def _compatible_composite(x, y):
+    """Two composite specs of one type, dtype and partitioning, with their shapes relaxed."""
+    if type(x) is not type(y) or x._key()[1:] != y._key()[1:]:
+        raise TypeError("composite types differ")
+    if x == y:
+        return x
+    shape = x.shape.most_specific_compatible_shape(y.shape)
+    if isinstance(x, _ragged.RaggedTensorSpec):
+        return _ragged.RaggedTensorSpec(shape, x.dtype, x.ragged_rank, x.row_splits_dtype)
+    return type(x)(shape, x.dtype)
+
+
 def batched_spec(spec, batch_size):
-    """The spec of a batch of `spec` elements (`batch_size` None: unknown)."""
+    """The spec of a batch of `spec` elements (`batch_size` None: unknown). A ragged element's
+    batch is ragged one level deeper; a sparse one's gains a leading dimension, as in
+    TensorFlow."""
     def leaf(s):
         if isinstance(s, DatasetSpec):
             raise TypeError("Batching datasets is not supported: tf.data elements that are "
                             "datasets cannot be batched.")
+        shape = TensorShape([batch_size]).concatenate(s.shape)
+        if isinstance(s, _ragged.RaggedTensorSpec):
+            return _ragged.RaggedTensorSpec(shape, s.dtype, s.ragged_rank + 1,
+                                            s.row_splits_dtype)
+        if isinstance(s, _sparse.SparseTensorSpec):
+            return _sparse.SparseTensorSpec(shape, s.dtype)
         return TensorSpec(TensorShape([batch_size]).concatenate(s.shape), s.dtype)
     return map_structure(leaf, spec)
 

@@ -22,6 +22,7 @@ import inspect
 
 from ..autograph.api import converting_call
 from ..base import errors as _errors
+from ..core.composite import CompositeTensor
 from ..core.context import device as _device_scope
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
@@ -37,7 +38,7 @@ class StructuredFunction:
     spec of what it returns; calling it on an element returns the output element."""
 
     __slots__ = ("func", "input_spec", "output_spec", "_output_structure", "_concrete",
-                 "_single", "_what")
+                 "_single", "_what", "_composite")
 
     def __init__(self, func, input_spec, what, autograph=True, user_function=None):
         """`user_function`: the function errors name, when `func` wraps it."""
@@ -47,7 +48,7 @@ class StructuredFunction:
         self.input_spec = input_spec
         self._what = what
         self._output_structure = None
-        flat_specs = _st.flatten(input_spec)
+        flat_specs = _st.flatten_components(input_spec)
         for s in flat_specs:
             if not isinstance(s, TensorSpec):
                 raise TypeError(f"{what}: elements that are datasets cannot be passed to a "
@@ -56,11 +57,11 @@ class StructuredFunction:
         unpack = input_spec.__class__ is tuple
 
         def flat_function(*flat):
-            element = _st.pack(input_spec, list(flat))
+            element = _st.pack_components(input_spec, list(flat))
             result = target(*element) if unpack else target(element)
             result = _as_element(result, what)
             self._output_structure = result
-            return tuple(_st.flatten(result))
+            return tuple(_st.flatten_components(result))
 
         name = getattr(func, "__name__", "function")
         flat_function.__name__ = name if name.isidentifier() else "function"
@@ -73,14 +74,16 @@ class StructuredFunction:
         with _device_scope("CPU:0"):  # the pipeline's ops run on the host, as TensorFlow's
             self._concrete = traced.get_concrete_function()
         structure = self._output_structure
+        self.output_spec = _st.map_structure(_output_leaf_spec, structure)
+        self._composite = _st.has_composites(self.output_spec)
         outputs = _st.flatten(structure)
-        self.output_spec = _st.pack(structure, [TensorSpec(t.shape, t.dtype) for t in outputs])
-        self._single = len(outputs) == 1 and not isinstance(structure, (tuple, dict))
+        self._single = len(outputs) == 1 and not isinstance(structure, (tuple, dict)) \
+            and not self._composite
 
     def __call__(self, element):
         """The function's output for one element (flat tensors in, packed element out); an
         error names the user's function (see `_note`)."""
-        flat = _st.flatten(element)
+        flat = _st.flatten_components(element)
         try:
             out = self._concrete(*flat)
         except _errors.OpError as exc:
@@ -88,7 +91,16 @@ class StructuredFunction:
             raise
         if self._single:
             return out[0]
+        if self._composite:
+            return _st.pack_components(self.output_spec, list(out))
         return _st.pack(self._output_structure, list(out))
+
+
+def _output_leaf_spec(t):
+    """The spec of one traced output: a composite's TypeSpec, else a TensorSpec."""
+    if isinstance(t, CompositeTensor):
+        return t._type_spec
+    return TensorSpec(t.shape, t.dtype)
 
 
 def _note(exc, func, what) -> None:
@@ -117,7 +129,7 @@ def _as_element(value, what):
     if value is None:
         raise TypeError(f"The function passed to `{what}` returned None: a tf.data element "
                         "must be made of tensors (return a tensor, or a tuple or dict of them).")
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, CompositeTensor)):
         return value
     try:
         return convert_to_tensor(value)
