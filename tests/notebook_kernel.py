@@ -129,13 +129,15 @@ def stream_text(outputs, name="stdout") -> str:
 
 def kernel_fixture(name="kernel", timeout=CELL_TIMEOUT):
     """A module-scoped pytest fixture named `name` yielding a started `NotebookKernel` (skips
-    where nbclient/ipykernel are not installed)."""
+    where nbclient/ipykernel are not installed). The kernel is a user's notebook on this
+    machine's CPU: the suite's simulated GPUs (`EAGER_SIMULATED_GPUS`) are not passed on."""
 
     @pytest.fixture(scope="module", name=name)
     def fixture():
         if not available():
             pytest.skip("nbclient, nbformat and ipykernel are needed (the 'test' extra)")
-        kernel = NotebookKernel(timeout=timeout)
+        env = {k: v for k, v in os.environ.items() if k != "EAGER_SIMULATED_GPUS"}
+        kernel = NotebookKernel(timeout=timeout, env=env)
         try:
             kernel.start()
             yield kernel

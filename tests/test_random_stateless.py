@@ -171,7 +171,7 @@ def test_errors_are_tensorflows():
     with pytest.raises(ValueError, match="must be both None or not None"):
         R.stateless_uniform([2], seed=[1, 2], dtype=eager.int32)
     with pytest.raises(InvalidArgumentError, match="Need minval < maxval, got 5 >= 5"):
-        R.stateless_uniform([2], seed=[1, 2], minval=5, maxval=5, dtype=eager.int32)
+        R.stateless_uniform([2], seed=[1, 2], minval=5, maxval=5, dtype=eager.int32).numpy()
     with pytest.raises(InvalidArgumentError, match=r"logits should be a matrix, got shape \[2\]"):
         R.categorical([1., 2.], 3)
     with pytest.raises(InvalidArgumentError, match="num_samples should be non-negative, got -1"):

@@ -16,6 +16,12 @@ import eager as tf
 from eager.base.user_code import EAGER_DIR, describe_line
 
 
+#: Why some tests run with one CPU only (see tests/conftest.py's `cpu_only`).
+NUMPY_ON_THE_CALLING_THREAD = ("numpy's own exception exists where the kernel runs on the "
+                               "calling thread (the CPU)")
+ASYNC_KERNELS_ON_THE_EXECUTOR = ("the global async executor's kernels run on its thread; a "
+                                 "GPU's stream reports them at the sync instead")
+
 def frames(exc):
     return traceback.extract_tb(exc.__traceback__)
 
@@ -77,6 +83,7 @@ def test_disabled_filtering_shows_eagers_frames_and_enabling_hides_them_again(un
     assert not any(f.filename.endswith("dispatch.py") for f in frames(exc))
 
 
+@pytest.mark.cpu_only(reason=NUMPY_ON_THE_CALLING_THREAD)
 def test_numpys_exception_is_not_chained_as_the_direct_cause_but_its_text_is_kept():
     x = tf.constant([[1.0, 2.0]])
     exc = caught(lambda: x @ x)  # numpy's matmul raises; eager explains it
@@ -86,6 +93,7 @@ def test_numpys_exception_is_not_chained_as_the_direct_cause_but_its_text_is_kep
     assert "direct cause" not in formatted and "During handling" not in formatted
 
 
+@pytest.mark.cpu_only(reason=NUMPY_ON_THE_CALLING_THREAD)
 def test_disabled_filtering_keeps_numpys_exception_chained(unfiltered):
     x = tf.constant([[1.0, 2.0]])
     exc = caught(lambda: x @ x)
@@ -122,6 +130,7 @@ def test_a_trace_time_error_shows_the_users_function_body_not_the_tracing_machin
     assert "Input to reshape is a tensor with 6 values" in str(exc)
 
 
+@pytest.mark.cpu_only(reason="a kernel failing on the calling thread, inside the call")
 def test_an_error_from_a_compiled_program_keeps_its_node_note_and_the_users_frames_only():
     @tf.function
     def pick(i):
@@ -137,6 +146,7 @@ def test_an_error_from_a_compiled_program_keeps_its_node_note_and_the_users_fram
                for note in getattr(exc, "__notes__", [])), exc.__notes__
 
 
+@pytest.mark.cpu_only(reason=ASYNC_KERNELS_ON_THE_EXECUTOR)
 def test_an_async_error_raised_again_never_accumulates_frames():
     x = tf.constant([1, 2])
     tf.config.experimental.set_synchronous_execution(False)
@@ -149,6 +159,7 @@ def test_an_async_error_raised_again_never_accumulates_frames():
         tf.config.experimental.set_synchronous_execution(True)
 
 
+@pytest.mark.cpu_only(reason=ASYNC_KERNELS_ON_THE_EXECUTOR)
 def test_global_async_mode_raises_an_error_once_then_blames_only_ops_the_poison_skipped():
     x = tf.constant([1.0, 2.0])
     tf.config.experimental.set_synchronous_execution(False)
