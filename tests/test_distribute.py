@@ -141,3 +141,50 @@ def test_names_reprs_and_errors_as_tf():
         print("ok")
     """)
     assert out.strip() == "ok"
+
+
+def test_traced_step_chains_its_all_reduces_in_creation_order():
+    """The all-reduces of a traced step are `CollectiveReduceV2` ops, each waiting (by an
+    automatic control edge) for the one created before it and for no other op of theirs, so
+    every worker issues them in program order; the step still computes the right numbers."""
+    _run("""
+    strategy = tf.distribute.MirroredStrategy(NAMES)
+    with strategy.scope():
+        w = tf.Variable(np.ones((3, 1), np.float32))
+        opt = tf.keras.optimizers.SGD(0.1)
+
+    def replica_step(xb):
+        ctx = tf.distribute.get_replica_context()
+        first = ctx.all_reduce("SUM", tf.reduce_sum(xb))
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.matmul(xb, w))
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+        second = ctx.all_reduce("MEAN", tf.reduce_max(xb))
+        return first + second
+
+    @tf.function
+    def step(x0, x1):
+        out = strategy.run(replica_step, (tf.distribute.PerReplica([x0, x1]),))
+        return strategy.experimental_local_results(out)
+
+    xs = (tf.constant(X[:8]), tf.constant(X[8:]))
+    out = step(*xs)
+    for r in range(2):
+        np.testing.assert_allclose(out[r].numpy(),
+                                   X.sum() + np.mean([X[:8].max(), X[8:].max()]), rtol=1e-5)
+    np.testing.assert_allclose(w.values[1].numpy(),
+                               1 - 0.1 * X.sum(axis=0, keepdims=True).T, rtol=1e-5)
+    graph = step.get_concrete_function(*xs).graph
+    ops = graph.get_operations()
+    collectives = [op for op in ops if op.type == "CollectiveReduceV2"]
+    assert len(collectives) == 3, [op.type for op in ops]
+    keys = [op.get_attr("instance_key") for op in collectives]
+    assert keys == sorted(keys) and len(set(keys)) == 3, keys
+    for before, op in zip(collectives, collectives[1:]):
+        assert before in op.control_inputs, (before, op, op.control_inputs)
+    assert not [c for c in collectives[0].control_inputs if c.type == "CollectiveReduceV2"]
+    for op in collectives:  # one chain of their own: never ordered after another op's chain
+        assert all(c.type == "CollectiveReduceV2" for c in op.control_inputs), op.control_inputs
+        assert op in graph.control_outputs
+    print("OK")
+    """)
