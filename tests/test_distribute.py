@@ -8,7 +8,11 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
+
+import eager as tf
+from eager.ops.collective_ops import collective_reduce, register_group, unregister_group
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -188,3 +192,48 @@ def test_traced_step_chains_its_all_reduces_in_creation_order():
         assert op in graph.control_outputs
     print("OK")
     """)
+
+
+def test_collective_reduce_op_errors_and_its_own_chain():
+    """Bad attributes and an unknown group are the op's InvalidArgumentError naming it; traced,
+    collective ops chain among themselves and not onto the prints' chain."""
+    x = tf.constant([1.0, 2.0])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"CollectiveReduceV2: merge_op must .*Op:CollectiveReduceV2"):
+        collective_reduce(x, 1, 0, 1, merge_op="Sum")
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"final_op must be one of"):
+        collective_reduce(x, 1, 0, 1, final_op="Mean")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"no collective group with group_key=987654 .*float32\[2\]"):
+        collective_reduce(x, 2, 987654, 1)
+
+    class Doubling:  # a stand-in engine of two members that each hold the same value
+        size = 2
+
+        def all_reduce(self, arrays, op="sum"):
+            return [a * 2 for a in arrays]
+    key = register_group(Doubling())
+    try:
+        np.testing.assert_allclose(collective_reduce(x, 2, key, 1).numpy(), [2.0, 4.0])
+        np.testing.assert_allclose(collective_reduce(x, 2, key, 2, final_op="Div").numpy(),
+                                   [1.0, 2.0])
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"has 2 members"):
+            collective_reduce(x, 3, key, 3)
+    finally:
+        unregister_group(key)
+
+    @tf.function(autograph=False)
+    def f(v):
+        tf.print(v)
+        a = collective_reduce(v, 1, 0, 1)
+        tf.print(a)
+        b = collective_reduce(v * 2.0, 1, 0, 2)
+        return a + b
+    graph = f.get_concrete_function(x).graph
+    ops = graph.get_operations()
+    prints = [op for op in ops if op.type == "PrintV2"]
+    coll = [op for op in ops if op.type == "CollectiveReduceV2"]
+    assert len(prints) == 2 and len(coll) == 2
+    assert coll[0] in coll[1].control_inputs and prints[0] in prints[1].control_inputs
+    assert not any(p in c.control_inputs for p in prints for c in coll)
+    assert not any(c in p.control_inputs for p in prints for c in coll)

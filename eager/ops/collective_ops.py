@@ -69,6 +69,7 @@ def _infer(x, *, group_size, group_key, instance_key, merge_op="Add", final_op="
 
 
 def _kernel(xp, x, *, group_size, group_key, instance_key, merge_op="Add", final_op="Id"):
+    _check_attrs(x, group_size, merge_op, final_op)
     if group_size == 1:  # one process: nothing to exchange
         return x.copy()
     engine = _GROUPS.get(group_key)
