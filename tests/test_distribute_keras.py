@@ -59,6 +59,10 @@ for key in ("loss", "mae"):
 assert int(two.optimizer.iterations.numpy()) == 8
 np.testing.assert_allclose(one.evaluate(x, y, verbose=0), two.evaluate(x, y, verbose=0),
                            rtol=1e-5)
+two.layers[0].trainable = False
+assert len(two.trainable_weights) == 2 and not two.weights[0].trainable
+two.layers[0].trainable = True
+assert len(two.trainable_weights) == 4
 print("OK")
 """
 

@@ -338,8 +338,14 @@ class Layer(Module):
         value = bool(value)
         object.__setattr__(self, "_trainable", value)
         for variable, created_trainable in self._own_variables:
-            if created_trainable and isinstance(variable, KerasVariable):
-                variable.trainable = value
+            if not created_trainable:
+                continue
+            # A weight made under a strategy's scope is distributed: freeze every component.
+            parts = variable.values if getattr(variable, "_is_distributed_variable", False) \
+                else (variable,)
+            for part in parts:
+                if isinstance(part, KerasVariable):
+                    part.trainable = value
         for layer in self._sublayers():
             layer.trainable = value
 
