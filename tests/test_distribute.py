@@ -237,3 +237,20 @@ def test_collective_reduce_op_errors_and_its_own_chain():
     assert coll[0] in coll[1].control_inputs and prints[0] in prints[1].control_inputs
     assert not any(p in c.control_inputs for p in prints for c in coll)
     assert not any(c in p.control_inputs for p in prints for c in coll)
+
+
+def test_collective_reduce_overflow_is_silent_ieee():
+    """The op is never re-run (its peers would wait for a second exchange), so its arithmetic
+    gives IEEE results without a signal even where warnings are errors."""
+    class Summing:
+        size = 2
+
+        def all_reduce(self, arrays, op="sum"):
+            return [np.add(a, a) for a in arrays]
+    key = register_group(Summing())
+    try:
+        with np.errstate(all="raise"):
+            out = collective_reduce(tf.constant([3e38, 1.0], tf.float32), 2, key, 1)
+        np.testing.assert_array_equal(out.numpy(), [np.inf, 2.0])
+    finally:
+        unregister_group(key)
