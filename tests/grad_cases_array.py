@@ -11,6 +11,7 @@ import numpy as np
 import eager as tf
 from eager.core import dispatch
 from eager.ops.array_ops import BROADCAST_TO, RESHAPE, TILE
+from eager.ops.collective_ops import collective_reduce
 from eager.ops.padding_ops import PAD
 from eager.ops.creation_ops import FILL
 from eager.ops.slicing_ops import (INDEX_AXIS, SCATTER_ND, SLICE_AXIS, SLICE_AXIS_GRAD,
@@ -81,6 +82,9 @@ CASES = {
     # -- shapes --------------------------------------------------------------------------------
     "CheckNumerics": [C(lambda x: tf.debugging.check_numerics(x, "checked"),
                         lambda: [rand(2, 3)])],
+    "CollectiveReduceV2": [C(lambda x: collective_reduce(x, 1, 0, 1), lambda: [rand(2, 3)]),
+                           C(lambda x: collective_reduce(x, 1, 0, 2, final_op="Div"),
+                             lambda: [rand(3)])],
     "Identity": [C(tf.identity, lambda: [rand(2, 3)]),
                  C(tf.identity, lambda: [crand(3)])],
     "Reshape": [C(lambda x: tf.reshape(x, [3, -1]), lambda: [rand(2, 3, 2)]),

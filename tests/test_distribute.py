@@ -8,7 +8,11 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
+
+import eager as tf
+from eager.ops.collective_ops import collective_reduce, register_group, unregister_group
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -141,3 +145,112 @@ def test_names_reprs_and_errors_as_tf():
         print("ok")
     """)
     assert out.strip() == "ok"
+
+
+def test_traced_step_chains_its_all_reduces_in_creation_order():
+    """The all-reduces of a traced step are `CollectiveReduceV2` ops, each waiting (by an
+    automatic control edge) for the one created before it and for no other op of theirs, so
+    every worker issues them in program order; the step still computes the right numbers."""
+    _run("""
+    strategy = tf.distribute.MirroredStrategy(NAMES)
+    with strategy.scope():
+        w = tf.Variable(np.ones((3, 1), np.float32))
+        opt = tf.keras.optimizers.SGD(0.1)
+
+    def replica_step(xb):
+        ctx = tf.distribute.get_replica_context()
+        first = ctx.all_reduce("SUM", tf.reduce_sum(xb))
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.matmul(xb, w))
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+        second = ctx.all_reduce("MEAN", tf.reduce_max(xb))
+        return first + second
+
+    @tf.function
+    def step(x0, x1):
+        out = strategy.run(replica_step, (tf.distribute.PerReplica([x0, x1]),))
+        return strategy.experimental_local_results(out)
+
+    xs = (tf.constant(X[:8]), tf.constant(X[8:]))
+    out = step(*xs)
+    for r in range(2):
+        np.testing.assert_allclose(out[r].numpy(),
+                                   X.sum() + np.mean([X[:8].max(), X[8:].max()]), rtol=1e-5)
+    np.testing.assert_allclose(w.values[1].numpy(),
+                               1 - 0.1 * X.sum(axis=0, keepdims=True).T, rtol=1e-5)
+    graph = step.get_concrete_function(*xs).graph
+    ops = graph.get_operations()
+    collectives = [op for op in ops if op.type == "CollectiveReduceV2"]
+    assert len(collectives) == 3, [op.type for op in ops]
+    keys = [op.get_attr("instance_key") for op in collectives]
+    assert keys == sorted(keys) and len(set(keys)) == 3, keys
+    for before, op in zip(collectives, collectives[1:]):
+        assert before in op.control_inputs, (before, op, op.control_inputs)
+    assert not [c for c in collectives[0].control_inputs if c.type == "CollectiveReduceV2"]
+    for op in collectives:  # one chain of their own: never ordered after another op's chain
+        assert all(c.type == "CollectiveReduceV2" for c in op.control_inputs), op.control_inputs
+        assert op in graph.control_outputs
+    print("OK")
+    """)
+
+
+def test_collective_reduce_op_errors_and_its_own_chain():
+    """Bad attributes and an unknown group are the op's InvalidArgumentError naming it; traced,
+    collective ops chain among themselves and not onto the prints' chain."""
+    x = tf.constant([1.0, 2.0])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"CollectiveReduceV2: merge_op must .*Op:CollectiveReduceV2"):
+        collective_reduce(x, 1, 0, 1, merge_op="Sum")
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"final_op must be one of"):
+        collective_reduce(x, 1, 0, 1, final_op="Mean")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"no collective group with group_key=987654 .*float32\[2\]"):
+        collective_reduce(x, 2, 987654, 1)
+
+    class Doubling:  # a stand-in engine of two members that each hold the same value
+        size = 2
+
+        def all_reduce(self, arrays, op="sum"):
+            return [a * 2 for a in arrays]
+    key = register_group(Doubling())
+    try:
+        np.testing.assert_allclose(collective_reduce(x, 2, key, 1).numpy(), [2.0, 4.0])
+        np.testing.assert_allclose(collective_reduce(x, 2, key, 2, final_op="Div").numpy(),
+                                   [1.0, 2.0])
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"has 2 members"):
+            collective_reduce(x, 3, key, 3)
+    finally:
+        unregister_group(key)
+
+    @tf.function(autograph=False)
+    def f(v):
+        tf.print(v)
+        a = collective_reduce(v, 1, 0, 1)
+        tf.print(a)
+        b = collective_reduce(v * 2.0, 1, 0, 2)
+        return a + b
+    graph = f.get_concrete_function(x).graph
+    ops = graph.get_operations()
+    prints = [op for op in ops if op.type == "PrintV2"]
+    coll = [op for op in ops if op.type == "CollectiveReduceV2"]
+    assert len(prints) == 2 and len(coll) == 2
+    assert coll[0] in coll[1].control_inputs and prints[0] in prints[1].control_inputs
+    assert not any(p in c.control_inputs for p in prints for c in coll)
+    assert not any(c in p.control_inputs for p in prints for c in coll)
+
+
+def test_collective_reduce_overflow_is_silent_ieee():
+    """The op is never re-run (its peers would wait for a second exchange), so its arithmetic
+    gives IEEE results without a signal even where warnings are errors."""
+    class Summing:
+        size = 2
+
+        def all_reduce(self, arrays, op="sum"):
+            return [np.add(a, a) for a in arrays]
+    key = register_group(Summing())
+    try:
+        with np.errstate(all="raise"):
+            out = collective_reduce(tf.constant([3e38, 1.0], tf.float32), 2, key, 1)
+        np.testing.assert_array_equal(out.numpy(), [np.inf, 2.0])
+    finally:
+        unregister_group(key)

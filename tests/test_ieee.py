@@ -254,7 +254,7 @@ NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "Resour
                  "IteratorGetNextAsOptional", "MatchingFiles", "ReadFile", "WriteFile",
                  "FlushSummaryWriter"}
 HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
-                       "WriteSummary",
+                       "WriteSummary", "CollectiveReduceV2",
                        "ResourceApplyGradientDescent", "ResourceSparseApplyGradientDescent",
                        "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",
                        "ResourceApplyAdam", "ResourceApplyAdamWithAmsgrad",

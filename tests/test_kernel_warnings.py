@@ -32,7 +32,7 @@ import eager
 from eager.core import dispatch
 from eager.core.registry import get_op, registered_ops
 from eager.errors import OpError
-from eager.ops import debug_ops, list_bulk_ops, list_ops
+from eager.ops import collective_ops, debug_ops, list_bulk_ops, list_ops
 
 # -- hostile inputs ------------------------------------------------------------------------------
 
@@ -577,6 +577,8 @@ RECIPES = {
     "PrintV2": lambda x: eager.print(x, [x, 1.5], output_stream=sys.stdout, summarize=-1),
     "CheckNumericsV2": _check_numerics,
     "CheckNumerics": lambda x: eager.debugging.check_numerics(_real(x), "checked"),
+    "CollectiveReduceV2": lambda x: collective_ops.collective_reduce(_real(x), 1, 0, 1,
+                                                                    final_op="Div"),
     "AsString": lambda x: _S.as_string(x),
     "StringLength": lambda x: _S.length(_text(x), unit="UTF8_CHAR"),
     "Substr": lambda x: _S.substr(_text(x), 0, 2),

@@ -9,7 +9,9 @@ An OpDef holds what each way of running an op needs, and nothing mode-specific:
   asynchronous dispatch use it to type outputs before any kernel runs; eager execution asks it
   to explain a kernel failure. It raises the op's errors for invalid inputs.
 * effects: `stateful` (never folded, merged or pruned; ordered by automatic control dependencies),
-  `resource_reads` / `resource_writes` (indices of resource-handle inputs the op reads/writes).
+  `resource_reads` / `resource_writes` (indices of resource-handle inputs the op reads/writes),
+  `collective` (a stateful op that exchanges data with other processes: traced, such ops get a
+  chain of their own, in program order, so every worker issues them in the same order).
 * `gradient`: the gradient function, registered beside the op by the op library, with what it
   needs kept (`def_gradient`); `differentiable=False` for ops whose outputs have no gradient.
 * `num_outputs`: 1, a fixed count (outputs are a tuple), or None when it varies per call
@@ -65,20 +67,21 @@ class OpDef:
     __slots__ = ("name", "kernel", "infer", "gradient", "grad_keeps_inputs", "grad_keeps_outputs",
                  "stateful", "resource_reads", "resource_writes", "num_outputs", "differentiable",
                  "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc", "replay",
-                 "infix", "elementwise", "ufunc", "donatable_inputs")
+                 "infix", "elementwise", "ufunc", "donatable_inputs", "collective")
 
     def __init__(self, name, kernel, infer, *, stateful=False, resource_reads=(),
                  resource_writes=(), num_outputs=1, differentiable=True, dtypes=None,
                  no_kernel_dtypes=frozenset(), device_types=frozenset({"CPU", "GPU"}),
                  infer_from_types=False, elementwise=False, infix=None, ufunc=None,
-                 donatable_inputs=(), doc=""):
+                 donatable_inputs=(), collective=False, doc=""):
         self.name = name
         self.kernel = kernel
         self.infer = infer
         self.gradient = None
         self.grad_keeps_inputs = ()
         self.grad_keeps_outputs = ()
-        self.stateful = stateful or bool(resource_writes)
+        self.stateful = stateful or bool(resource_writes) or collective
+        self.collective = collective
         self.resource_reads = tuple(resource_reads)
         self.resource_writes = tuple(resource_writes)
         self.num_outputs = num_outputs

@@ -5,21 +5,27 @@
 `MirroredVariable` (or a `SyncOnReadVariable` for `synchronization=ON_READ`) with one component
 per device. `strategy.run` calls the step once per replica (`mirrored_run`); the cross-device
 reductions go through the in-process collective engine's rule (sum in replica order) written
-with ordinary ops, so they run eagerly, asynchronously and inside traced functions alike.
+with ordinary ops, so they run eagerly, asynchronously and inside traced functions alike. Each
+reduced bucket then passes through one `CollectiveReduceV2` op (`eager/ops/collective_ops.py`),
+the all-reduce across the strategy's processes through its collective engine (one process
+here: the op returns its input). It is a stateful, collective op, so a traced step keeps its
+all-reduces in program order (automatic control dependencies chain them).
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 
 from ..base import nest
 from ..core import context as _core
 from ..devices import registry as _devices
-from ..ops import array_ops, composite_ops, math_ops
+from ..ops import array_ops, collective_ops, composite_ops, math_ops
 from ..core.tensor_conversion import convert_to_tensor
 from ..variables import (VariableAggregation, VariableSynchronization, variable_creator_scope)
 from . import buckets as _buckets
 from . import context as _ctx
+from .collectives.local import LocalCollectives
 from .input_context import InputContext  # noqa: F401 - part of this module's API
 from .input_lib import DistributedDataset, DistributedDatasetsFromFunction
 from .mirrored_run import call_for_each_replica, regroup, select_replica
@@ -89,6 +95,16 @@ class StrategyExtended:
         self._strategy = strategy
         self.worker_devices = tuple(devices)
         self.bucket_bytes = _buckets.BUCKET_BYTES
+        self._collectives = LocalCollectives()  # across processes: this one alone
+        self._group_key = collective_ops.register_group(self._collectives)
+        self._instance_keys = itertools.count(1)
+
+    def _all_reduce_across_processes(self, tensor, reduce_op):
+        """`tensor` (this process's reduction over its replicas) all-reduced across the
+        strategy's processes, as one collective op (see the module doc)."""
+        return collective_ops.collective_reduce(
+            tensor, self._collectives.size, self._group_key, next(self._instance_keys),
+            merge_op="Add", final_op="Div" if reduce_op is ReduceOp.MEAN else "Id")
 
     @property
     def _num(self):
@@ -120,6 +136,7 @@ class StrategyExtended:
                     if n > 1 else fused[0]
                 if reduce_op is ReduceOp.MEAN and n > 1:
                     total = math_ops.divide(total, math_ops.cast(n, total.dtype))
+                total = self._all_reduce_across_processes(total, reduce_op)
             for r, device in enumerate(self.worker_devices):
                 with _core.device(device):
                     parts = _buckets.split(array_ops.identity(total), [shapes[i] for i in bucket],

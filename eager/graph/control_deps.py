@@ -24,8 +24,12 @@ has no edge at all. So the graph consults an `AutoControlDeps` for every op it a
 * **Must-run ops.** Every stateful op (`OpDef.stateful`, which includes every resource write)
   must run even if nothing consumes it; the tracker lists them in `graph.control_outputs`, and
   `Graph.finalize(outputs)` makes the returned tensors wait for all of them.
-* Pure ops (stateless, no resource inputs) get no edges at all. Collective ops will get their
-  own chain when they exist.
+* **Collective ops** (`OpDef.collective`: `CollectiveReduceV2`) get a chain of their own: each
+  depends on the previous collective op, in the order the trace created them, and on nothing
+  else of the other chains (as TensorFlow orders its collectives). Processes that exchange data
+  must issue their collectives in the same order or wait on each other forever; the chain makes
+  a traced step issue them in program order on every worker, whatever else runs in parallel.
+* Pure ops (stateless, no resource inputs) get no edges at all.
 
 An edge already implied by a direct data edge (the op consumes an output of the op it would
 wait for) is not added; duplicates never are (`Operation._add_control_input`).
@@ -52,11 +56,12 @@ class AutoControlDeps:
     appends the graph's must-run ops to its `control_outputs`. One per Graph, which calls
     `track(op)` for each op it adds."""
 
-    __slots__ = ("_resources", "_last_stateful")
+    __slots__ = ("_resources", "_last_stateful", "_last_collective")
 
     def __init__(self):
         self._resources = {}  # id(resource tensor) -> _ResourceHistory
         self._last_stateful = None  # the last stateful op without resource inputs
+        self._last_collective = None  # the last collective op
 
     def track(self, op) -> None:
         """Orders `op` after the ops it must follow and records it for the ops that follow."""
@@ -80,6 +85,9 @@ class AutoControlDeps:
                 history = self._history(key, resource)
                 wait_for(op, history.last_write)
                 history.reads_since_write.append(op)
+        elif op_def.collective:
+            wait_for(op, self._last_collective)
+            self._last_collective = op
         elif op_def.stateful:
             wait_for(op, self._last_stateful)
             self._last_stateful = op

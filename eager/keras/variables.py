@@ -8,6 +8,12 @@ tapes, optimizers, checkpoints, functions — is the `ResourceVariable` undernea
 weights work wherever an `eager.Variable` does (`isinstance(w, eager.Variable)` holds, unlike
 Keras 3 on TensorFlow, where weights wrap a `tf.Variable`).
 
+Under a distribution strategy's `scope()`, `make_weight` hands the weight to the strategy's
+variable creator (the one `eager.Variable(...)` goes through), with a `KerasVariable` at the
+bottom: the weight becomes a `MirroredVariable` (a metric's state, made with
+`synchronization="on_read"`, a `SyncOnReadVariable`) whose components are `KerasVariable`s
+with the same name and path.
+
 The initial value is computed in `init_scope`: a layer built while a function is being traced
 (its first call inside `eager.function`) still gets concrete, eagerly initialised weights, as
 variables lifted out of a trace are.
@@ -19,9 +25,45 @@ import numpy as np
 
 from ..functions.lifting import init_scope
 from ..core import context as _context
-from ..variables import ResourceVariable
+from ..distribute import strategy as _strategy
+from ..variables import ResourceVariable, VariableAggregation, VariableSynchronization
 
-__all__ = ["KerasVariable"]
+__all__ = ["KerasVariable", "make_weight"]
+
+_AGGREGATION = {"none": VariableAggregation.NONE, "sum": VariableAggregation.SUM,
+                "mean": VariableAggregation.MEAN,
+                "only_first_replica": VariableAggregation.ONLY_FIRST_REPLICA}
+_SYNCHRONIZATION = {"auto": VariableSynchronization.AUTO,
+                    "on_read": VariableSynchronization.ON_READ,
+                    "on_write": VariableSynchronization.ON_WRITE}
+
+
+def make_weight(initializer, shape, dtype, trainable=True, name=None, aggregation="none",
+                synchronization="auto", **keras_kwargs):
+    """A `KerasVariable`, or, inside a strategy's `scope()`, the strategy's distributed
+    variable whose components are `KerasVariable`s (see the module doc)."""
+    if not _strategy.has_strategy():  # the common case: no lookup beyond this
+        return KerasVariable(initializer, shape, dtype, trainable=trainable, name=name,
+                             **keras_kwargs)
+    agg = _AGGREGATION.get(aggregation, VariableAggregation.NONE) \
+        if isinstance(aggregation, str) else aggregation
+    sync = _SYNCHRONIZATION[synchronization] if isinstance(synchronization, str) \
+        else synchronization
+
+    def bottom(next_creator=None, initial_value=None, trainable=True, **_):
+        # Replica components are named "<name>/replica_i" by the strategy; a Keras weight
+        # keeps its short name and path on every component.
+        return KerasVariable(initial_value, shape, dtype, trainable=trainable, name=name,
+                             **keras_kwargs)
+
+    def initial_value():
+        with init_scope():
+            return initializer(tuple(shape), dtype=dtype) if callable(initializer) \
+                else initializer
+
+    return _strategy.get_strategy()._create_variable(
+        bottom, initial_value=initial_value, trainable=trainable, name=name, dtype=dtype,
+        synchronization=sync, aggregation=agg)
 
 
 class KerasVariable(ResourceVariable):

@@ -44,7 +44,7 @@ from ..keras_tensor import KerasTensor, Node, any_symbolic_tensors, compute_outp
 from .. import masking as _mask_store
 from ..masking import get_keras_mask, set_keras_mask
 from ..serialization import serialize_keras_object
-from ..variables import KerasVariable
+from ..variables import KerasVariable, make_weight
 from .call_errors import with_call_arguments
 from .input_spec import assert_input_compatibility
 
@@ -250,10 +250,11 @@ class Layer(Module):
             initializer = "glorot_uniform" if backend.is_float_dtype(dtype) else "zeros"
         init = initializers.get(initializer)
         with self._scope():
-            variable = KerasVariable(init, shape, dtype, trainable=trainable, name=name,
-                                     regularizer=regularizers.get(regularizer),
-                                     constraint=constraints.get(constraint), autocast=autocast,
-                                     overwrite_with_gradient=overwrite_with_gradient)
+            variable = make_weight(init, shape, dtype, trainable=trainable, name=name,
+                                   aggregation=aggregation,
+                                   regularizer=regularizers.get(regularizer),
+                                   constraint=constraints.get(constraint), autocast=autocast,
+                                   overwrite_with_gradient=overwrite_with_gradient)
         self._track_variable(variable)
         return variable
 
@@ -337,8 +338,14 @@ class Layer(Module):
         value = bool(value)
         object.__setattr__(self, "_trainable", value)
         for variable, created_trainable in self._own_variables:
-            if created_trainable and isinstance(variable, KerasVariable):
-                variable.trainable = value
+            if not created_trainable:
+                continue
+            # A weight made under a strategy's scope is distributed: freeze every component.
+            parts = variable.values if getattr(variable, "_is_distributed_variable", False) \
+                else (variable,)
+            for part in parts:
+                if isinstance(part, KerasVariable):
+                    part.trainable = value
         for layer in self._sublayers():
             layer.trainable = value
 

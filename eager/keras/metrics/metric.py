@@ -17,14 +17,17 @@ import numpy as np
 
 from ...core.context import name_scope
 from ...state.trackable import Trackable, children_added
-from ...variables import Variable
+from ...distribute import strategy as _strategy
+from ...variables import Variable, VariableAggregation, VariableSynchronization
 from ..losses.loss import _float_dtype
 from ..utils import loss_ops as kops
 from ..backend import auto_name
 
 __all__ = ["Metric"]
 
-_AGGREGATIONS = ("none", "mean", "sum", "only_first_replica")
+_AGGREGATIONS = {"none": VariableAggregation.NONE, "mean": VariableAggregation.MEAN,
+                 "sum": VariableAggregation.SUM,
+                 "only_first_replica": VariableAggregation.ONLY_FIRST_REPLICA}
 
 
 def _initial_value(initializer, shape, dtype):
@@ -55,9 +58,10 @@ class Metric(Trackable):
 
     def add_variable(self, shape, initializer, dtype=None, aggregation="sum", name=None):
         """A non-trainable variable holding part of the metric's state (tracked by the metric).
-        `aggregation` is checked and accepted for Keras compatibility (eager has no replicas to
-        aggregate over); it must be one of Keras's: "none", "mean", "sum",
-        "only_first_replica"."""
+        `aggregation` is one of Keras's: "none", "mean", "sum", "only_first_replica"; the
+        variable is synchronised on read under a strategy (as Keras on TensorFlow makes it): in a
+        strategy's `scope()` each replica updates its own component and a cross-replica read
+        aggregates them this way."""
         self._check_super_called()
         if aggregation not in _AGGREGATIONS:
             raise ValueError("Invalid value for argument `aggregation`. Expected one of "
@@ -65,8 +69,12 @@ class Metric(Trackable):
         dtype = _float_dtype(dtype)
         shape = tuple(int(d) for d in shape)
         with name_scope(self.name.replace("/", ">")):
+            replicated = {}
+            if _strategy.has_strategy():  # plain variables take neither argument
+                replicated = {"synchronization": VariableSynchronization.ON_READ,
+                              "aggregation": _AGGREGATIONS[aggregation]}
             variable = Variable(_initial_value(initializer, shape, dtype), trainable=False,
-                                name=name, dtype=dtype)
+                                name=name, dtype=dtype, **replicated)
         self._variables.append(variable)
         children_added(self)
         return variable

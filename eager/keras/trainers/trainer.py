@@ -18,15 +18,28 @@ Per-step work outside the traced graph is kept to slicing the batch, one call an
 callbacks that exist: hooks no callback overrides are skipped, and the step's logs become
 Python floats only when a callback reads them (`CallbackList`), so `fit(verbose=0)` does not
 copy metrics to the host each step.
+
+Under a distribution strategy (a model compiled inside `strategy.scope()`, its weights,
+optimizer slots and metric variables then distributed), a train or test step splits the
+global batch along its first axis into one part per replica and runs the step through
+`strategy.run`: each replica's gradients are of its mean loss divided by the number of
+replicas (Keras's loss scaling), so the optimizer's cross-replica sum is the gradient of the
+global batch's mean loss, and the weights end where one device's step on the whole batch puts
+them. The step's logs are the metrics read in cross-replica context (aggregated over
+replicas).
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 
 from ...base import nest
 from ...core.context import executing_eagerly
 from ...data.dataset import Dataset
+from ...distribute import context as _distribute_context
+from ...distribute import strategy as _distribute
 from ...functions.polymorphic import function
 from ... import optimizers as _optimizers
 from ...autodiff import GradientTape
@@ -59,7 +72,7 @@ class _TrainerState:
     __slots__ = ("compiled", "optimizer", "loss", "compiled_loss", "compiled_metrics",
                  "loss_tracker", "run_eagerly", "jit_compile", "steps_per_execution",
                  "train_fns", "test_fns", "predict_fns", "stop_training", "stop_evaluating",
-                 "stop_predicting", "history")
+                 "stop_predicting", "history", "strategy")
 
     def __init__(self):
         self.compiled = False
@@ -78,6 +91,7 @@ class _TrainerState:
         self.stop_evaluating = False
         self.stop_predicting = False
         self.history = None
+        self.strategy = None
 
 
 class Trainer:
@@ -118,6 +132,15 @@ class Trainer:
     def run_eagerly(self, value):
         self._trainer.run_eagerly = bool(value)
         self._reset_step_functions()
+
+    @property
+    def distribute_strategy(self):
+        """The strategy `compile` ran under (the default strategy outside any scope)."""
+        return self._trainer.strategy or _distribute.get_strategy()
+
+    def _strategy_scope(self):
+        strategy = self._trainer.strategy
+        return strategy.scope() if strategy is not None else contextlib.nullcontext()
 
     @property
     def jit_compile(self):
@@ -207,6 +230,7 @@ class Trainer:
         state.run_eagerly = bool(run_eagerly)
         state.jit_compile = jit_compile
         state.steps_per_execution = steps_per_execution
+        state.strategy = _distribute.get_strategy() if _distribute.has_strategy() else None
         state.compiled = True
         self._reset_step_functions()
 
@@ -286,14 +310,17 @@ class Trainer:
 
     def train_step(self, data):
         x, y, sample_weight = unpack_x_y_sample_weight(data)
+        replicas = _replicas_in_sync()
         with GradientTape() as tape:
             y_pred = self._call_model(x, True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
                                      training=True)
+            # The replicas' gradients are summed: each differentiates its share of the loss.
+            scaled = loss if replicas == 1 else loss / _math.cast(replicas, loss.dtype)
         self._trainer.loss_tracker.update_state(loss, sample_weight=self._batch_size_of(x))
         trainable = self.trainable_weights
         if trainable:
-            grads = tape.gradient(loss, trainable)
+            grads = tape.gradient(scaled, trainable)
             self._trainer.optimizer.apply_gradients(zip(grads, trainable))
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
@@ -323,9 +350,14 @@ class Trainer:
         key = (present, _structure_key(batch))
         fn = fns.get(key)
         if fn is None:
-            self._symbolic_build(batch, kind)
+            with self._strategy_scope():
+                self._symbolic_build(batch, kind)
             step = {"train": self.train_step, "test": self.test_step,
                     "predict": self.predict_step}[kind]
+            strategy = state.strategy
+            if kind != "predict" and strategy is not None \
+                    and strategy.num_replicas_in_sync > 1:
+                step = self._replicated_step(strategy, step)
 
             def run(*tensors, _step=step, _batch=batch, _present=present):
                 it = iter(tensors)
@@ -340,6 +372,28 @@ class Trainer:
             fn = run if state.run_eagerly else function(run)
             fns[key] = fn
         return fn, [t for t in flat if t is not None]
+
+    def _replicated_step(self, strategy, step):
+        """`step` run through `strategy.run` on the global batch split into one part per
+        replica (see the module doc); returns the metrics aggregated across replicas."""
+        n = strategy.num_replicas_in_sync
+
+        def replicated(batch):
+            flat = nest.flatten(batch)
+            parts = [[None] * len(flat) for _ in range(n)]
+            for i, t in enumerate(flat):
+                if t is None:
+                    continue
+                total = int(t.shape[0])
+                sizes = [total // n + (1 if r < total % n else 0) for r in range(n)]
+                for r, piece in enumerate(_array.split(t, sizes, axis=0)):
+                    parts[r][i] = piece
+            per_replica = _distribute.PerReplica(
+                [nest.pack_sequence_as(batch, p) for p in parts])
+            with strategy.scope():
+                strategy.run(step, args=(per_replica,))
+                return self.get_metrics_result()
+        return replicated
 
     def _clear_traced_losses(self):
         clear = getattr(self, "_clear_losses", None)
@@ -549,6 +603,12 @@ def _should_eval(epoch, validation_freq) -> bool:
         return epoch in validation_freq
     raise ValueError("Expected `validation_freq` to be a list or int. Received: "
                      f"validation_freq={validation_freq} of the type {type(validation_freq)}.")
+
+
+def _replicas_in_sync() -> int:
+    """How many replicas share this step: the strategy's count inside `strategy.run`, else 1."""
+    strategy, replica = _distribute_context.current()
+    return 1 if replica is None else strategy.num_replicas_in_sync
 
 
 def _structure_key(batch):
