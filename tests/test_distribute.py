@@ -205,7 +205,7 @@ def test_collective_reduce_op_errors_and_its_own_chain():
         collective_reduce(x, 1, 0, 1, final_op="Mean")
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"no collective group with group_key=987654 .*float32\[2\]"):
-        collective_reduce(x, 2, 987654, 1)
+        collective_reduce(x, 2, 987654, 1).numpy()  # (a GPU's kernel reports it at the sync)
 
     class Doubling:  # a stand-in engine of two members that each hold the same value
         size = 2
@@ -218,7 +218,7 @@ def test_collective_reduce_op_errors_and_its_own_chain():
         np.testing.assert_allclose(collective_reduce(x, 2, key, 2, final_op="Div").numpy(),
                                    [1.0, 2.0])
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"has 2 members"):
-            collective_reduce(x, 3, key, 3)
+            collective_reduce(x, 3, key, 3).numpy()
     finally:
         unregister_group(key)
 
