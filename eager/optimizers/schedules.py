@@ -19,6 +19,7 @@ import math
 
 from ..core.tensor_conversion import convert_to_tensor
 from ..ops import math_ops as _m
+from ..ops.special_math_ops import ceil, floor
 
 __all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay",
            "PolynomialDecay", "InverseTimeDecay", "CosineDecay", "CosineDecayRestarts",
@@ -39,14 +40,6 @@ class LearningRateSchedule:
     @classmethod
     def from_config(cls, config):
         return cls(**config)
-
-
-def _floor(x):
-    return _m.floordiv(x, _m.cast(1, x.dtype))  # floor(x / 1): exact
-
-
-def _ceil(x):
-    return -_floor(-x)
 
 
 def _check_steps(name, value):
@@ -77,7 +70,7 @@ class ExponentialDecay(LearningRateSchedule):
         initial, step = _start(self.initial_learning_rate, step)
         p = step / _m.cast(self.decay_steps, initial.dtype)
         if self.staircase:
-            p = _floor(p)
+            p = floor(p)
         return _m.multiply(initial, _m.pow(_m.cast(self.decay_rate, initial.dtype), p))
 
     def get_config(self) -> dict:
@@ -138,7 +131,7 @@ class PolynomialDecay(LearningRateSchedule):
         decay_steps = _m.cast(self.decay_steps, dtype)
         if self.cycle:
             multiplier = _m.where(_m.equal(step, 0), _m.cast(1.0, dtype),
-                                  _ceil(step / _m.cast(self.decay_steps, dtype)))
+                                  ceil(step / _m.cast(self.decay_steps, dtype)))
             decay_steps = decay_steps * multiplier
         else:
             step = _m.minimum(step, decay_steps)
@@ -169,7 +162,7 @@ class InverseTimeDecay(LearningRateSchedule):
         dtype = initial.dtype
         p = step / _m.cast(self.decay_steps, dtype)
         if self.staircase:
-            p = _floor(p)
+            p = floor(p)
         return initial / (_m.cast(1, dtype) + _m.cast(self.decay_rate, dtype) * p)
 
     def get_config(self) -> dict:
@@ -241,10 +234,10 @@ class CosineDecayRestarts(LearningRateSchedule):
         t_mul = _m.cast(self._t_mul, dtype)
         fraction = step / _m.cast(self.first_decay_steps, dtype)
         if self._t_mul == 1.0:
-            restart = _floor(fraction)
+            restart = floor(fraction)
             fraction = fraction - restart
         else:  # periods growing geometrically: which one, and how far into it
-            restart = _floor(_m.log(1.0 - fraction * (1.0 - t_mul)) / _m.log(t_mul))
+            restart = floor(_m.log(1.0 - fraction * (1.0 - t_mul)) / _m.log(t_mul))
             done = (1.0 - _m.pow(t_mul, restart)) / (1.0 - t_mul)
             fraction = (fraction - done) / _m.pow(t_mul, restart)
         factor = _m.pow(_m.cast(self._m_mul, dtype), restart)
