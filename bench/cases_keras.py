@@ -12,9 +12,13 @@ and what `fit` adds per step over its own traced step.
     tensors). The ratio is `fit`'s per-step Python overhead (batch slicing, callbacks,
     logs). Target: <= 1.05x.
 
-Each implementation runs one epoch per measurement, interleaved, best of `rounds`. The model
-is a `Trainer` on hand-written dense layers (the bench does not depend on `keras.layers`).
-Standalone:
+Each round runs one epoch of every implementation back to back; a ratio is the median over
+rounds of the ratio within a round (paired), so a slow stretch of the machine moves both sides
+of a ratio together. Everything runs in a subprocess with every BLAS pool (and TensorFlow's
+intra- and inter-op pools) at one thread: on a shared two-core machine the multi-threaded
+matmuls of one epoch swing by a third from run to run with whatever else is running, more than
+the framework's own cost being measured. The model is a `Trainer` on hand-written dense layers
+(the bench does not depend on `keras.layers`). Standalone:
 
     python -m bench.cases_keras [--quick]
 """
@@ -22,6 +26,9 @@ Standalone:
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
+import statistics
 import time
 
 import numpy as np
@@ -31,7 +38,7 @@ from eager import keras
 
 from . import frameworks
 from .cases_autodiff import LR, SIZES, mlp_gradients
-from .harness import format_seconds
+from .harness import format_seconds, run_with_one_blas_thread
 
 ROWS = 60_000
 BATCH = 128
@@ -106,8 +113,8 @@ def _keras_model(tf, params):
     return model
 
 
-def measure(rounds, others, rows=ROWS):
-    """Best seconds per epoch for each implementation."""
+def measure(rounds, with_tensorflow, rows=ROWS):
+    """Seconds per epoch of each implementation in each round (lists in round order)."""
     params, x, y = _data(rows)
     np_params = [p.copy() for p in params]
     model = _eager_model(params)
@@ -126,49 +133,63 @@ def measure(rounds, others, rows=ROWS):
              "eager fit": lambda: model.fit(x, y, batch_size=BATCH, epochs=1, verbose=0,
                                             shuffle=False),
              "bare step": bare_epoch}
-    if "tensorflow" in others:
-        tf = others["tensorflow"]
+    tf = frameworks.load("tensorflow") if with_tensorflow else None
+    if tf is not None:
+        tf.config.threading.set_intra_op_parallelism_threads(1)
+        tf.config.threading.set_inter_op_parallelism_threads(1)
         kmodel = _keras_model(tf, params)
         kmodel.fit(x, y, batch_size=BATCH, epochs=1, verbose=0, shuffle=False)
         impls["keras (tf)"] = lambda: kmodel.fit(x, y, batch_size=BATCH, epochs=1, verbose=0,
                                                  shuffle=False)
-    best = {name: float("inf") for name in impls}
+    times = {name: [] for name in impls}
     for _ in range(rounds):
         for name, fn in impls.items():
             start = time.perf_counter()
             fn()
-            best[name] = min(best[name], time.perf_counter() - start)
-    best["traces"] = bare_step.experimental_get_tracing_count()
-    return best
+            times[name].append(time.perf_counter() - start)
+    times["traces"] = bare_step.experimental_get_tracing_count()
+    return times
+
+
+def paired_ratio(times, name, floor):
+    """The median over rounds of `name`'s time over `floor`'s in the same round."""
+    return statistics.median(a / b for a, b in zip(times[name], times[floor]))
 
 
 def report(rounds, others=None, quick=False):
     """(lines to print, names of missed targets) for (v) and (w)."""
     others = others or {}
-    best = measure(max(2, rounds // 10) if not quick else 1, others,
-                   rows=ROWS if not quick else 6_400)
-    floor = best["numpy"]
+    rows = ROWS if not quick else 6_400
+    times = run_with_one_blas_thread("bench.cases_keras", "--child", 2 if quick else
+                                     max(5, rounds // 4), "--rows", rows,
+                                     *(["--tensorflow"] if "tensorflow" in others else []))
     missed = []
-    lines = [f"(v) keras fit, MLP 784-256-256-10, SGD, batch {BATCH}, one epoch of "
-             f"{ROWS if not quick else 6_400} rows, verbose=0"]
+    lines = [f"(v) keras fit, MLP 784-256-256-10, SGD, batch {BATCH}, one epoch of {rows} rows, "
+             f"verbose=0, BLAS on one thread; median over {len(times['numpy'])} rounds of the "
+             "ratio within a round"]
     for name in ("numpy", "eager fit", "keras (tf)"):
-        if name not in best:
+        if name not in times:
             continue
-        r = best[name] / floor
-        line = f"  {name:<11} {format_seconds(best[name]):>10}   {r:6.2f}x numpy"
+        r = paired_ratio(times, name, "numpy")
+        line = (f"  {name:<11} {format_seconds(statistics.median(times[name])):>10}"
+                f"   {r:6.2f}x numpy")
         if name == "eager fit":
             ok = r <= TARGET_FIT
             line += f"   target <= {TARGET_FIT}x: {'ok' if ok else 'MISSED'}"
             if not ok:
                 missed.append("(v) keras fit vs numpy")
         lines.append(line)
-    r = best["eager fit"] / best["bare step"]
+    if "keras (tf)" in times:
+        lines.append(f"  keras (tf) / eager fit: "
+                     f"{paired_ratio(times, 'keras (tf)', 'eager fit'):.2f}x")
+    r = paired_ratio(times, "eager fit", "bare step")
     ok = r <= TARGET_OVERHEAD
     lines += ["", "(w) fit's per-step overhead: fit against its bare traced step in a loop",
-              f"  bare step   {format_seconds(best['bare step']):>10}",
-              f"  eager fit   {format_seconds(best['eager fit']):>10}   {r:6.3f}x bare step"
-              f"   target <= {TARGET_OVERHEAD}x: {'ok' if ok else 'MISSED'}",
-              f"  traces of the step: {best['traces']} (one per batch shape)"]
+              f"  bare step   {format_seconds(statistics.median(times['bare step'])):>10}",
+              f"  eager fit   {format_seconds(statistics.median(times['eager fit'])):>10}"
+              f"   {r:6.3f}x bare step   target <= {TARGET_OVERHEAD}x: "
+              f"{'ok' if ok else 'MISSED'}",
+              f"  traces of the step: {times['traces']} (one per batch shape)"]
     if not ok:
         missed.append("(w) fit per-step overhead")
     return lines, missed
@@ -178,9 +199,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few rounds (smoke test)")
     parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--rows", type=int, default=ROWS, help=argparse.SUPPRESS)
+    parser.add_argument("--tensorflow", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child is not None:  # the subprocess of `report`, BLAS already at one thread
+        print(json.dumps(measure(args.child, args.tensorflow, rows=args.rows)))
+        return 0
     rounds = args.rounds or (1 if args.quick else 30)
-    lines, missed = report(rounds, frameworks.available(), quick=args.quick)
+    others = {"tensorflow": None} if importlib.util.find_spec("tensorflow") else {}
+    lines, missed = report(rounds, others, quick=args.quick)
     print("\n".join(lines))
     if missed:
         print("targets missed: " + "; ".join(missed))
