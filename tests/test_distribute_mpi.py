@@ -501,3 +501,24 @@ def test_a_worker_raising_inside_strategy_run_ends_the_job_naming_it(tmp_path):
     assert "ValueError: bad batch on this worker" in output
     assert "eager.distribute: worker 1 of 2" in output
     assert "eager.distribute.run: the job failed" in output
+
+
+def test_the_example_runs_on_two_workers_and_on_two_local_devices(tmp_path):
+    """`examples/distributed_training.py` as `mpiexec -n 2 python ...` (MultiWorkerMirrored-
+    Strategy) and as plain `python ...` (MirroredStrategy on 2 logical CPUs): the same 2-replica
+    training, so the same final weights; the chief's checkpoint is the only file written."""
+    example = ROOT / "examples" / "distributed_training.py"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("TF_CONFIG", None)
+    local = subprocess.run([sys.executable, str(example), str(tmp_path / "local")], env=env,
+                           capture_output=True, text=True, timeout=JOB_TIMEOUT_S)
+    assert local.returncode == 0, local.stdout + local.stderr
+    workers = subprocess.run([find_mpiexec(), "-n", "2", sys.executable, str(example),
+                              str(tmp_path / "mpi")], env=env, capture_output=True, text=True,
+                             timeout=JOB_TIMEOUT_S)
+    assert workers.returncode == 0, workers.stdout + workers.stderr
+    last = [p.stdout.strip().splitlines()[-1] for p in (local, workers)]
+    assert last[0].startswith("2 replicas; w = ") and last[1].startswith("2 replicas; w = ")
+    assert last[0].split("; saved")[0] == last[1].split("; saved")[0]
+    assert workers.stdout.count("epoch 4") == 1  # the chief alone reports
+    assert sorted(os.listdir(tmp_path / "mpi")) == ["final"]

@@ -13,7 +13,8 @@ from .strategy import (InputContext, MirroredStrategy, OneDeviceStrategy, Replic
                        in_cross_replica_context)
 from .values import (DistributedValues, MirroredVariable, PerReplica, SyncOnReadVariable)
 
-__all__ = ["MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy", "Strategy", "StrategyExtended",
+__all__ = ["MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy", "Strategy",
+           "StrategyExtended",
            "ReplicaContext", "InputContext", "ReduceOp", "get_strategy", "has_strategy",
            "get_replica_context", "get_cross_replica_context", "in_cross_replica_context",
            "PerReplica", "DistributedValues", "MirroredVariable", "SyncOnReadVariable",
