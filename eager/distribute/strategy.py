@@ -8,7 +8,8 @@ reductions go through the in-process collective engine's rule (sum in replica or
 with ordinary ops, so they run eagerly, asynchronously and inside traced functions alike. Each
 reduced bucket then passes through one `CollectiveReduceV2` op (`eager/ops/collective_ops.py`),
 the all-reduce across the strategy's processes through its collective engine (one process
-here: the op returns its input). It is a stateful, collective op, so a traced step keeps its
+for these strategies: the op returns its input; `MultiWorkerMirroredStrategy` gives it the MPI
+engine). It is a stateful, collective op, so a traced step keeps its
 all-reduces in program order (automatic control dependencies chain them).
 """
 

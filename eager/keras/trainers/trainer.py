@@ -374,8 +374,9 @@ class Trainer:
         return fn, [t for t in flat if t is not None]
 
     def _replicated_step(self, strategy, step):
-        """`step` run through `strategy.run` on the global batch split into one part per
-        replica (see the module doc); returns the metrics aggregated across replicas."""
+        """`step` run through `strategy.run` on this worker's parts of the global batch (split
+        into one part per replica of every worker; see the module doc); returns the metrics
+        aggregated across replicas."""
         n = strategy.num_replicas_in_sync  # every worker's replicas
         local = len(strategy.extended.worker_devices)
         first = strategy.extended._worker_index * local  # this worker's first global replica
