@@ -2,6 +2,7 @@
 device reaches with batch B; names, reprs and errors as TensorFlow 2.21 gives them (goldens
 recorded from TF). Each scenario runs in a fresh process so it can configure its devices."""
 
+import json
 import os
 import pathlib
 import subprocess
@@ -254,3 +255,73 @@ def test_collective_reduce_overflow_is_silent_ieee():
         np.testing.assert_array_equal(out.numpy(), [np.inf, 2.0])
     finally:
         unregister_group(key)
+
+
+# -- MultiWorkerMirroredStrategy in one process (goldens from TensorFlow 2.21) -------------------
+
+def test_multi_worker_strategy_without_mpiexec_is_one_worker(monkeypatch):
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    s = tf.distribute.MultiWorkerMirroredStrategy()
+    e = s.extended
+    assert s.num_replicas_in_sync == 1 and e._in_multi_worker_mode() is False
+    assert (e.should_checkpoint, e.should_save_summary, e.experimental_should_init) == \
+        (True, True, True)
+    resolver = s.cluster_resolver
+    assert (resolver.task_type, resolver.task_id, resolver.cluster_spec().as_dict()) == \
+        (None, None, {})
+    assert tf.distribute.experimental.MultiWorkerMirroredStrategy is \
+        tf.distribute.MultiWorkerMirroredStrategy
+    with s.scope():
+        v = tf.Variable([1.0, 2.0])
+    assert isinstance(v, tf.distribute.MirroredVariable)
+    assert s.reduce("SUM", s.run(lambda: v * 2.0), axis=None).numpy().tolist() == [2.0, 4.0]
+    assert tf.distribute.MirroredStrategy(["/cpu:0"]).cluster_resolver is None
+
+
+def test_communication_options_take_tensorflow_arguments():
+    exp = tf.distribute.experimental
+    impl = exp.CommunicationImplementation
+    assert [m.name for m in impl] == ["AUTO", "RING", "NCCL"]
+    o = exp.CommunicationOptions(timeout_seconds=5, implementation=impl.RING)
+    assert (o.bytes_per_pack, o.timeout_seconds, o.implementation) == (0, 5, impl.RING)
+    assert exp.CommunicationOptions(implementation="nccl").implementation is impl.NCCL
+    with pytest.raises(ValueError, match=r"^Argument `bytes_per_pack` must be >=0, "
+                                         r"Received -1\.$"):
+        exp.CommunicationOptions(bytes_per_pack=-1)
+    with pytest.raises(ValueError, match="'X' is not a valid CommunicationImplementation"):
+        exp.CommunicationOptions(implementation="x")
+    with pytest.raises(ValueError, match=r"^Argument `implementation` must be instance of "
+                                         r"`tf.distribute.experimental."
+                                         r"CommunicationImplementation`\.$"):
+        exp.CommunicationOptions(implementation=3)
+    with pytest.raises(ValueError, match=r"^communication_options must be an instance of "
+                                         r"tf.distribute.experimental.CommunicationOptions$"):
+        tf.distribute.MultiWorkerMirroredStrategy(communication_options=5)
+    s = tf.distribute.MultiWorkerMirroredStrategy(
+        communication_options=exp.CommunicationOptions(bytes_per_pack=1024))
+    assert s.extended.bucket_bytes == 1024
+
+
+def test_a_tf_config_cluster_without_mpi_processes_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("TF_CONFIG", json.dumps({
+        "cluster": {"worker": ["localhost:1", "localhost:2"]},
+        "task": {"type": "worker", "index": 0}}))
+    with pytest.raises(ValueError, match="TF_CONFIG describes a cluster of 2 workers, but this "
+                                         "process was not started as one of 2 MPI processes"):
+        tf.distribute.MultiWorkerMirroredStrategy()
+
+
+def test_multi_worker_strategy_from_two_local_devices_is_one_worker_of_two_replicas():
+    out = _run("""
+        s = tf.distribute.MultiWorkerMirroredStrategy._from_local_devices(NAMES)
+        data = tf.data.Dataset.range(8).batch(4)
+        print([[t.numpy().tolist() for t in b.values]
+               for b in s.experimental_distribute_dataset(data)])
+        ids = s.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
+        print(s.num_replicas_in_sync, list(ids.values))
+        w, b, _ = train(s, tf.keras.optimizers.SGD, True)
+        w1, b1, _ = train(tf.distribute.OneDeviceStrategy(NAMES[0]), tf.keras.optimizers.SGD,
+                          True)
+        np.testing.assert_allclose(w.values[1].numpy(), w1.numpy(), rtol=1e-5, atol=1e-6)
+    """)
+    assert out.splitlines() == ["[[[0, 1], [2, 3]], [[4, 5], [6, 7]]]", "2 [0, 1]"]

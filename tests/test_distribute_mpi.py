@@ -201,3 +201,324 @@ def test_a_timeout_turns_a_missing_worker_into_deadline_exceeded(tmp_path):
             "did not complete within 2 s") in output
     assert "eager.distribute: worker 0 of 2" in output
 
+
+
+# -- MultiWorkerMirroredStrategy on 2 workers ----------------------------------------------------
+
+#: One script, run twice: as one process without a strategy ("reference": one device, the
+#: global batch) and as 2 MPI workers under MultiWorkerMirroredStrategy (each worker gets half
+#: of every global batch; with 2 local logical CPUs, a quarter per replica). Rank 1 creates its
+#: variables from other values: the strategy must start them as rank 0's.
+MLP_WORKER = """
+    import contextlib
+    import json
+    import os
+    import sys
+
+    import numpy as np
+
+    import eager as tf
+
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    MODE, OUT = sys.argv[1], sys.argv[2]  # "mpi" or "reference"; the results' directory
+    B, STEPS = 16, 3
+    rng = np.random.RandomState(0)
+    X = rng.randn(STEPS * B, 6).astype(np.float32)
+    Y = rng.randint(0, 3, STEPS * B).astype(np.int32)
+    W0 = [(rng.randn(6, 8) * 0.5).astype(np.float32), np.full(8, 0.1, np.float32),
+          (rng.randn(8, 3) * 0.5).astype(np.float32), np.zeros(3, np.float32)]
+
+
+    def make_strategy(local_devices):
+        if MODE == "reference":
+            return None
+        if local_devices == 1:
+            return tf.distribute.MultiWorkerMirroredStrategy()
+        return tf.distribute.MultiWorkerMirroredStrategy._from_local_devices(["/cpu:0", "/cpu:1"])
+
+
+    def train(strategy, opt_name, traced):
+        rank = 0 if strategy is None else strategy.cluster_resolver.task_id
+        with strategy.scope() if strategy else contextlib.nullcontext():
+            # Rank 1 starts from other values: creation must broadcast rank 0's.
+            vs = [tf.Variable(w + rank) for w in W0]
+            opt = tf.keras.optimizers.SGD(0.5) if opt_name == "sgd" \\
+                else tf.keras.optimizers.Adam(0.05)
+
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                h = tf.nn.relu(tf.matmul(x, vs[0]) + vs[1])
+                per_example = tf.nn.sparse_softmax_cross_entropy_with_logits(
+                    y, tf.matmul(h, vs[2]) + vs[3])
+                loss = tf.nn.compute_average_loss(per_example, global_batch_size=B)
+            opt.apply_gradients(zip(tape.gradient(loss, vs), vs))
+            return loss
+
+        run = step if strategy is None else (
+            lambda x, y: strategy.reduce("SUM", strategy.run(step, (x, y)), axis=None))
+        if traced:
+            run = tf.function(run)
+        data = tf.data.Dataset.from_tensor_slices((X, Y)).batch(B)
+        if strategy is not None:
+            data = strategy.experimental_distribute_dataset(data)
+        for x, y in data:
+            run(x, y)
+        if strategy is not None:  # every component of every variable equal on this worker
+            for v in vs:
+                for c in v.values[1:]:
+                    np.testing.assert_array_equal(c.numpy(), v.values[0].numpy())
+        return [v.numpy().tolist() for v in vs], vs
+
+
+    def keras_fit(strategy):
+        with strategy.scope() if strategy else contextlib.nullcontext():
+            model = tf.keras.Sequential([tf.keras.Input((6,)),
+                                         tf.keras.layers.Dense(8, activation="relu"),
+                                         tf.keras.layers.Dense(3)])
+            model.set_weights(W0)
+            model.compile(optimizer=tf.keras.optimizers.SGD(0.5),
+                          loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        model.fit(X, Y, batch_size=B, epochs=2, shuffle=False, verbose=0)
+        os.makedirs(os.path.join(OUT, f"ckpt_{MODE}"), exist_ok=True)
+        model.save_weights(os.path.join(OUT, f"ckpt_{MODE}", "model.weights.h5"))
+        return [w.tolist() for w in model.get_weights()]
+
+
+    out = {}
+    rank = 0
+    for opt_name in ("sgd", "adam"):
+        for traced in (False, True):
+            for local in (1, 2):
+                strategy = make_strategy(local)
+                if strategy is not None:
+                    rank = strategy.cluster_resolver.task_id
+                    out.setdefault("replicas", {})[local] = strategy.num_replicas_in_sync
+                out[f"{opt_name}-{'traced' if traced else 'eager'}-{local}"], vs = train(
+                    strategy, opt_name, traced)
+    out["keras"] = keras_fit(make_strategy(1))
+
+    # Checkpoints: written by this run, and (MPI) the reference run's restored here.
+    ckpt_dir = os.path.join(OUT, f"ckpt_{MODE}")
+    strategy = make_strategy(1)
+    with strategy.scope() if strategy else contextlib.nullcontext():
+        kept = [tf.Variable(np.full((2, 3), 7.0 + rank, np.float32)), tf.Variable(3 + rank)]
+    checkpoint = tf.train.Checkpoint(a=kept[0], b=kept[1])
+    out["saved"] = checkpoint.save(os.path.join(ckpt_dir, "ck"))
+    manager = tf.train.CheckpointManager(checkpoint, os.path.join(ckpt_dir, "managed"), 1)
+    out["managed"] = [manager.save(), manager.save()]
+    out["managed_kept"] = manager.checkpoints
+    if MODE == "mpi":
+        with strategy.scope():
+            fresh = [tf.Variable(np.zeros((2, 3), np.float32)), tf.Variable(0)]
+        tf.train.Checkpoint(a=fresh[0], b=fresh[1]).restore(
+            os.path.join(OUT, "ckpt_reference", "ck-1"))
+        out["restored"] = [[c.numpy().tolist() for c in v.values] for v in fresh]
+        strategy.extended._collectives.barrier()  # the chief's files exist from here on
+        out["files"] = sorted(os.listdir(ckpt_dir)) + sorted(
+            os.listdir(os.path.join(ckpt_dir, "managed")))
+    with open(os.path.join(OUT, f"result_{MODE}_{rank}.json"), "w") as f:
+        json.dump(out, f)
+"""
+
+MLP_CONFIGS = [f"{opt}-{mode}-{local}" for opt in ("sgd", "adam") for mode in ("eager", "traced")
+               for local in (1, 2)]
+
+
+@pytest.fixture(scope="module")
+def mlp_runs(tmp_path_factory):
+    """{"reference": the one-device results, 0/1: each worker's}, and the results' directory."""
+    out = tmp_path_factory.mktemp("mlp")
+    script = out / "mlp_worker.py"
+    script.write_text(textwrap.dedent(MLP_WORKER))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("TF_CONFIG", None)
+    reference = subprocess.run([sys.executable, str(script), "reference", str(out)], cwd=out,
+                               env=env, capture_output=True, text=True, timeout=JOB_TIMEOUT_S)
+    assert reference.returncode == 0, reference.stdout + reference.stderr
+    proc = subprocess.run(
+        [sys.executable, "-m", "eager.distribute.run", "-n", "2", str(script), "mpi", str(out)],
+        cwd=out, env=env, capture_output=True, text=True, timeout=JOB_TIMEOUT_S)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runs = {"reference": json.loads((out / "result_reference_0.json").read_text())}
+    for rank in (0, 1):
+        runs[rank] = json.loads((out / f"result_mpi_{rank}.json").read_text())
+    return runs, out
+
+
+@pytest.mark.parametrize("config", MLP_CONFIGS)
+def test_two_workers_end_at_the_one_device_weights(mlp_runs, config):
+    """SGD and Adam, eager and traced, 1 or 2 replicas per worker: the 2-worker run's weights
+    are the one-device run's with the global batch (within float32 rounding), on both."""
+    runs, _ = mlp_runs
+    for rank in (0, 1):
+        assert runs[rank]["replicas"] == {"1": 2, "2": 4}
+        for got, want in zip(runs[rank][config], runs["reference"][config]):
+            np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+
+
+def test_keras_fit_on_two_workers_ends_at_the_one_device_weights(mlp_runs):
+    runs, out = mlp_runs
+    for rank in (0, 1):
+        for got, want in zip(runs[rank]["keras"], runs["reference"]["keras"]):
+            np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+    import eager  # noqa: PLC0415 - the job's weights file, read back in this one process
+
+    model = eager.keras.Sequential([eager.keras.Input((6,)), eager.keras.layers.Dense(8),
+                                    eager.keras.layers.Dense(3)])
+    model.load_weights(str(out / "ckpt_mpi" / "model.weights.h5"))
+    for got, want in zip(model.get_weights(), runs["reference"]["keras"]):
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+
+
+def test_a_two_worker_checkpoint_restores_into_one_device_and_back(mlp_runs):
+    """The chief's values land at the path (non-chief copies go to a temporary directory,
+    deleted); a one-device checkpoint restores into every worker's mirrored variables."""
+    import eager  # noqa: PLC0415
+
+    runs, out = mlp_runs
+    for rank in (0, 1):
+        assert runs[rank]["saved"] == str(out / "ckpt_mpi" / "ck-1")
+        assert runs[rank]["managed"] == [str(out / "ckpt_mpi" / "managed" / f"ckpt-{n}")
+                                         for n in (2, 3)]
+        assert runs[rank]["managed_kept"] == [str(out / "ckpt_mpi" / "managed" / "ckpt-3")]
+        assert runs[rank]["files"] == ["checkpoint", "ck-1", "managed", "model.weights.h5",
+                                       "checkpoint", "ckpt-3"]  # no workertemp_1
+        # The one-device checkpoint holds 7.0 and 3: every component of every worker has them.
+        assert runs[rank]["restored"] == [[[[7.0] * 3] * 2], [3]]
+    a, b = eager.Variable(np.zeros((2, 3), np.float32)), eager.Variable(0)
+    eager.train.Checkpoint(a=a, b=b).restore(str(out / "ckpt_mpi" / "ck-1"))
+    np.testing.assert_array_equal(a.numpy(), np.full((2, 3), 7.0))  # rank 0's values
+    assert int(b.numpy()) == 3
+    assert eager.train.latest_checkpoint(str(out / "ckpt_mpi" / "managed")).endswith("ckpt-3")
+
+
+API_WORKER = """
+    import json
+    import os
+    import sys
+
+    import numpy as np
+
+    import eager as tf
+
+    OUT = sys.argv[1]
+    s = tf.distribute.MultiWorkerMirroredStrategy()
+    rank = s.cluster_resolver.task_id
+    e = s.extended
+    out = {"num": s.num_replicas_in_sync, "multi": e._in_multi_worker_mode(),
+           "chief": [e.should_checkpoint, e.should_save_summary],
+           "task": [s.cluster_resolver.task_type, s.cluster_resolver.task_id],
+           "jobs": s.cluster_resolver.cluster_spec().jobs}
+    value = tf.constant([[1.0, 2.0]] * (rank + 1)) * (rank + 1)  # rank 0: 1 row, rank 1: 2 rows
+    out["mean_axis"] = s.reduce("MEAN", value, axis=0).numpy().tolist()
+    out["sum_axis"] = s.reduce("SUM", value, axis=0).numpy().tolist()
+    out["mean"] = s.reduce("MEAN", tf.constant(float(rank)), axis=None).numpy().tolist()
+    out["gather"] = s.gather(value, axis=0).numpy().tolist()
+    out["ids"] = s.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
+    out["values_fn"] = s.experimental_distribute_values_from_function(
+        lambda ctx: ctx.replica_id_in_sync_group * 10)
+    with s.scope():
+        metric = tf.keras.metrics.Mean()
+    s.run(lambda: metric.update_state(tf.constant([1.0, 3.0]) + 10 * rank))
+    out["metric"] = float(metric.result().numpy())
+    contexts = []
+
+
+    def dataset_fn(ctx):
+        contexts.append([ctx.num_input_pipelines, ctx.input_pipeline_id, ctx.num_replicas_in_sync])
+        return tf.data.Dataset.range(4).batch(2)
+
+
+    iter(s.distribute_datasets_from_function(dataset_fn))
+    out["input_context"] = contexts[0]
+    options = tf.data.Options()
+    for policy in ("AUTO", "DATA", "OFF"):
+        data = tf.data.Dataset.range(12).batch(4)
+        if policy != "AUTO":
+            options.experimental_distribute.auto_shard_policy = getattr(
+                tf.data.experimental.AutoShardPolicy, policy)
+            data = data.with_options(options)
+        out[policy] = [b.numpy().tolist() for b in s.experimental_distribute_dataset(data)]
+    files = []
+    for i in range(4):
+        files.append(os.path.join(OUT, f"lines_{i}.txt"))
+        if rank == 0:
+            with open(files[-1], "w") as f:
+                f.write("".join(f"{i}{j}\\n" for j in range(3)))
+    e._collectives.barrier()
+    lines = tf.data.TextLineDataset(files).map(tf.strings.to_number).batch(4)
+    out["FILE"] = [b.numpy().tolist() for b in s.experimental_distribute_dataset(lines)]
+    with open(os.path.join(OUT, f"api_{rank}.json"), "w") as f:
+        json.dump(out, f)
+"""
+
+
+def test_multi_worker_strategy_api_across_two_workers(tmp_path):
+    proc = run_job(tmp_path, API_WORKER, str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for rank in (0, 1):
+        out = json.loads((tmp_path / f"api_{rank}.json").read_text())
+        assert out["num"] == 2 and out["multi"] is True
+        assert out["chief"] == [rank == 0] * 2
+        assert out["task"] == ["worker", rank] and out["jobs"] == ["worker"]
+        # Rank 0 gives one row [1, 2], rank 1 two rows [2, 4]: MEAN divides by all 3 rows.
+        np.testing.assert_allclose(out["mean_axis"], [5 / 3, 10 / 3], rtol=1e-6)
+        assert out["sum_axis"] == [5.0, 10.0]
+        assert out["mean"] == 0.5
+        assert out["gather"] == [[1.0, 2.0], [2.0, 4.0], [2.0, 4.0]]
+        assert out["ids"] == rank and out["values_fn"] == 10 * rank
+        assert out["metric"] == 7.0  # the mean of 1, 3, 11, 13: both workers' updates
+        assert out["input_context"] == [2, rank, 2]
+        # DATA (and AUTO on a non-file source): each global batch of 4 split between workers.
+        mine = [[4 * i + 2 * rank, 4 * i + 2 * rank + 1] for i in range(3)]
+        assert out["AUTO"] == out["DATA"] == mine
+        assert out["OFF"] == [[2 * i, 2 * i + 1] for i in range(6)]  # the same rows on both
+        # FILE: worker r reads files r and r + 2 (lines "<file><line>"), 2 rows a step.
+        rows = [10 * f + j for f in (rank, rank + 2) for j in range(3)]
+        assert out["FILE"] == [rows[i:i + 2] for i in (0, 2, 4)]
+
+
+def test_a_worker_raising_inside_strategy_run_ends_the_job_naming_it(tmp_path):
+    proc = run_job(tmp_path, """
+        import eager as tf
+
+        s = tf.distribute.MultiWorkerMirroredStrategy()
+        with s.scope():
+            v = tf.Variable([1.0, 2.0])
+        rank = s.cluster_resolver.task_id
+
+        def step():
+            if rank == 1:
+                raise ValueError("bad batch on this worker")
+            return tf.distribute.get_replica_context().all_reduce("SUM", v * 1.0)
+
+        for _ in range(100):  # rank 0 would wait in the all-reduce forever
+            s.run(step)
+    """)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0, output
+    assert "ValueError: bad batch on this worker" in output
+    assert "eager.distribute: worker 1 of 2" in output
+    assert "eager.distribute.run: the job failed" in output
+
+
+def test_the_example_runs_on_two_workers_and_on_two_local_devices(tmp_path):
+    """`examples/distributed_training.py` as `mpiexec -n 2 python ...` (MultiWorkerMirrored-
+    Strategy) and as plain `python ...` (MirroredStrategy on 2 logical CPUs): the same 2-replica
+    training, so the same final weights; the chief's checkpoint is the only file written."""
+    example = ROOT / "examples" / "distributed_training.py"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("TF_CONFIG", None)
+    local = subprocess.run([sys.executable, str(example), str(tmp_path / "local")], env=env,
+                           capture_output=True, text=True, timeout=JOB_TIMEOUT_S)
+    assert local.returncode == 0, local.stdout + local.stderr
+    workers = subprocess.run([find_mpiexec(), "-n", "2", sys.executable, str(example),
+                              str(tmp_path / "mpi")], env=env, capture_output=True, text=True,
+                             timeout=JOB_TIMEOUT_S)
+    assert workers.returncode == 0, workers.stdout + workers.stderr
+    last = [p.stdout.strip().splitlines()[-1] for p in (local, workers)]
+    assert last[0].startswith("2 replicas; w = ") and last[1].startswith("2 replicas; w = ")
+    assert last[0].split("; saved")[0] == last[1].split("; saved")[0]
+    assert workers.stdout.count("epoch 4") == 1  # the chief alone reports
+    assert sorted(os.listdir(tmp_path / "mpi")) == ["final"]

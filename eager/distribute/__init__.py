@@ -3,7 +3,9 @@ docs/distributed.md)."""
 
 from . import optimizer_hook as _optimizer_hook  # noqa: F401 - installs the optimizers' hook
 from . import cluster_resolver  # noqa: F401 - TF_CONFIG and cluster specs (no MPI import)
+from . import experimental  # noqa: F401 - tf.distribute.experimental's names
 from .input_lib import DistributedDataset
+from .multi_worker import MultiWorkerMirroredStrategy
 from .reduce_util import ReduceOp
 from .strategy import (InputContext, MirroredStrategy, OneDeviceStrategy, ReplicaContext,
                        Strategy, StrategyExtended, get_cross_replica_context,
@@ -11,7 +13,8 @@ from .strategy import (InputContext, MirroredStrategy, OneDeviceStrategy, Replic
                        in_cross_replica_context)
 from .values import (DistributedValues, MirroredVariable, PerReplica, SyncOnReadVariable)
 
-__all__ = ["MirroredStrategy", "OneDeviceStrategy", "Strategy", "StrategyExtended",
+__all__ = ["MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy", "Strategy",
+           "StrategyExtended",
            "ReplicaContext", "InputContext", "ReduceOp", "get_strategy", "has_strategy",
            "get_replica_context", "get_cross_replica_context", "in_cross_replica_context",
            "PerReplica", "DistributedValues", "MirroredVariable", "SyncOnReadVariable",

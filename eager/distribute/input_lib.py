@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..base import nest
 from ..core import context as _core
 from ..ops import array_ops
+from . import auto_shard as _auto_shard
 from .mirrored_run import regroup
 from .input_context import InputContext
 
@@ -19,14 +20,23 @@ def split_sizes(batch, n):
 
 
 class DistributedDataset:
-    """Iterates a dataset of global batches as `PerReplica` batches."""
+    """Iterates a dataset of global batches as `PerReplica` batches (this worker's replicas'
+    parts; see `auto_shard.py` for how workers share the data)."""
 
     def __init__(self, strategy, dataset):
         self._strategy = strategy
         self._dataset = dataset
+        extended = strategy.extended
+        self._policy = None
+        if extended._in_multi_worker_mode():
+            self._dataset, self._policy = _auto_shard.shard_for_worker(
+                dataset, extended._num_workers, extended._worker_index)
 
     def __iter__(self):
-        return DistributedIterator(self._strategy, iter(self._dataset))
+        if self._policy in (None, _auto_shard.DATA):
+            return DistributedIterator(self._strategy, iter(self._dataset))
+        return DistributedIterator(self._strategy, _auto_shard.rebatched(
+            iter(self._dataset), self._strategy.extended._num_workers))
 
     @property
     def element_spec(self):
@@ -37,26 +47,36 @@ class DistributedIterator:
     def __init__(self, strategy, iterator):
         self._strategy = strategy
         self._iterator = iterator
+        extended = strategy.extended
+        # DATA sharding: every worker reads every global batch and keeps its replicas' parts.
+        self._global = extended._in_multi_worker_mode() and not isinstance(
+            iterator, _auto_shard.Rebatched)
 
     def __iter__(self):
         return self
 
     def __next__(self):
         element = next(self._iterator)
-        devices = self._strategy.extended.worker_devices
+        extended = self._strategy.extended
+        devices = extended.worker_devices
         n = len(devices)
         flat = nest.flatten(element)
         batch = int(flat[0].shape[0]) if flat and flat[0].shape.rank else None
         if batch is None:
             raise ValueError("experimental_distribute_dataset needs batched elements: the "
                              "dataset's elements have no batch dimension.")
-        sizes = split_sizes(batch, n)
-        parts = [array_ops.split(t, sizes, 0) if n > 1 else [t] for t in flat]
+        first = 0
+        if self._global:  # this worker's replicas are global replicas first .. first + n
+            first = extended._worker_index * n
+            sizes = split_sizes(batch, n * extended._num_workers)
+        else:
+            sizes = split_sizes(batch, n)
+        parts = [array_ops.split(t, sizes, 0) if len(sizes) > 1 else [t] for t in flat]
         per_replica = []
         for r, device in enumerate(devices):
             with _core.device(device):
                 per_replica.append(nest.pack_sequence_as(
-                    element, [array_ops.identity(p[r]) for p in parts]))
+                    element, [array_ops.identity(p[first + r]) for p in parts]))
         return regroup(per_replica)
 
     def get_next(self):
@@ -64,14 +84,16 @@ class DistributedIterator:
 
 
 class DistributedDatasetsFromFunction:
-    """One dataset per replica from `dataset_fn(InputContext)` (in one process, one input
-    pipeline feeds every replica, as TF's MirroredStrategy does: the function is called once
-    and its batches, already per-replica sized, go to the replicas in turn)."""
+    """One dataset per replica from `dataset_fn(InputContext)` (one input pipeline per worker,
+    feeding every replica of that worker, as TF's strategies do: the function is called once
+    per process, told which pipeline of how many it is, and its batches, already per-replica
+    sized, go to the worker's replicas in turn)."""
 
     def __init__(self, strategy, dataset_fn):
         self._strategy = strategy
-        n = strategy.num_replicas_in_sync
-        self._dataset = dataset_fn(InputContext(1, 0, n))
+        extended = strategy.extended
+        self._dataset = dataset_fn(InputContext(extended._num_workers, extended._worker_index,
+                                                strategy.num_replicas_in_sync))
 
     def __iter__(self):
         devices = self._strategy.extended.worker_devices

@@ -45,7 +45,7 @@ def _apply_components(strategy, opt, grads_per_replica, variables):
 def _merge_apply(strategy, opt, grads, variables):
     present = [i for i, g in enumerate(grads) if g is not None]
     reduced = strategy.extended.batch_reduce_to(ReduceOp.SUM, [grads[i] for i in present])
-    n = strategy.num_replicas_in_sync
+    n = len(strategy.extended.worker_devices)  # this process's replicas
     per_replica = [[None] * len(grads) for _ in range(n)]
     for i, mirrored in zip(present, reduced):
         for r in range(n):
@@ -63,7 +63,7 @@ def distributed_apply(opt, grads, variables) -> bool:
     if replica is not None:
         replica.merge_call(_merge_apply, args=(opt, list(grads), variables))
         return True
-    n = strategy.num_replicas_in_sync
+    n = len(strategy.extended.worker_devices)  # this process's replicas
     _apply_components(strategy, opt, [list(grads)] * n, variables)
     return True
 

@@ -8,7 +8,8 @@ reductions go through the in-process collective engine's rule (sum in replica or
 with ordinary ops, so they run eagerly, asynchronously and inside traced functions alike. Each
 reduced bucket then passes through one `CollectiveReduceV2` op (`eager/ops/collective_ops.py`),
 the all-reduce across the strategy's processes through its collective engine (one process
-here: the op returns its input). It is a stateful, collective op, so a traced step keeps its
+for these strategies: the op returns its input; `MultiWorkerMirroredStrategy` gives it the MPI
+engine). It is a stateful, collective op, so a traced step keeps its
 all-reduces in program order (automatic control dependencies chain them).
 """
 
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+
+import numpy as np
 
 from ..base import nest
 from ..core import context as _core
@@ -45,8 +48,12 @@ class ReplicaContext:
 
     def __init__(self, strategy, replica_id, thread=None):
         self._strategy = strategy
-        self._replica_id = replica_id
+        self._replica_id = replica_id  # among this process's replicas: indexes its components
         self._thread = thread
+
+    @property
+    def _local_replica_id(self):
+        return self._replica_id
 
     @property
     def strategy(self):
@@ -54,7 +61,9 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        return self._replica_id
+        """The replica's index among all workers' replicas (worker-major, as TF numbers them)."""
+        extended = self._strategy.extended
+        return extended._worker_index * extended._num + self._replica_id
 
     @property
     def num_replicas_in_sync(self):
@@ -85,19 +94,51 @@ class ReplicaContext:
         return nest.pack_sequence_as(value, list(reduced))
 
     def __repr__(self):
-        return f"<ReplicaContext replica_id_in_sync_group={self._replica_id}>"
+        return f"<ReplicaContext replica_id_in_sync_group={self.replica_id_in_sync_group}>"
 
 
 class StrategyExtended:
     """The devices and the cross-device work of a strategy (≈ `strategy.extended`)."""
 
-    def __init__(self, strategy, devices):
+    def __init__(self, strategy, devices, collectives=None):
         self._strategy = strategy
         self.worker_devices = tuple(devices)
         self.bucket_bytes = _buckets.BUCKET_BYTES
-        self._collectives = LocalCollectives()  # across processes: this one alone
+        # Across processes: the given engine (one participant per worker), else this one alone.
+        self._collectives = LocalCollectives() if collectives is None else collectives
         self._group_key = collective_ops.register_group(self._collectives)
         self._instance_keys = itertools.count(1)
+
+    @property
+    def _num_workers(self):
+        return self._collectives.size
+
+    @property
+    def _worker_index(self):
+        return self._collectives.rank
+
+    @property
+    def _num_replicas_in_sync(self):
+        """Every worker's replicas: this process's devices times the number of workers."""
+        return len(self.worker_devices) * self._collectives.size
+
+    def _in_multi_worker_mode(self):
+        """Whether the strategy spans more than one worker process."""
+        return self._collectives.size > 1
+
+    @property
+    def should_checkpoint(self):
+        """Whether this worker writes the real checkpoint files: the chief (rank 0; the only
+        worker of a one-process strategy). The others write to a temporary directory."""
+        return self._collectives.rank == 0
+
+    @property
+    def should_save_summary(self):
+        return self._collectives.rank == 0
+
+    @property
+    def experimental_should_init(self):
+        return True
 
     def _all_reduce_across_processes(self, tensor, reduce_op):
         """`tensor` (this process's reduction over its replicas) all-reduced across the
@@ -109,6 +150,27 @@ class StrategyExtended:
     @property
     def _num(self):
         return len(self.worker_devices)
+
+    def _broadcast_initial_value(self, variable):
+        """Every worker's copy of a new variable starts as rank 0's (TF's rule: random
+        initializers differ across processes). Nothing to do within one process."""
+        if not self._in_multi_worker_mode():
+            return
+        value = variable.numpy()
+        if value.dtype.kind not in "biufc":  # strings: not a buffer MPI can send
+            return
+        received = self._collectives.broadcast(np.array(value, order="C"), root=0)
+        variable.assign(received, read_value=False)
+
+    def _all_gather_across_processes(self, tensor, axis):
+        """Every worker's `tensor` concatenated along `axis`, in rank order (eager only: the
+        parts may differ in length, which only the host engine can size)."""
+        if getattr(tensor, "is_symbolic", False):
+            raise NotImplementedError(
+                "strategy.gather across workers runs eagerly only: call it outside "
+                "tf.function (or return the PerReplica value from the function and gather it "
+                "there).")
+        return convert_to_tensor(self._collectives.all_gather(tensor.numpy(), axis))
 
     def _to_components(self, value):
         if isinstance(value, DistributedValues):
@@ -151,7 +213,7 @@ class StrategyExtended:
     def update_in_replica(self, variable, method, value, read_value, kwargs):
         """A MirroredVariable written in replica context, by its aggregation (TF's rules)."""
         agg = variable.aggregation
-        if agg == VariableAggregation.NONE and self._num > 1:
+        if agg == VariableAggregation.NONE and self._num_replicas_in_sync > 1:
             raise ValueError("You must specify an aggregation method to update a "
                              "MirroredVariable in Replica Context. You can do so by passing an "
                              "explicit value for argument `aggregation` to tf.Variable(..)."
@@ -167,7 +229,8 @@ class StrategyExtended:
         context = _ctx.current()[1]
 
         def merge(strategy, v):
-            if agg == VariableAggregation.ONLY_FIRST_REPLICA or self._num == 1 \
+            if agg == VariableAggregation.ONLY_FIRST_REPLICA \
+                    or self._num_replicas_in_sync == 1 \
                     or agg == VariableAggregation.NONE:
                 first = v.values[0] if isinstance(v, DistributedValues) else v
                 v = first
@@ -184,16 +247,24 @@ class StrategyExtended:
 class Strategy:
     """≈ `tf.distribute.Strategy`: the interface the concrete strategies share."""
 
-    def __init__(self, devices):
-        self._extended = StrategyExtended(self, devices)
+    _extended_class = StrategyExtended
+
+    def __init__(self, devices, collectives=None):
+        self._extended = self._extended_class(self, devices, collectives)
 
     @property
     def extended(self):
         return self._extended
 
     @property
+    def cluster_resolver(self):
+        """None: a one-process strategy has no cluster (MultiWorkerMirroredStrategy's has)."""
+        return None
+
+    @property
     def num_replicas_in_sync(self):
-        return len(self._extended.worker_devices)
+        """Every worker's replicas together (one process: its devices)."""
+        return self._extended._num_replicas_in_sync
 
     # -- scope: the variable creator ----------------------------------------------------------
     @contextlib.contextmanager
@@ -231,6 +302,7 @@ class Strategy:
                         initial = initial()
                     kwargs["initial_value"] = initial
                     v = next_creator(**kwargs)
+                    self._extended._broadcast_initial_value(v)
                     first_value = v.value()
                 else:
                     name = v.name.split(":")[0] if base_name is None else str(base_name)
@@ -260,7 +332,8 @@ class Strategy:
     def reduce(self, reduce_op, value, axis):
         """≈ `strategy.reduce`: across replicas (and along `axis` within each, if given)."""
         reduce_op = as_reduce_op(reduce_op)
-        if not isinstance(value, DistributedValues) and self.num_replicas_in_sync > 1:
+        # A plain value is the one local replica's (across workers it is still reduced).
+        if not isinstance(value, DistributedValues) and self._extended._num > 1:
             raise ValueError(f"A non-DistributedValues value {value} cannot be reduced with "
                              f"the given reduce op {reduce_op}.")
         components = self._extended._to_components(value)
@@ -277,17 +350,23 @@ class Strategy:
                     summed.append(math_ops.reduce_sum(c, axis=axis))
                     counts.append(array_ops.shape(c)[axis])
             total = self._extended.reduce_to(ReduceOp.SUM, PerReplica(summed)).values[0]
-            if reduce_op is ReduceOp.MEAN:
-                n = composite_ops.add_n([array_ops.identity(c) for c in counts])
-                total = math_ops.divide(total, math_ops.cast(n, total.dtype))
+            if reduce_op is ReduceOp.MEAN:  # over every worker's rows, not this one's
+                counts = [math_ops.cast(c, total.dtype) for c in counts]
+                n = self._extended.reduce_to(ReduceOp.SUM, PerReplica(counts)
+                                             if len(counts) > 1 else counts[0]).values[0]
+                total = math_ops.divide(total, n)
             return total
         return self._extended.reduce_to(reduce_op, PerReplica(components)).values[0]
 
     def gather(self, value, axis):
-        """≈ `strategy.gather`: the replicas' values concatenated along `axis`."""
+        """≈ `strategy.gather`: the replicas' values concatenated along `axis` (every
+        worker's, in replica order, when there are several)."""
         components = self._extended._to_components(value)
         with _core.device(self._extended.worker_devices[0]):
-            return array_ops.concat([array_ops.identity(c) for c in components], axis)
+            local = array_ops.concat([array_ops.identity(c) for c in components], axis)
+            if not self._extended._in_multi_worker_mode():
+                return local
+            return self._extended._all_gather_across_processes(local, axis)
 
     # -- input ---------------------------------------------------------------------------------
     def experimental_distribute_dataset(self, dataset, options=None):
@@ -297,8 +376,9 @@ class Strategy:
         return DistributedDatasetsFromFunction(self, dataset_fn)
 
     def experimental_distribute_values_from_function(self, value_fn):
-        return regroup([value_fn(_ValueContext(i, self.num_replicas_in_sync))
-                        for i in range(self.num_replicas_in_sync)])
+        first = self._extended._worker_index * self._extended._num
+        return regroup([value_fn(_ValueContext(first + i, self.num_replicas_in_sync))
+                        for i in range(self._extended._num)])
 
 
 class _ValueContext:

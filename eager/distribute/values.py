@@ -23,9 +23,10 @@ from .reduce_util import ReduceOp
 
 
 def _replica_id():
-    """The current replica's index, or None in cross-replica context."""
+    """The current replica's index among this process's replicas (its component), or None in
+    cross-replica context."""
     _, replica = _ctx.current()
-    return None if replica is None else replica.replica_id_in_sync_group
+    return None if replica is None else replica._local_replica_id
 
 
 class DistributedValues:
@@ -194,7 +195,7 @@ class SyncOnReadVariable(DistributedVariable):
     def _write(self, method, value, read_value):
         if _replica_id() is None:  # cross-replica assign: TF writes every component
             if method == "assign" and self._aggregation == VariableAggregation.SUM:
-                value = math_ops.divide(value, len(self._values))
+                value = math_ops.divide(value, self._strategy.num_replicas_in_sync)
             for component in self._values:
                 getattr(component, method)(value, read_value=False)
             return self.value() if read_value else None

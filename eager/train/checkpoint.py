@@ -155,11 +155,18 @@ class Checkpoint(Trackable):
     # -- writing -------------------------------------------------------------------------------
     def write(self, file_prefix, options=None):
         """Writes a checkpoint to exactly `file_prefix` (no counter, no state file) and returns
-        that path. Atomic: a failure leaves any file already there unchanged."""
+        that path. Atomic: a failure leaves any file already there unchanged. In a multi-worker
+        job only the chief's file lands there (`checkpoint_management.worker_temp_path`)."""
         _check_options(options)
         path = os.fspath(file_prefix)
         nodes, arrays = object_graph(self)
-        _format.atomic_write(path, lambda f: _format.encode_checkpoint(f, nodes, arrays))
+        temp = _management.worker_temp_path(path)  # a non-chief worker of a multi-worker job
+        target = path if temp is None else temp
+        if temp is not None:
+            os.makedirs(os.path.dirname(temp), exist_ok=True)
+        _format.atomic_write(target, lambda f: _format.encode_checkpoint(f, nodes, arrays))
+        if temp is not None:
+            _management.remove_worker_temp(temp)
         return path
 
     def save(self, file_prefix, options=None):
@@ -177,7 +184,8 @@ class Checkpoint(Trackable):
             raise
         directory = os.path.dirname(file_prefix) or "."
         with self._numbering:  # the state file names the newest save, whichever ends last
-            if self._is_newest(os.path.abspath(directory), number):
+            if self._is_newest(os.path.abspath(directory), number) \
+                    and _management.worker_temp_path(path) is None:  # the chief's state file
                 _management.update_checkpoint_state(directory, path, [path])
         return path
 

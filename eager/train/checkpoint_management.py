@@ -148,6 +148,28 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     return state
 
 
+#: Set by `eager.distribute` in a multi-worker job: `worker_temp_path(path)` gives a non-chief
+#: worker's temporary stand-in for `path` (None on the chief, or with no multi-worker job). Every
+#: worker computes and writes a checkpoint (reading sync-on-read variables takes collectives
+#: every worker must join), but only the chief's lands at `path`; the others' are deleted.
+WORKER_TEMP_PATH = None
+
+
+def worker_temp_path(path):
+    """This worker's temporary path for a checkpoint at `path`, or None to write `path`."""
+    hook = WORKER_TEMP_PATH
+    return None if hook is None else hook(path)
+
+
+def remove_worker_temp(temp_path) -> None:
+    """Deletes a non-chief worker's temporary checkpoint and its directory."""
+    for name in (temp_path, os.path.dirname(temp_path)):
+        try:
+            (os.rmdir if name != temp_path else os.remove)(name)
+        except OSError:
+            pass
+
+
 def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
                             latest_filename=None, all_model_checkpoint_timestamps=None,
                             last_preserved_timestamp=None):
@@ -301,6 +323,11 @@ class CheckpointManager:
         with self._bookkeeping:  # one save at a time updates the list, the files, the state
             self._checkpoints.pop(path, None)  # an overwritten number moves to the end
             self._checkpoints[path] = time.time()
+            if worker_temp_path(path) is not None:  # a non-chief worker: the chief's files
+                while self._max_to_keep is not None \
+                        and len(self._checkpoints) > self._max_to_keep:
+                    self._checkpoints.pop(next(iter(self._checkpoints)))
+                return path
             self._sweep()
             update_checkpoint_state(
                 self._directory, path, list(self._checkpoints),

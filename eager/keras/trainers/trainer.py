@@ -374,20 +374,24 @@ class Trainer:
         return fn, [t for t in flat if t is not None]
 
     def _replicated_step(self, strategy, step):
-        """`step` run through `strategy.run` on the global batch split into one part per
-        replica (see the module doc); returns the metrics aggregated across replicas."""
-        n = strategy.num_replicas_in_sync
+        """`step` run through `strategy.run` on this worker's parts of the global batch (split
+        into one part per replica of every worker; see the module doc); returns the metrics
+        aggregated across replicas."""
+        n = strategy.num_replicas_in_sync  # every worker's replicas
+        local = len(strategy.extended.worker_devices)
+        first = strategy.extended._worker_index * local  # this worker's first global replica
 
         def replicated(batch):
             flat = nest.flatten(batch)
-            parts = [[None] * len(flat) for _ in range(n)]
+            parts = [[None] * len(flat) for _ in range(local)]
             for i, t in enumerate(flat):
                 if t is None:
                     continue
                 total = int(t.shape[0])
                 sizes = [total // n + (1 if r < total % n else 0) for r in range(n)]
-                for r, piece in enumerate(_array.split(t, sizes, axis=0)):
-                    parts[r][i] = piece
+                pieces = _array.split(t, sizes, axis=0)
+                for r in range(local):
+                    parts[r][i] = pieces[first + r]
             per_replica = _distribute.PerReplica(
                 [nest.pack_sequence_as(batch, p) for p in parts])
             with strategy.scope():

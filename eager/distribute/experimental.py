@@ -1,0 +1,7 @@
+"""`eager.distribute.experimental` ≈ `tf.distribute.experimental`: the multi-worker strategy's
+older name and its communication options."""
+
+from .collective_util import CommunicationImplementation, CommunicationOptions
+from .multi_worker import MultiWorkerMirroredStrategy
+
+__all__ = ["CommunicationImplementation", "CommunicationOptions", "MultiWorkerMirroredStrategy"]
