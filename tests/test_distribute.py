@@ -127,6 +127,12 @@ def test_names_reprs_and_errors_as_tf():
         assert [float(t) for t in s.experimental_local_results(total)] == [3.0, 3.0]
         assert str(tf.distribute.ReduceOp.SUM) == "ReduceOp.SUM"
         assert not tf.distribute.has_strategy()
+        # the default strategy's reduce without an axis returns the value itself (TF: `1.0`)
+        default = tf.distribute.get_strategy()
+        assert repr(default.reduce("SUM", 1., axis=None)) == "1.0"
+        t = tf.constant([1.0, 3.0])
+        assert default.reduce("SUM", t, axis=None) is t
+        np.testing.assert_allclose(default.reduce("MEAN", t, axis=0).numpy(), 2.0)
         # TF splits a global batch of 8 into 4 + 4 (values [0 1 2 3], [4 5 6 7])
         ds = s.experimental_distribute_dataset(tf.data.Dataset.range(8).batch(8))
         parts = s.experimental_local_results(next(iter(ds)))

@@ -434,8 +434,8 @@ class _DefaultStrategy(Strategy):
 
     def reduce(self, reduce_op, value, axis):
         as_reduce_op(reduce_op)
-        if axis is None:
-            return convert_to_tensor(value)
+        if axis is None:  # one replica: the value itself, unconverted (TF returns `1.` as is)
+            return value
         value = convert_to_tensor(value)
         op = math_ops.reduce_sum if as_reduce_op(reduce_op) is ReduceOp.SUM \
             else math_ops.reduce_mean

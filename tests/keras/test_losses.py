@@ -335,3 +335,21 @@ def test_set_random_seed_seeds_python_numpy_and_eager():
     with pytest.raises(ValueError, match=r"Expected `seed` argument to be an integer\. "
                                          r"Received: seed=1\.5 \(of type <class 'float'>\)"):
         keras.utils.set_random_seed(1.5)
+
+
+def test_legacy_reduction_names_as_tf_keras_has_them():
+    """TF 2.21's `tf.keras.losses.Reduction` (the distributed-training guide passes
+    `reduction=Reduction.NONE` before `tf.nn.compute_average_loss`); TF's values and errors."""
+    reduction = keras.losses.Reduction
+    assert reduction.all() == ("auto", "none", "sum", "sum_over_batch_size")
+    assert reduction.validate("sum") is None
+    with pytest.raises(ValueError, match=r"Invalid Reduction Key: bad\. Expected keys are "
+                                         r"\"\('auto', 'none', 'sum', 'sum_over_batch_size'\)\""):
+        reduction.validate("bad")
+    loss = keras.losses.BinaryCrossentropy(from_logits=True, reduction=reduction.NONE)
+    # TF 2.21: tf.Tensor([0.474077   0.79813886], shape=(2,), dtype=float32)
+    np.testing.assert_allclose(loss([[1.0], [0.0]], [[0.5], [0.2]]).numpy(),
+                               [0.474077, 0.79813886], rtol=1e-6)
+    with pytest.raises(ValueError, match=r"Invalid value for argument `reduction`.*"
+                                         r"Received: reduction=auto"):
+        keras.losses.MeanSquaredError(reduction=reduction.AUTO)

@@ -8,7 +8,7 @@ from .classes import (BinaryCrossentropy, BinaryFocalCrossentropy, CategoricalCr
                       MeanAbsolutePercentageError, MeanSquaredError, MeanSquaredLogarithmicError,
                       Poisson, SparseCategoricalCrossentropy, SquaredHinge)
 from .hinge_losses import categorical_hinge, hinge, squared_hinge
-from .loss import Loss
+from .loss import Loss, Reduction
 from .probabilistic import (binary_crossentropy, binary_focal_crossentropy,
                             categorical_crossentropy, categorical_focal_crossentropy,
                             kl_divergence, poisson, sparse_categorical_crossentropy)
@@ -69,4 +69,4 @@ def get(identifier):
 
 __all__ = [obj.__name__ for obj in _CLASSES + _FUNCTIONS] + [
     "mse", "MSE", "mae", "MAE", "mape", "MAPE", "msle", "MSLE", "kld", "KLD",
-    "kullback_leibler_divergence", "logcosh", "get", "serialize", "deserialize"]
+    "kullback_leibler_divergence", "logcosh", "get", "serialize", "deserialize", "Reduction"]

@@ -21,10 +21,31 @@ from ..utils import loss_ops as kops
 from ..utils.annotations import get_keras_mask
 from ..backend import auto_name, floatx
 
-__all__ = ["Loss", "standardize_reduction", "squeeze_or_expand_to_same_rank",
+__all__ = ["Loss", "Reduction", "standardize_reduction", "squeeze_or_expand_to_same_rank",
            "reduce_values", "reduce_weighted_values", "apply_mask"]
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", None, "none", "mean", "mean_with_sample_weight")
+
+
+class Reduction:
+    """≈ `tf.keras.losses.Reduction`: the TF 2 names of the reductions, kept by `tf.keras` for
+    code written before Keras 3 (`reduction=tf.keras.losses.Reduction.NONE` before
+    `tf.nn.compute_average_loss`, the distributed-training pattern). The values are Keras 3's
+    strings, except `AUTO`, which Keras 3's losses reject as TF's `tf.keras` does."""
+
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls):
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key):
+        if key not in cls.all():
+            raise ValueError(f'Invalid Reduction Key: {key}. Expected keys are "{cls.all()}"')
 
 
 def standardize_reduction(reduction):
