@@ -174,7 +174,7 @@ def test_dropout_only_in_training_and_fresh_masks_when_traced():
 
 
 def test_gradients_match_finite_differences():
-    tf.random.set_seed(1)
+    keras.utils.set_random_seed(1)  # fixed weights: no kink of tanh/PReLU within eps by chance
     model = keras.Sequential([keras.Input((6,)), layers.Dense(4, activation="tanh"),
                               layers.PReLU(alpha_initializer=keras.initializers.Constant(0.3)),
                               layers.Dense(2), layers.Softmax()])
