@@ -380,12 +380,11 @@ class _Pool:
         return block
 
 
-#: (op, each input's TensorMeta and shape, attributes) -> what `_launch_plan` returns, for ops
-#: whose inference reads only types and shapes (`infer_from_types`): CuPy computes an output's
-#: shape on the host at every launch too, but in C; in Python, inference would be most of a
-#: simulated launch's cost.
-_PLANS = {}
-_PLANS_LIMIT = 4096
+#: How many launch plans an op keeps (`OpDef.launch_plans`: (each input's TensorMeta and
+#: shape, attributes) -> what `_launch_plan` returns, for ops whose inference reads only types
+#: and shapes, `infer_from_types`). CuPy computes an output's shape on the host at every launch
+#: too, but in C; in Python, inference would be most of a simulated launch's cost.
+_PLANS_LIMIT = 256
 
 
 def _launch_plan(op, inputs, attrs):
@@ -394,8 +393,9 @@ def _launch_plan(op, inputs, attrs):
     the kernel runs or is not an array (the launch then waits: `_run_blocking`). `single`: the
     kernel returns one array, not a tuple. Hot: every simulated launch."""
     key = None
-    if op.infer_from_types:
-        key = [op]
+    plans = getattr(op, "launch_plans", None)  # (an OpDef's; None for other runnables)
+    if op.infer_from_types and plans is not None:
+        key = []
         for t in inputs:
             value = getattr(t, "_value", None)  # an EagerTensor's array (a pending one: none)
             if value is None:
@@ -408,7 +408,7 @@ def _launch_plan(op, inputs, attrs):
                 key.append(tuple(attrs.items()))
             key = tuple(key)
             try:
-                return _PLANS[key]
+                return plans[key]
             except KeyError:
                 pass
             except TypeError:  # an unhashable attribute (a list): no caching
@@ -423,9 +423,9 @@ def _launch_plan(op, inputs, attrs):
     else:
         plan = None
     if key is not None:
-        if len(_PLANS) >= _PLANS_LIMIT:
-            _PLANS.clear()
-        _PLANS[key] = plan
+        if len(plans) >= _PLANS_LIMIT:
+            plans.clear()
+        plans[key] = plan
     return plan
 
 
