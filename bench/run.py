@@ -23,8 +23,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import (cases_async, cases_autodiff, cases_autograph, cases_core,  # noqa: E402
-                   cases_data, cases_distribute, cases_function, cases_keras, cases_list,
-                   cases_runtime, cases_saved_model, cases_training, frameworks)
+                   cases_data, cases_distribute, cases_function, cases_gpu_proxy, cases_keras,
+                   cases_list, cases_runtime, cases_saved_model, cases_training, frameworks)
 from bench.harness import case_lines, run_case  # noqa: E402
 
 
@@ -76,8 +76,9 @@ def main(argv=None) -> int:
         failures.extend(missed)
     reports = [lambda: cases_list.report(rounds, others)] + [
         lambda module=module: module.report(rounds, others, quick=args.quick)
-        for module in (cases_async, cases_function, cases_autograph, cases_runtime, cases_data,
-                       cases_keras, cases_saved_model, cases_distribute)]
+        for module in (cases_async, cases_gpu_proxy, cases_function, cases_autograph,
+                       cases_runtime, cases_data, cases_keras, cases_saved_model,
+                       cases_distribute)]
     for report in reports:
         lines, missed = report()
         print("\n".join(lines))

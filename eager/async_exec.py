@@ -51,7 +51,9 @@ from .base.rich_display import tensor_card
 from .devices import registry as _devices
 from .base.errors import InternalError, InvalidArgumentError, OpError
 from .core import dispatch as _dispatch
-from .tensor import METAS, EagerTensor, Tensor, meta_for, unavailable_repr
+from .ops.operators import OPERATOR_OPS as _OPERATOR_OPS
+from .tensor import METAS, EagerTensor, Tensor, meta_for, set_operator_issuer, unavailable_repr
+from .core.registry import NO_ATTRS
 from .core.specs import TensorSpec
 from .base.tensor_shape import TensorShape
 
@@ -273,13 +275,38 @@ def _pending_outputs(node, specs, device) -> tuple:
 
 
 class _QueuedCall:
-    """The op of a node that runs a whole traced-function call (`AsyncExecutor.queue_call`)."""
+    """The op of a node that runs a whole traced-function call (`AsyncExecutor.queue_call`), or
+    that fails as a launch from the issuing thread failed (`AsyncExecutor._launch_now`)."""
 
-    __slots__ = ("name", "run")
+    __slots__ = ("name", "run", "num_outputs")
 
-    def __init__(self, name, run):
+    def __init__(self, name, run, num_outputs=1):
         self.name = name
         self.run = run
+        self.num_outputs = num_outputs
+
+
+def _launches(specs) -> bool:
+    """Whether an op typed by `specs` launches on a GPU without waiting for its kernel: every
+    output an array of a shape known before the kernel runs."""
+    if specs.__class__ is TensorSpec:
+        return specs.shape.is_fully_defined() and specs.dtype.is_numpy_compatible
+    return all(s.shape.is_fully_defined() and s.dtype.is_numpy_compatible for s in specs)
+
+
+def _computed(inputs) -> bool:
+    """Whether every input is an EagerTensor (none pending or symbolic)."""
+    for t in inputs:
+        if t.__class__ is not EagerTensor:
+            return False
+    return True
+
+
+def _raiser(exc):
+    """A `_QueuedCall`'s `run` that raises `exc` (a launch's failure, reported in order)."""
+    def run(inputs):
+        raise exc
+    return run
 
 
 def _release(lock):
@@ -358,7 +385,6 @@ class AsyncExecutor:
     # -- the caller's side (hot path: must cost little more than a synchronous op) ---------------
     def execute(self, op, inputs, attrs):
         st = _per_thread.state
-        key = None
         if (len(inputs) == 2 and not attrs and op.infer_from_types and not st.device_stack
                 and not _config.log_placement):
             # The hot case (a binary op on two tensors of known type): placement and inference
@@ -368,30 +394,65 @@ class AsyncExecutor:
             ca, cb = a.__class__, b.__class__
             if (ca is EagerTensor or ca is PendingTensor) and (cb is EagerTensor
                                                                or cb is PendingTensor):
-                key = (op, a._meta, a._value.shape if ca is EagerTensor else a._shape,
-                       b._meta, b._value.shape if cb is EagerTensor else b._shape,
-                       _devices.default_device())
-        if key is not None:
-            placed = _PLACED.get(key)
-            if placed is None:
-                device = _place(op, inputs, st, attrs)
-                specs = _infer_now(op, inputs, attrs)
-                placed = (device, specs, _output_meta(specs, device))
-                if len(_PLACED) >= _INFER_CACHE_LIMIT:
-                    _PLACED.clear()
-                _PLACED[key] = placed
-            device, specs, meta = placed
-        else:
-            device = _place(op, inputs, st, attrs)  # eager placement, soft placement included
-            specs = (_infer(op, inputs, attrs) if op.infer_from_types
-                     else _infer_now(op, inputs, attrs))
-            meta = None
+                return self.issue_pair(op, inputs, a, b, ca, cb, 3)
+        device = _place(op, inputs, st, attrs)  # eager placement, soft placement included
+        specs = (_infer(op, inputs, attrs) if op.infer_from_types
+                 else _infer_now(op, inputs, attrs))
+        if (not device.inline and self._error is None and not self._queue and not self._busy
+                and _launches(specs) and _computed(inputs)):
+            return self._launch_now(op, inputs, attrs, device, specs, None, 2)
+        return self._queue_op(op, inputs, attrs, device, specs, None, _user_point(2))
+
+    def issue_pair(self, op, inputs, a, b, ca, cb, depth):
+        """`execute` of `op` (inference from types, no attributes) on `inputs`, the eager or
+        pending tensors `a` and `b` of classes `ca` and `cb`, with no device scope or placement
+        logging: placement and inference come from one cache lookup. On a device that launches
+        its kernels (a GPU), with nothing queued before it and both inputs computed, the op is
+        launched from this thread at once and its result returned (`_launch_now`); else it is
+        queued. `depth`: frames from `user_code.user_point`'s caller to the issuing op's entry
+        into eager. Hot path: every async binary op and operator."""
+        key = (op, a._meta, a._value.shape if ca is EagerTensor else a._shape,
+               b._meta, b._value.shape if cb is EagerTensor else b._shape,
+               _devices.default_device())
+        placed = _PLACED.get(key)
+        if placed is None:
+            st = _per_thread.state
+            device = _place(op, inputs, st, NO_ATTRS)
+            specs = _infer_now(op, inputs, NO_ATTRS)
+            launches = not device.inline and _launches(specs)
+            placed = (device, specs, _output_meta(specs, device), launches)
+            if len(_PLACED) >= _INFER_CACHE_LIMIT:
+                _PLACED.clear()
+            _PLACED[key] = placed
+        device, specs, meta, launches = placed
+        if (launches and ca is EagerTensor and cb is EagerTensor and self._error is None
+                and not self._queue and not self._busy):
+            return self._launch_now(op, inputs, NO_ATTRS, device, specs, meta, depth + 1)
+        return self._queue_op(op, inputs, NO_ATTRS, device, specs, meta, _user_point(depth))
+
+    def _launch_now(self, op, inputs, attrs, device, specs, meta, depth):
+        """Launches `op` on `device` (a GPU: its launch returns before the kernel has run) from
+        the issuing thread: everything issued before has run (the queue is empty, the worker
+        idle, no error), so no worker needs to come in between, and the result is an ordinary
+        tensor whose value the device computes meanwhile. Its kernel's failure is the stream's,
+        raised at the next synchronization (`async_wait`, leaving the scope, a read), as for a
+        queued op on such a device. A launch that raises becomes a queued op that fails with
+        that error, so it is reported at a sync point as any async op's."""
+        try:
+            return _dispatch.run_kernel(op, inputs, attrs, device)
+        except Exception as exc:  # noqa: BLE001 - reported at the next sync point
+            return self._queue_op(_QueuedCall(op.name, _raiser(exc), op.num_outputs), inputs,
+                                  attrs, device, specs, meta, _user_point(depth))
+
+    def _queue_op(self, op, inputs, attrs, device, specs, meta, where):
+        """Queues `op` (placed on `device`, typed by `specs`; `meta`: the single output's
+        TensorMeta when known) and returns its pending outputs."""
         node = _new_node(_Node)  # (no __init__ call: this is every async op's hot path)
         node.op = op
         node.inputs = inputs
         node.attrs = attrs
         node.device = device
-        node.where = _user_point(2)
+        node.where = where
         node.error = None  # (`seq`: numbered as it is queued, by `_enqueue`)
         node.executor = self
         if specs.__class__ is TensorSpec:
@@ -970,4 +1031,51 @@ def sync_devices():
 
 
 _context.register_pending_work_waiter(sync_devices)
+
+
+# -----------------------------------------------------------------------------------------------
+# Operators issued without the op library
+# -----------------------------------------------------------------------------------------------
+
+_PROFILE = _profile_events.RECORDER
+_hooks = _dispatch.hooks
+
+
+def issue_operator(name, x, y):
+    """`x <name> y` ("add", "sub", "mul", "truediv") issued on this thread's executor without
+    the op library, or None when the library must run it: what the library would do for two
+    eager or pending tensors of one numeric dtype (floating or complex for "truediv") and
+    device is to call `execute` with the operator's op (`operators.OPERATOR_OPS`), which in
+    async mode, with no tape on this thread, no device scope, no placement logging, no profiler
+    trace and no numerics checking, only hands the op to the executor. So the caller pays for
+    the queueing alone. Installed as the tensor operators' issuer (`set_operator_issuer`) and
+    used by `PendingTensor`'s operators. Hot path: every operator in async mode."""
+    st = _per_thread.state
+    executor = st.interpreter
+    if executor.__class__ is not AsyncExecutor:
+        return None
+    cx, cy = x.__class__, y.__class__
+    if not ((cx is EagerTensor or cx is PendingTensor) and (cy is EagerTensor
+                                                            or cy is PendingTensor)):
+        return None
+    meta = x._meta
+    if (meta is not y._meta or not (meta.dtype._inexact if name == "truediv" else meta.dtype._arith)
+            or st.tapes or st.device_stack or _config.log_placement or _PROFILE.active
+            or _hooks.check_outputs is not None):
+        return None
+    op = _OPERATOR_OPS[name]
+    return executor.issue_pair(op, (x, y), x, y, cx, cy, 2)
+
+
+def _pending_operators(name):
+    def forward(self, other):
+        t = issue_operator(name, self, other)
+        return t if t is not None else getattr(Tensor, f"__{name}__")(self, other)
+    forward.__name__ = f"__{name}__"
+    return forward
+
+
+for _name in ("add", "sub", "mul", "truediv"):
+    setattr(PendingTensor, f"__{_name}__", _pending_operators(_name))
+set_operator_issuer(issue_operator)
 

@@ -46,8 +46,8 @@ from .core.context import FAST_PATH, placement_device
 from .devices.base import Device
 
 __all__ = ["Tensor", "EagerTensor", "TensorMeta", "IndexedSlices", "register_operators",
-           "set_operator_recorder", "is_tensor", "wrap_value", "meta_for",
-           "METAS", "unavailable_repr"]
+           "register_operator_ops", "set_operator_recorder", "set_operator_issuer", "is_tensor",
+           "wrap_value", "meta_for", "METAS", "unavailable_repr"]
 
 
 class _OperatorLibrary:
@@ -76,6 +76,27 @@ def _record_nothing(name, x, y, out):
 
 
 _record_operator = _record_nothing
+
+
+class _OperatorHooks:
+    """`issue_operator(name, x, y)`: the thread's interpreter issuing `x <name> y` itself
+    (async dispatch queues it without the op library), or None to go through the op library;
+    installed by `eager.async_exec` with `set_operator_issuer`, asked only off the fast path."""
+
+    __slots__ = ("issue_operator",)
+
+    def __init__(self):
+        self.issue_operator = None
+
+
+_HOOKS = _OperatorHooks()
+
+
+def set_operator_issuer(issue) -> None:
+    """Installs `issue(name, x, y)` (see `_OperatorHooks`): called by `+ - * /` of an
+    EagerTensor off the fast path; it returns the result, or None when the op library must
+    run the operator. Called once by `eager.async_exec`, which this module never imports."""
+    _HOOKS.issue_operator = issue
 
 
 def set_operator_recorder(record) -> None:
@@ -307,13 +328,16 @@ class TensorMeta:
 
     One shared object instead of two fields makes tensors cheaper to create, and lets the fast
     path compare dtype and device of two operands with one `is`. `fast_arith` / `fast_inexact`
-    cache "the fast path is open (`FAST_PATH.kernel_and_tapes`: nothing but gradient tapes
-    anywhere), this is the fast-path device, and the dtype is numeric / floating-or-complex"; they
-    are refreshed whenever `FAST_PATH.kernel_and_tapes` changes, which a gradient tape's entry and
-    exit never make it do.
+    cache "the fast path is open (`FAST_PATH.placed_and_tapes`: nothing but gradient tapes
+    anywhere), this is the default device, it runs kernels inline (the host), and the dtype is
+    numeric / floating-or-complex"; `launch_arith` / `launch_inexact` say the same of a default
+    device that launches its kernels (a GPU: the operators call its `run`). They are refreshed
+    whenever `FAST_PATH.placed_and_tapes` or the devices change, which a gradient tape's entry
+    and exit never do.
     """
 
-    __slots__ = ("dtype", "device", "fast_arith", "fast_inexact")
+    __slots__ = ("dtype", "device", "fast_arith", "fast_inexact", "launch_arith",
+                 "launch_inexact")
 
     def __init__(self, dtype: DType, device: Device):
         self.dtype = dtype
@@ -322,9 +346,13 @@ class TensorMeta:
         _ALL_METAS.append(self)
 
     def _refresh(self):
-        fast = FAST_PATH.kernel_and_tapes and self.device is FAST_PATH.device
-        self.fast_arith = fast and self.dtype._arith
-        self.fast_inexact = fast and self.dtype._inexact
+        fast = FAST_PATH.placed_and_tapes and self.device is FAST_PATH.default
+        inline = fast and self.device.inline
+        launches = fast and not self.device.inline
+        self.fast_arith = inline and self.dtype._arith
+        self.fast_inexact = inline and self.dtype._inexact
+        self.launch_arith = launches and self.dtype._arith
+        self.launch_inexact = launches and self.dtype._inexact
 
     def __repr__(self):
         return f"<TensorMeta {self.dtype.name} on {self.device.name}>"
@@ -370,21 +398,28 @@ _ALL_METAS: list = []
 
 
 def _refresh_metas():
-    """Every meta's flags for the new `FAST_PATH.kernel_and_tapes` state (a device scope, an
-    interpreter or the profiler opened or closed somewhere; not a gradient tape). A flat loop with
-    no calls."""
-    if not FAST_PATH.kernel_and_tapes:  # switching off: no per-meta decisions needed
+    """Every meta's flags for the new `FAST_PATH.placed_and_tapes` state (a device scope, an
+    interpreter or the profiler opened or closed somewhere, or the devices changed; not a
+    gradient tape). A flat loop with no calls."""
+    if not FAST_PATH.placed_and_tapes:  # switching off: no per-meta decisions needed
         for meta in _ALL_METAS:
-            meta.fast_arith = meta.fast_inexact = False
+            meta.fast_arith = meta.fast_inexact = meta.launch_arith = meta.launch_inexact = False
         return
-    device = FAST_PATH.device
+    device = FAST_PATH.default
+    inline = device.inline
     for meta in _ALL_METAS:
         if meta.device is device:
             dtype = meta.dtype
-            meta.fast_arith = dtype._arith
-            meta.fast_inexact = dtype._inexact
+            if inline:
+                meta.fast_arith = dtype._arith
+                meta.fast_inexact = dtype._inexact
+                meta.launch_arith = meta.launch_inexact = False
+            else:
+                meta.launch_arith = dtype._arith
+                meta.launch_inexact = dtype._inexact
+                meta.fast_arith = meta.fast_inexact = False
         else:
-            meta.fast_arith = meta.fast_inexact = False
+            meta.fast_arith = meta.fast_inexact = meta.launch_arith = meta.launch_inexact = False
 
 
 FAST_PATH.listeners.append(_refresh_metas)
@@ -673,6 +708,15 @@ def _fast_operators(name, compute, ufunc, inexact_only):
                 if followed:
                     _record_operator(name, self, other, t)
                 return t
+        elif (other.__class__ is EagerTensor and meta is other._meta
+              and (meta.launch_inexact if inexact_only else meta.launch_arith)):
+            t = _launch_operator(name, self, other, meta)
+            if t is not None:
+                return t
+        elif _HOOKS.issue_operator is not None:  # an interpreter may issue it (async dispatch)
+            t = _HOOKS.issue_operator(name, self, other)
+            if t is not None:
+                return t
         return getattr(_LIBRARY, name)(self, other)
 
     def reflected(self, other):
@@ -705,6 +749,37 @@ def _fast_operators(name, compute, ufunc, inexact_only):
         return getattr(_LIBRARY, name)(other, self)
 
     return forward, reflected
+
+
+def _launch_operator(name, x, y, meta):
+    """`x <name> y` on the default device when it launches kernels (a GPU), for operands that
+    share `meta`: the operator's op (`register_operator_ops`) handed to the device's `run`, as
+    dispatch's `run_kernel` hands it, and the result recorded on tapes as `forward` records
+    it; None when the device's launch raised (the op library then raises the op's error).
+    Hot path: every small-tensor operator on a GPU; the result is made inline."""
+    try:
+        value = meta.device.run(_OPERATOR_OPS[name], (x._value, y._value), _NO_ATTRS, (x, y))
+    except Exception:  # noqa: BLE001 - the slow path raises the op's own error
+        return None
+    t = EagerTensor()
+    t._value = value
+    t._meta = meta  # `+ - * /` of one dtype keep it
+    t._tape_id = 0
+    if x._tape_id or y._tape_id:
+        _record_operator(name, x, y, t)
+    return t
+
+
+#: The op each fast-path operator stands for ("add": AddV2, ...), installed by the op library
+#: (`register_operator_ops`); the launching path hands it to the device.
+_OPERATOR_OPS: dict = {}
+_NO_ATTRS: dict = {}
+
+
+def register_operator_ops(ops) -> None:
+    """Installs the ops (`OpDef`s) that `+ - * /` run ("add", "sub", "mul", "truediv"), which
+    the operators' launching path (a GPU's) hands to the device; called once by `eager.ops`."""
+    _OPERATOR_OPS.update(ops)
 
 
 _MIN_ELISION = MIN_ELEMENTS

@@ -173,7 +173,8 @@ def test_a_worker_that_dies_fails_its_queue_says_so_and_a_clear_restarts_it():
     `async_clear_error()` starts a new one."""
     def scenario():
         x = tf.constant([1.0, 2.0])
-        with async_scope():
+        # On the CPU: a GPU's ops on computed operands would be launched without the worker.
+        with async_scope(), tf.device("CPU:0"):
             executor = _current_executor()
 
             def broken(node):
@@ -181,6 +182,7 @@ def test_a_worker_that_dies_fails_its_queue_says_so_and_a_clear_restarts_it():
             executor._run_node = broken
             try:
                 y = x + 1.0
+
                 with pytest.raises(tf.errors.InternalError, match="worker thread died"):
                     y.numpy()
                 with pytest.raises(tf.errors.InternalError, match="worker thread died"):

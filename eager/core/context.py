@@ -15,6 +15,12 @@ that hot code can test it with one attribute read:
 * `FAST_PATH.kernel_and_tapes`: the only things open are gradient tapes; an op needs its kernel
   on `FAST_PATH.device`, and this thread's tapes told (when one of its inputs is followed).
   `kernel_only` implies it.
+* `FAST_PATH.placed_and_tapes`: the only things open are gradient tapes, whatever the devices:
+  an op without a resource input whose operands all live on `FAST_PATH.default` (the default
+  device: a GPU when there is one) runs there, as placement would decide, so it needs its
+  kernel on that device and the tapes told. `kernel_and_tapes` implies it; on a machine with a
+  GPU it is the fast path of every op whose operands share the GPU, and mixed-device operands
+  take the general path.
 
 Every state change that could make dispatch do more goes through `slow_path_reason()` (or
 `enter_slow_path`/`leave_slow_path`, or a `SlowPathHold`), which keeps one counter; gradient
@@ -48,7 +54,8 @@ __all__ = ["FAST_PATH", "per_thread", "ThreadState", "thread_state", "placement_
 
 class FastPathSwitch:
     """Whether ops may skip dispatch (see the module doc): `kernel_only`, `kernel_and_tapes`,
-    and `device`, the one host device (None when there are several, or an accelerator).
+    `placed_and_tapes`; `device`, the one host device (None when there are several, or an
+    accelerator); and `default`, the default device (None before the devices are initialized).
 
     Entering and leaving a slow-path reason (every GradientTape does) must be cheap: the device
     check is redone only when the device set changes, and listeners run only when
@@ -63,26 +70,30 @@ class FastPathSwitch:
     listeners that an interrupt cut short are run again (`notified`).
     """
 
-    __slots__ = ("kernel_only", "kernel_and_tapes", "device", "reasons", "tapes", "lock",
-                 "listeners", "notified")
+    __slots__ = ("kernel_only", "kernel_and_tapes", "placed_and_tapes", "device", "default",
+                 "reasons", "tapes", "lock", "listeners", "notified")
 
     def __init__(self):
         self.kernel_only = False
         self.kernel_and_tapes = False
+        self.placed_and_tapes = False
         self.device = None
+        self.default = None
         self.reasons = 0
         self.tapes = 0  # of `reasons`, how many are recording gradient tapes (any thread)
         self.lock = threading.RLock()  # re-entrant: finalizers (thread-state teardown) take it
-        # Called after every change of `kernel_and_tapes` (eager.tensor caches flags on metas).
+        # Called after every change of `placed_and_tapes` (which `kernel_and_tapes` follows
+        # between two device changes) and of the devices (eager.tensor caches flags on metas).
         self.listeners = []
-        self.notified = None  # the `kernel_and_tapes` the listeners last finished with
+        self.notified = None  # the `placed_and_tapes` the listeners last finished with
 
     def devices_changed(self):
         if registry.is_initialized():
             devices = registry.devices()
             self.device = devices[0] if len(devices) == 1 and devices[0].inline else None
+            self.default = registry.default_device()
         else:
-            self.device = None
+            self.device = self.default = None
         self.refresh()
 
     def refresh(self):
@@ -91,6 +102,7 @@ class FastPathSwitch:
             single = self.device is not None
             self.kernel_only = single and self.reasons == 0
             self.kernel_and_tapes = single and self.reasons == self.tapes
+            self.placed_and_tapes = self.default is not None and self.reasons == self.tapes
             self.notified = None
             try:
                 self.notify()
@@ -99,11 +111,11 @@ class FastPathSwitch:
                 raise
 
     def notify(self):
-        """Runs the listeners if `kernel_and_tapes` changed since they last finished (the caller
+        """Runs the listeners if `placed_and_tapes` changed since they last finished (the caller
         holds the lock and has set the switches). They are idempotent: callers run this again
         when a `KeyboardInterrupt` cuts it short, and the next change runs them anyway."""
-        while self.notified is not self.kernel_and_tapes:
-            state = self.kernel_and_tapes
+        while self.notified is not self.placed_and_tapes:
+            state = self.placed_and_tapes
             for listener in self.listeners:
                 listener()
             self.notified = state
@@ -146,6 +158,7 @@ def _count(reasons, hold=None, held=False):
         single = fast.device is not None
         fast.kernel_only = single and count == 0
         fast.kernel_and_tapes = single and count == fast.tapes
+        fast.placed_and_tapes = fast.default is not None and count == fast.tapes
         try:
             fast.notify()
         except BaseException:

@@ -27,6 +27,11 @@ so that a kernel runs, fails and is typed the same way whoever runs it:
   and `hooks` (`.record`, the tapes' recorder; `.check_inference`, the debug mode's switch;
   `.check_outputs`, numerics checking).
 
+Skipping placement. While nothing but gradient tapes is open anywhere, an op whose operands
+all live on the default device (a GPU's tensors on a machine with one) runs there at once, as
+placement would decide (`FAST_PATH.placed_and_tapes`, `_on_default_device`); mixed-device
+operands, resource ops and ops without a kernel there take the general path.
+
 Skipping dispatch. Where dispatch would do nothing but run the kernel (`FAST_PATH`, see
 `eager.core.context`), a few hot APIs skip it, through helpers kept here so that the knowledge
 of "what dispatch would have done" stays in this module: `kernel_only()` and `run_bare` (an
@@ -149,9 +154,37 @@ def execute(op, inputs, attrs=NO_ATTRS):
         if tapes:
             hooks.record(tapes, op, inputs, attrs, outputs)
         return outputs
+    if _FAST_PATH.placed_and_tapes:
+        # Several devices, and nothing but tapes open: an op whose operands all live on the
+        # default device runs there without placement (`_on_default_device`).
+        device = _on_default_device(op, inputs, attrs)
+        if device is not None:
+            outputs = run_kernel(op, inputs, attrs, device)
+            tapes = _per_thread.state.tapes
+            if tapes:
+                hooks.record(tapes, op, inputs, attrs, outputs)
+            return outputs
     if _PROFILE.active:
         return _execute_profiled(op, inputs, attrs)
     return _execute_slow(op, inputs, attrs)
+
+
+def _on_default_device(op, inputs, attrs):
+    """The default device when `place` would choose it for `op` and every input already lives
+    there, else None (the general path then places the op and copies what must move): `op`
+    reads and writes no resource and has a kernel there, no input is pending or symbolic, and,
+    off the CPU, it neither reads nor makes strings. Asked only while
+    `FAST_PATH.placed_and_tapes` holds (no scope, interpreter or placement logging anywhere).
+    Hot path: every op on a GPU."""
+    device = _FAST_PATH.default
+    if op.resource_reads or op.resource_writes or device.device_type not in op.device_types:
+        return None
+    for t in inputs:
+        if t.__class__ is not EagerTensor or t._meta.device is not device:
+            return None
+    if attrs and device.device_type != "CPU" and attrs.get("dtype") is _STRING:
+        return None  # strings live in host memory (TF's HostMemory)
+    return device
 
 
 def kernel_only() -> bool:

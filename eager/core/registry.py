@@ -67,7 +67,8 @@ class OpDef:
     __slots__ = ("name", "kernel", "infer", "gradient", "grad_keeps_inputs", "grad_keeps_outputs",
                  "stateful", "resource_reads", "resource_writes", "num_outputs", "differentiable",
                  "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc", "replay",
-                 "infix", "elementwise", "ufunc", "donatable_inputs", "collective")
+                 "infix", "elementwise", "ufunc", "donatable_inputs", "collective",
+                 "launch_plans")
 
     def __init__(self, name, kernel, infer, *, stateful=False, resource_reads=(),
                  resource_writes=(), num_outputs=1, differentiable=True, dtypes=None,
@@ -92,6 +93,10 @@ class OpDef:
         # True when `infer` depends only on the inputs' dtypes, devices and shapes (and the
         # attributes), never on their values: its result may then be cached (async dispatch).
         self.infer_from_types = infer_from_types
+        # A device's cache of what launching this op makes (the simulated GPU's output shapes,
+        # per input types and shapes): kept on the op, so it goes with an op made per function
+        # (a fused kernel) instead of keeping it alive.
+        self.launch_plans = {}
         self.doc = doc
         # See the module doc: set by the control-flow package on its (unregistered) OpDefs.
         self.replay = None

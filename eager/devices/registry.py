@@ -20,7 +20,8 @@ __all__ = ["PhysicalDevice", "LogicalDevice", "LogicalDeviceConfiguration",
            "list_physical_devices", "list_logical_devices", "set_logical_device_configuration",
            "get_logical_device_configuration", "devices", "lookup", "default_device",
            "is_initialized", "reset", "on_initialized", "set_simulated_gpus",
-           "get_simulated_gpus", "set_visible_devices", "get_visible_devices"]
+           "get_simulated_gpus", "set_simulated_kernels", "set_visible_devices",
+           "get_visible_devices"]
 
 PhysicalDevice = namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = namedtuple("LogicalDevice", ["name", "device_type"])
@@ -66,6 +67,7 @@ class _State:
         self.lock = threading.RLock()
         self.gpu_physical = None  # list[PhysicalDevice] once probed
         self.simulated_gpus = _simulated_from_environment()  # None: real GPUs (if any)
+        self.simulated_kernels = True  # False: simulated launches skip their kernels
         self.hidden = set()  # physical device names made invisible (set_visible_devices)
         self.logical_config = {}  # physical name -> list[LogicalDeviceConfiguration]
         self.devices = None  # list[Device] once initialized
@@ -94,6 +96,18 @@ def set_simulated_gpus(count) -> None:
             for name in [n for n in _state.logical_config if "GPU" in n]:
                 del _state.logical_config[name]  # it configured the previous set of GPUs
         _state.simulated_gpus = count
+
+
+def set_simulated_kernels(run: bool) -> None:
+    """Whether the simulated GPUs made at the next initialization run their kernels (True, the
+    default) or only launch them (False: every op's outputs are zeros, ready at once; see
+    `devices.virtual.VirtualDevice`). For benchmarks of eager's own host time per op; not part
+    of the public API. Only before the devices are initialized, as `set_simulated_gpus`."""
+    with _state.lock:
+        if _state.devices is not None and bool(run) != _state.simulated_kernels:
+            raise RuntimeError("Simulated kernels cannot be configured after the devices are "
+                               "initialized.")
+        _state.simulated_kernels = bool(run)
 
 
 def get_simulated_gpus() -> int:
@@ -227,7 +241,8 @@ def _initialize():
                     # does not pay for their module (~2 ms).
                     from .virtual import VirtualDevice  # noqa: PLC0415
 
-                    devices.append(VirtualDevice(gpu_index, phys.name))
+                    devices.append(VirtualDevice(gpu_index, phys.name,
+                                                 _state.simulated_kernels))
                 else:
                     from .cuda import CUDADevice  # noqa: PLC0415 - the CuPy backend, as above
 
@@ -316,6 +331,7 @@ def reset() -> None:
     with _state.lock:
         _state.logical_config.clear()
         _state.simulated_gpus = _simulated_from_environment()
+        _state.simulated_kernels = True
         _state.hidden = set()
         for device in _state.devices or ():
             device.close()

@@ -380,6 +380,55 @@ class _Pool:
         return block
 
 
+#: How many launch plans an op keeps (`OpDef.launch_plans`: (each input's TensorMeta and
+#: shape, attributes) -> what `_launch_plan` returns, for ops whose inference reads only types
+#: and shapes, `infer_from_types`). CuPy computes an output's shape on the host at every launch
+#: too, but in C; in Python, inference would be most of a simulated launch's cost.
+_PLANS_LIMIT = 256
+
+
+def _launch_plan(op, inputs, attrs):
+    """(single, ((shape, numpy dtype) per output)) for a launch that returns before its kernel
+    runs, from `op`'s inference on `inputs`; None when an output's shape is not known before
+    the kernel runs or is not an array (the launch then waits: `_run_blocking`). `single`: the
+    kernel returns one array, not a tuple. Hot: every simulated launch."""
+    key = None
+    plans = getattr(op, "launch_plans", None)  # (an OpDef's; None for other runnables)
+    if op.infer_from_types and plans is not None:
+        key = []
+        for t in inputs:
+            value = getattr(t, "_value", None)  # an EagerTensor's array (a pending one: none)
+            if value is None:
+                key = None
+                break
+            key.append(t._meta)
+            key.append(value.shape)
+        if key is not None:
+            if attrs:
+                key.append(tuple(attrs.items()))
+            key = tuple(key)
+            try:
+                return plans[key]
+            except KeyError:
+                pass
+            except TypeError:  # an unhashable attribute (a list): no caching
+                key = None
+    specs = op.infer(*inputs, **attrs)
+    single = not isinstance(specs, tuple)
+    specs = (specs,) if single else specs
+    if all(spec.shape.is_fully_defined() and spec.dtype.is_numpy_compatible for spec in specs):
+        plan = (single and op.num_outputs == 1,
+                tuple((tuple(spec.shape), np.dtype(spec.dtype.as_numpy_dtype))
+                      for spec in specs))
+    else:
+        plan = None
+    if key is not None:
+        if len(plans) >= _PLANS_LIMIT:
+            plans.clear()
+        plans[key] = plan
+    return plan
+
+
 def _write_outputs(op, in_blocks, attrs, out_blocks):
     """Runs on the worker: the kernel on numpy blocks, results written into the output blocks."""
     result = op.kernel(np, *[_kernel_input(b) for b in in_blocks], **attrs)
@@ -403,18 +452,26 @@ def _element_block(element):
 
 
 class VirtualDevice(Device):
-    """A simulated GPU (see the module doc). `xp` is numpy: kernels run on numpy blocks."""
+    """A simulated GPU (see the module doc). `xp` is numpy: kernels run on numpy blocks.
 
-    __slots__ = ("pool", "_copy_holds")
+    With `run_kernels=False` (`registry.set_simulated_kernels(False)`, for benchmarks only) an
+    op's launch does everything but run its kernel: inputs ordered, output shapes inferred,
+    outputs made (zeros, ready at once). Dispatch then costs what it costs in front of a GPU
+    whose launches are free, so `bench/cases_gpu_proxy.py` measures eager's own host time per
+    op without a GPU."""
+
+    __slots__ = ("pool", "run_kernels", "_copy_holds", "_zeros")
 
     defers_kernels = True  # kernels run on the stream workers
 
-    def __init__(self, index: int, physical_name: str):
+    def __init__(self, index: int, physical_name: str, run_kernels: bool = True):
         name = f"GPU:{index}"
         super().__init__("GPU", index, np, physical_name, VirtualStream(name + "/compute"),
                          VirtualStream(name + "/copy"))
         self.pool = _Pool()
+        self.run_kernels = run_kernels
         self._copy_holds = KeepAlive()
+        self._zeros = {}
 
     # -- memory ---------------------------------------------------------------------------
     def _allocate(self, shape, dtype, ready=COMPLETED):
@@ -441,24 +498,39 @@ class VirtualDevice(Device):
         compute = self.compute_stream
         in_blocks = []
         for a in arrays:
-            if isinstance(a, VirtualArray):
+            if a.__class__ is VirtualArray:
                 compute.wait_event(a._ready)  # a no-op unless another stream produced it
                 in_blocks.append(a._block)
             else:
                 in_blocks.append(a)  # a resource handle, a TensorList, a host scalar
-        specs = op.infer(*inputs, **attrs)
-        single = not isinstance(specs, tuple)
-        specs = (specs,) if single else specs
-        if all(spec.shape.is_fully_defined() and spec.dtype.is_numpy_compatible
-               for spec in specs):
-            outputs = [self._allocate(spec.shape, spec.dtype.as_numpy_dtype, None)
-                       for spec in specs]
+        plan = _launch_plan(op, inputs, attrs)
+        if plan is None:
+            return self._run_blocking(op, in_blocks, attrs)
+        single, outs = plan
+        if not self.run_kernels:  # launch-only (see the class doc): outputs ready at once
+            outputs = [self._launched_only(shape, dtype) for shape, dtype in outs]
+        else:
+            outputs = [self._allocate(shape, dtype, None) for shape, dtype in outs]
             done = compute.launch_op(op.name, _write_outputs, op, in_blocks, attrs,
                                      [o._block for o in outputs])
             for o in outputs:
                 o._ready = done
-            return outputs[0] if single and op.num_outputs == 1 else tuple(outputs)
-        return self._run_blocking(op, in_blocks, attrs)
+        return outputs[0] if single else tuple(outputs)
+
+    def _launched_only(self, shape, dtype):
+        """An output of a launch whose kernel does not run (`run_kernels` False): zeros, from
+        one read-only block per shape and dtype, ready at once."""
+        key = (shape, dtype)
+        block = self._zeros.get(key)
+        if block is None:
+            block = self._zeros[key] = np.zeros(shape, dtype)
+            block.flags.writeable = False
+        array = VirtualArray()
+        array.shape = shape
+        array.dtype = dtype
+        array._block = block
+        array._ready = COMPLETED
+        return array
 
     def _run_blocking(self, op, in_blocks, attrs):
         """An op whose outputs are not known before it runs (data-dependent shapes, lists,

@@ -15,7 +15,7 @@ fast path (`eager.tensor`) never meets a composite operand.
 from __future__ import annotations
 
 
-from ..tensor import Tensor, register_operators
+from ..tensor import Tensor, register_operator_ops, register_operators
 from . import math_ops as m
 from .array_ops import getitem
 from ..core.argument_conversion import same_type
@@ -69,6 +69,7 @@ def _equality(fn, on_mismatch):
 #: recorder, `eager.autodiff.tape.record_operator`, is installed with
 #: `eager.tensor.set_operator_recorder`).
 OPERATOR_OPS = {"add": m.ADD, "sub": m.SUB, "mul": m.MUL, "truediv": m.REALDIV}
+register_operator_ops(OPERATOR_OPS)  # what the operators' launching path (a GPU's) runs
 
 
 def _deferring(fn, reflected):
