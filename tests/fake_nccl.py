@@ -1,3 +1,4 @@
+# ruff: noqa: N802, N803 - the fake keeps cupy.cuda.nccl's own (camelCase) names
 """A small fake of the parts of CuPy the NCCL engine uses, for tests on machines without CUDA.
 
 `FakeNccl` stands in for `cupy.cuda.nccl`: its constants, `get_unique_id`, `groupStart`/

@@ -52,8 +52,10 @@ def _kernel(xp, x, *, reduction, num_devices, group_key, instance_key, replica):
         return engine.all_reduce_replicas(instance_key, int(replica), x, reduction)
 
 
+# Not differentiable: it reduces gradients after the backward pass; a gradient through it
+# would need every replica's backward to meet in the same all-reduce.
 NCCL_ALL_REDUCE = register_op(_NAME, _kernel, _infer, stateful=True, collective=True,
-                              dtypes=_DTYPES, infer_from_types=True)
+                              dtypes=_DTYPES, infer_from_types=True, differentiable=False)
 
 
 def nccl_all_reduce(x, reduction, num_devices, group_key, instance_key, replica, name=None):
