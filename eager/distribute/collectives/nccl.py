@@ -303,9 +303,10 @@ class NCCLCollectives(Collectives):
         n = len(self._comms)
         device = self.devices[replica]
         xp = device.xp  # the kernel's array module: cupy on a CUDA device
-        send = xp.ascontiguousarray(array)
-        nccl_layout(send, op)  # a bad dtype fails in every replica's kernel, before any waits
-        out = xp.empty_like(send)
+        nccl_layout(array, op)  # a bad dtype fails in every replica's kernel, before any waits
+        with self._on_replica_stream(device):  # (a kernel has them current already)
+            send = xp.ascontiguousarray(array)
+            out = xp.empty_like(send)  # from the pool of the stream NCCL writes it on
         with self._lock:
             round_ = self._rounds.get(key)
             if round_ is None:
@@ -332,6 +333,16 @@ class NCCLCollectives(Collectives):
                     None, "NcclAllReduce", f"all_reduce of {_describe(send)} failed in "
                     f"another replica: {round_.error}")
         return out
+
+    @staticmethod
+    def _on_replica_stream(device):
+        """`device` and its compute stream current (CuPy's), for a CUDA device."""
+        if cuda_device_id(device) is None:
+            return contextlib.nullcontext()
+        scope = contextlib.ExitStack()
+        scope.enter_context(_on_device(load_cupy(), device))
+        scope.enter_context(device_stream(device))
+        return scope
 
     def _group_all_reduce(self, parts, op):
         cupy = load_cupy()
