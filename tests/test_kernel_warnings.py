@@ -32,7 +32,7 @@ import eager
 from eager.core import dispatch
 from eager.core.registry import get_op, registered_ops
 from eager.errors import OpError
-from eager.ops import collective_ops, debug_ops, list_bulk_ops, list_ops
+from eager.ops import collective_ops, debug_ops, list_bulk_ops, list_ops, nccl_ops
 
 # -- hostile inputs ------------------------------------------------------------------------------
 
@@ -579,6 +579,7 @@ RECIPES = {
     "CheckNumerics": lambda x: eager.debugging.check_numerics(_real(x), "checked"),
     "CollectiveReduceV2": lambda x: collective_ops.collective_reduce(_real(x), 1, 0, 1,
                                                                     final_op="Div"),
+    "NcclAllReduce": lambda x: nccl_ops.nccl_all_reduce(_real(x), "mean", 1, 0, 1, 0),
     "AsString": lambda x: _S.as_string(x),
     "StringLength": lambda x: _S.length(_text(x), unit="UTF8_CHAR"),
     "Substr": lambda x: _S.substr(_text(x), 0, 2),

@@ -4,6 +4,8 @@ docs/distributed.md)."""
 from . import optimizer_hook as _optimizer_hook  # noqa: F401 - installs the optimizers' hook
 from . import cluster_resolver  # noqa: F401 - TF_CONFIG and cluster specs (no MPI import)
 from . import experimental  # noqa: F401 - tf.distribute.experimental's names
+from .cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce,
+                               ReductionToOneDevice)
 from .input_lib import DistributedDataset
 from .multi_worker import MultiWorkerMirroredStrategy
 from .reduce_util import ReduceOp
@@ -18,4 +20,5 @@ __all__ = ["MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy
            "ReplicaContext", "InputContext", "ReduceOp", "get_strategy", "has_strategy",
            "get_replica_context", "get_cross_replica_context", "in_cross_replica_context",
            "PerReplica", "DistributedValues", "MirroredVariable", "SyncOnReadVariable",
-           "DistributedDataset"]
+           "DistributedDataset", "CrossDeviceOps", "NcclAllReduce", "ReductionToOneDevice",
+           "HierarchicalCopyAllReduce"]

@@ -1,9 +1,10 @@
 """`CommunicationOptions` and `CommunicationImplementation` (≈ `tf.distribute.experimental`):
 how a multi-worker strategy's collectives run.
 
-eager's collectives across processes always run on MPI, so `implementation` is recorded (RING,
-NCCL and AUTO are all accepted, as TensorFlow accepts them on any machine) but does not choose
-an engine; `timeout_seconds` becomes the MPI engine's deadline for each collective, and
+`implementation` chooses the engine across processes: RING is MPI; NCCL is NCCL between the
+workers' GPUs (an error where CUDA GPUs or CuPy's NCCL are missing); AUTO is NCCL where it can
+run, else MPI (`cross_device_ops.select_process_engine`). `timeout_seconds` becomes the MPI
+engine's deadline for each collective (NCCL calls wait as long as NCCL does), and
 `bytes_per_pack` the size of the gradient buckets (0: the default size).
 """
 

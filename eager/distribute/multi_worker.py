@@ -4,7 +4,9 @@ data parallelism across processes, one process per worker, started by `mpiexec` 
 
 Each worker mirrors its variables over its own devices (its GPUs, else its CPU) exactly as
 `MirroredStrategy` does; what changes is the strategy's collective engine: the MPI engine
-(`collectives/mpi.py`, one participant per process) instead of the one-process engine. Every
+(`collectives/mpi.py`, one participant per process) instead of the one-process engine, or the
+NCCL engine between the workers' GPUs (`collectives/nccl.py`, chosen by
+`CommunicationOptions.implementation`: `cross_device_ops.select_process_engine`). Every
 reduced bucket's `CollectiveReduceV2` then all-reduces across the processes, so
 `num_replicas_in_sync` is the local replicas times the workers and a MEAN divides by that
 global count. New variables start as rank 0's values (broadcast at creation).
@@ -32,6 +34,7 @@ from ..train import checkpoint_management as _checkpoint_management
 from .cluster_resolver import (ClusterSpec, SimpleClusterResolver, TFConfigClusterResolver,
                                worker_count)
 from .collective_util import CommunicationOptions
+from .cross_device_ops import select_process_engine
 from .strategy import Strategy, _device_name
 
 #: Environment variables through which MPI launchers tell a process the size of its job
@@ -48,8 +51,10 @@ def launched_processes() -> int:
     return 1
 
 
-def _world_collectives(options):
-    """The MPI engine over every launched process, or None for a one-process job."""
+def _world_collectives(options, device):
+    """The engine over every launched process (MPI, or NCCL on `device` as
+    `options.implementation` and the machine decide: `cross_device_ops.select_process_engine`),
+    or None for a one-process job."""
     if launched_processes() < 2:
         described = _tf_config_workers()
         if described > 1:
@@ -69,7 +74,7 @@ def _world_collectives(options):
     if engine.size < 2:
         return None
     _checkpoint_management.WORKER_TEMP_PATH = _temp_paths_for(engine.rank)
-    return engine
+    return select_process_engine(engine, options.implementation, device)
 
 
 def _temp_paths_for(rank):
@@ -145,7 +150,7 @@ class MultiWorkerMirroredStrategy(Strategy):
             devices = [d.name for d in gpus] or ["/device:CPU:0"]
         for d in devices:
             _devices.resolve(_devices.parse_device(d), soft=False)
-        engine = _world_collectives(communication_options)
+        engine = _world_collectives(communication_options, devices[0])
         super().__init__(devices, engine)
         if communication_options.bytes_per_pack:
             self._extended.bucket_bytes = int(communication_options.bytes_per_pack)

@@ -28,6 +28,7 @@ from ..core.tensor_conversion import convert_to_tensor
 from ..variables import (VariableAggregation, VariableSynchronization, variable_creator_scope)
 from . import buckets as _buckets
 from . import context as _ctx
+from . import cross_device_ops as _cross_device_ops
 from .collectives.local import LocalCollectives
 from .input_context import InputContext  # noqa: F401 - part of this module's API
 from .input_lib import DistributedDataset, DistributedDatasetsFromFunction
@@ -99,6 +100,10 @@ class ReplicaContext:
 
 class StrategyExtended:
     """The devices and the cross-device work of a strategy (≈ `strategy.extended`)."""
+
+    #: The all-reduce across this process's devices when it runs on NCCL
+    #: (`cross_device_ops.ReplicaAllReduce`); None: the in-process rule below.
+    _replica_all_reduce = None
 
     def __init__(self, strategy, devices, collectives=None):
         self._strategy = strategy
@@ -193,16 +198,22 @@ class StrategyExtended:
             for r, device in enumerate(self.worker_devices):
                 with _core.device(device):
                     fused.append(_buckets.fuse([components[i][r] for i in bucket], _Ops))
-            with _core.device(self.worker_devices[0]):
-                total = composite_ops.add_n([array_ops.identity(f) for f in fused]) \
-                    if n > 1 else fused[0]
-                if reduce_op is ReduceOp.MEAN and n > 1:
-                    total = math_ops.divide(total, math_ops.cast(n, total.dtype))
-                total = self._all_reduce_across_processes(total, reduce_op)
+            if (self._replica_all_reduce is not None and n > 1  # NCCL, device to device
+                    and self._replica_all_reduce.supports(dtypes[bucket[0]])):
+                reduced = self._replica_all_reduce(
+                    fused, "mean" if reduce_op is ReduceOp.MEAN else "sum")
+            else:
+                with _core.device(self.worker_devices[0]):
+                    total = composite_ops.add_n([array_ops.identity(f) for f in fused]) \
+                        if n > 1 else fused[0]
+                    if reduce_op is ReduceOp.MEAN and n > 1:
+                        total = math_ops.divide(total, math_ops.cast(n, total.dtype))
+                    total = self._all_reduce_across_processes(total, reduce_op)
+                reduced = [total] * n
             for r, device in enumerate(self.worker_devices):
                 with _core.device(device):
-                    parts = _buckets.split(array_ops.identity(total), [shapes[i] for i in bucket],
-                                           _Ops)
+                    parts = _buckets.split(array_ops.identity(reduced[r]),
+                                           [shapes[i] for i in bucket], _Ops)
                 for i, part in zip(bucket, parts):
                     results[i][r] = part
         return [Mirrored(r) for r in results]
@@ -408,6 +419,8 @@ class MirroredStrategy(Strategy):
             _devices.resolve(_devices.parse_device(d), soft=False)  # an unknown device: error
         super().__init__(devices)
         self._cross_device_ops = cross_device_ops
+        self._extended._replica_all_reduce = _cross_device_ops.replica_all_reduce(
+            cross_device_ops, devices)
 
 
 class OneDeviceStrategy(Strategy):

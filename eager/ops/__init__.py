@@ -14,6 +14,7 @@ from . import audio_ops, summary_ops  # noqa: F401
 from . import fft_ops  # noqa: F401
 from . import string_hash_ops, lookup_ops  # noqa: F401
 from . import collective_ops  # noqa: F401
+from . import nccl_ops  # noqa: F401
 from . import operators  # noqa: F401  (installs Tensor's operators; imports the modules above)
 from . import (array_grad, linalg_grad, list_grad, math_grad, nn_grad,  # noqa: F401  (gradients)
                product_grad)

@@ -9,7 +9,8 @@ issues the same sequence, whatever else the graph runs in parallel.
 
 The op sits below `eager.distribute`: the distribute layer registers each strategy's collective
 engine (`register_group(engine)` gives its `group_key`) and the kernel calls that engine's
-`all_reduce` on a contiguous host copy of the input. A group of one process needs no engine:
+`all_reduce` on a contiguous host copy of the input (a device engine, NCCL, on the
+device array itself). A group of one process needs no engine:
 its all-reduce is the input. The reduction across a process's own replicas happens before
 this op, in ordinary ops; this op is the cross-process part (`group_size` processes).
 """
@@ -28,7 +29,8 @@ from ..core.registry import get_op, op_error, register_op
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 
-__all__ = ["COLLECTIVE_REDUCE", "collective_reduce", "register_group", "unregister_group"]
+__all__ = ["COLLECTIVE_REDUCE", "collective_reduce", "register_group", "unregister_group",
+           "group_engine"]
 
 _NAME = "CollectiveReduceV2"
 _MERGE_OPS = {"Add": "sum", "Mul": "prod", "Max": "max", "Min": "min"}
@@ -51,6 +53,11 @@ def register_group(engine) -> int:
 def unregister_group(group_key) -> None:
     with _LOCK:
         _GROUPS.pop(group_key, None)
+
+
+def group_engine(group_key):
+    """The engine registered under `group_key`, or None."""
+    return _GROUPS.get(group_key)
 
 
 def _check_attrs(x, group_size, merge_op, final_op):
@@ -80,6 +87,13 @@ def _kernel(xp, x, *, group_size, group_key, instance_key, merge_op="Add", final
     if engine.size != group_size:
         raise op_error(_NAME, f"group_size={group_size} but the group with group_key="
                               f"{group_key} has {engine.size} members", [x])
+    if getattr(engine, "takes_device_arrays", False) and hasattr(xp, "asnumpy"):
+        # A device engine (NCCL) reduces the device buffer on the current stream: the one
+        # this kernel runs on. Its own copy, reduced in place.
+        out = engine.all_reduce([x.copy()], _MERGE_OPS[merge_op])[0]
+        if final_op == "Div":
+            out = (out / group_size).astype(x.dtype, copy=False)
+        return out
     host = np.ascontiguousarray(xp.asnumpy(x) if hasattr(xp, "asnumpy") else x)
     # Never re-run (its peers would wait for a second exchange): IEEE results, no signals.
     with quiet():
