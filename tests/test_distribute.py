@@ -325,3 +325,53 @@ def test_multi_worker_strategy_from_two_local_devices_is_one_worker_of_two_repli
         np.testing.assert_allclose(w.values[1].numpy(), w1.numpy(), rtol=1e-5, atol=1e-6)
     """)
     assert out.splitlines() == ["[[[0, 1], [2, 3]], [[4, 5], [6, 7]]]", "2 [0, 1]"]
+
+
+def test_a_traced_step_over_a_distributed_dataset_traces_once_and_returns_per_replica():
+    """A PerReplica argument keys the trace by its replicas' shapes and dtypes (TF's
+    PerReplicaSpec), so a traced step over a distributed dataset traces once, not once per
+    batch; a PerReplica returned from the function comes back as a PerReplica. Goldens from
+    TensorFlow 2.21 on 2 logical CPUs (the same script)."""
+    out = _run("""
+    import warnings
+    warnings.simplefilter("error")  # no retracing warning
+    s = tf.distribute.MirroredStrategy(NAMES)
+    ds = s.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices(
+        np.arange(24, dtype=np.float32).reshape(12, 2)).batch(4))
+
+    @tf.function
+    def f(x):
+        return s.run(lambda v: v * 2.0, (x,))
+
+    @tf.function
+    def g(x):
+        return s.run(lambda v: (v * 2.0, {"a": v + 1.0}), (x,))
+
+    @tf.function
+    def h(x):
+        return s.run(lambda v: 3, (x,))
+
+    for x in ds:
+        r = f(x)
+    assert f.experimental_get_tracing_count() == 1, f.experimental_get_tracing_count()
+    assert type(r).__name__ == "PerReplica" and type(x).__name__ == "PerReplica"
+    assert not tf.is_tensor(x)
+    # TF: PerReplicaSpec(TensorSpec(shape=(2, 2), dtype=tf.float32, name=None), <the same>)
+    assert repr(x._type_spec).startswith("PerReplicaSpec(TensorSpec(shape=(2, 2)"), x._type_spec
+    assert [v.numpy().tolist() for v in s.experimental_local_results(r)] == [
+        [[32.0, 34.0], [36.0, 38.0]], [[40.0, 42.0], [44.0, 46.0]]]
+    doubled, rest = g(x)
+    assert type(doubled).__name__ == "PerReplica" and list(rest) == ["a"]
+    assert [v.numpy().tolist() for v in rest["a"].values] == [
+        [[17.0, 18.0], [19.0, 20.0]], [[21.0, 22.0], [23.0, 24.0]]]
+    three = h(x)  # the same Python value on every replica: one tensor, as TF returns it
+    assert tf.is_tensor(three) and int(three) == 3 and three.dtype == tf.int32
+    assert int(s.reduce("SUM", f(x), axis=None).numpy().sum()) == 312
+    # A batch of another shape (the last, partial one) traces once more, as in TF.
+    smaller = next(iter(s.experimental_distribute_dataset(
+        tf.data.Dataset.from_tensor_slices(np.ones((2, 2), np.float32)).batch(2))))
+    assert [v.numpy().tolist() for v in f(smaller).values] == [[[2.0, 2.0]], [[2.0, 2.0]]]
+    assert f.experimental_get_tracing_count() == 2
+    print("ok")
+    """)
+    assert out.strip() == "ok"
