@@ -375,3 +375,26 @@ def test_a_traced_step_over_a_distributed_dataset_traces_once_and_returns_per_re
     print("ok")
     """)
     assert out.strip() == "ok"
+
+
+def test_auto_shard_policy_defaults_to_auto_as_in_tf():
+    """TF 2.21: `Options().experimental_distribute.auto_shard_policy` is
+    `<AutoShardPolicy.AUTO: 0>` (an IntEnum), a dataset's options report it too, an int is a
+    TypeError naming the enum, and a later `with_options` leaves a set policy in place."""
+    policy = tf.data.experimental.AutoShardPolicy
+    options = tf.data.Options()
+    assert options.experimental_distribute.auto_shard_policy is policy.AUTO
+    assert repr(options.experimental_distribute.auto_shard_policy) == "<AutoShardPolicy.AUTO: 0>"
+    assert [repr(p) for p in policy] == ["<AutoShardPolicy.OFF: -1>", "<AutoShardPolicy.AUTO: 0>",
+                                         "<AutoShardPolicy.FILE: 1>", "<AutoShardPolicy.DATA: 2>",
+                                         "<AutoShardPolicy.HINT: 3>"]
+    data = tf.data.Dataset.range(3)
+    assert data.options().experimental_distribute.auto_shard_policy is policy.AUTO
+    with pytest.raises(TypeError, match=r"Property \"auto_shard_policy\" must be of type "
+                                        r"<enum 'AutoShardPolicy'>, got: 2 \(type: <class 'int'>\)"):
+        options.experimental_distribute.auto_shard_policy = 2
+    with pytest.raises(TypeError, match=r"Property \"num_devices\" must be of type <class 'int'>"):
+        options.experimental_distribute.num_devices = 2.0
+    options.experimental_distribute.auto_shard_policy = policy.OFF
+    kept = data.with_options(options).with_options(tf.data.Options())
+    assert kept.options().experimental_distribute.auto_shard_policy is policy.OFF
