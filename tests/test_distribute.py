@@ -390,11 +390,50 @@ def test_auto_shard_policy_defaults_to_auto_as_in_tf():
                                          "<AutoShardPolicy.HINT: 3>"]
     data = tf.data.Dataset.range(3)
     assert data.options().experimental_distribute.auto_shard_policy is policy.AUTO
-    with pytest.raises(TypeError, match=r"Property \"auto_shard_policy\" must be of type "
-                                        r"<enum 'AutoShardPolicy'>, got: 2 \(type: <class 'int'>\)"):
+    wording = (r"Property \"auto_shard_policy\" must be of type <enum 'AutoShardPolicy'>, "
+               r"got: 2 \(type: <class 'int'>\)")
+    with pytest.raises(TypeError, match=wording):
         options.experimental_distribute.auto_shard_policy = 2
     with pytest.raises(TypeError, match=r"Property \"num_devices\" must be of type <class 'int'>"):
         options.experimental_distribute.num_devices = 2.0
     options.experimental_distribute.auto_shard_policy = policy.OFF
     kept = data.with_options(options).with_options(tf.data.Options())
     assert kept.options().experimental_distribute.auto_shard_policy is policy.OFF
+
+
+def test_loss_scaling_counts_the_strategys_replicas():
+    """Without `global_batch_size`, `compute_average_loss` divides by this replica's batch times
+    `num_replicas_in_sync` and `scale_regularization_loss` by `num_replicas_in_sync`;
+    cross-replica context is TF's RuntimeError. Goldens: TensorFlow 2.21 on 2 logical CPUs
+    (per replica [1, 2, 3, 4] gives 10 / 8 = 1.25; 2.0 regularization gives 1.0)."""
+    out = _run("""
+    s = tf.distribute.MirroredStrategy(NAMES)
+    r = s.run(lambda: (tf.nn.compute_average_loss(tf.constant([1.0, 2.0, 3.0, 4.0])),
+                       tf.nn.scale_regularization_loss(tf.constant(2.0)),
+                       tf.nn.compute_average_loss(tf.constant([1, 2, 3, 4])),
+                       tf.nn.compute_average_loss(tf.constant([1.0, 2.0, 3.0, 4.0]),
+                                                  global_batch_size=2)))
+    print([[float(v) for v in s.experimental_local_results(x)] for x in r])
+
+    @tf.function
+    def traced():
+        return s.run(lambda: tf.nn.compute_average_loss(tf.constant([1.0, 2.0, 3.0, 4.0])))
+    print([float(v) for v in s.experimental_local_results(traced())])
+    with s.scope():
+        for fn, arg in [(tf.nn.compute_average_loss, tf.constant([1.0])),
+                        (tf.nn.scale_regularization_loss, tf.constant(1.0))]:
+            try:
+                fn(arg)
+            except RuntimeError as e:
+                print(e)
+    print(float(tf.nn.compute_average_loss(tf.constant([1.0, 2.0]))),
+          float(tf.nn.scale_regularization_loss(3.0)))
+    """)
+    assert out.splitlines() == [
+        "[[1.25, 1.25], [1.0, 1.0], [1.25, 1.25], [5.0, 5.0]]",
+        "[1.25, 1.25]",
+        "You are calling `compute_average_loss` in cross replica context, while it was expected "
+        "to be called in replica context.",
+        "You are calling `scale_regularization_loss` in cross replica context, while it was "
+        "expected to be called in replica context.",
+        "1.5 3.0"]
