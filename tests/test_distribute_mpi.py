@@ -543,3 +543,31 @@ def test_the_example_runs_on_two_workers_and_on_two_local_devices(tmp_path):
     assert last[0].split("; saved")[0] == last[1].split("; saved")[0]
     assert workers.stdout.count("epoch 4") == 1  # the chief alone reports
     assert sorted(os.listdir(tmp_path / "mpi")) == ["final"]
+
+
+def test_only_the_chiefs_keras_archive_lands_at_the_path(tmp_path):
+    """`model.save("m.keras")` on every worker (as `ModelCheckpoint(save_weights_only=False)`
+    does): the non-chief writes a temporary copy, deleted (TF/Keras's rule), so the file holds
+    the chief's model even when the other worker saves after it with other weights."""
+    proc = run_job(tmp_path, """
+        import os
+        import numpy as np
+        import eager as tf
+
+        s = tf.distribute.MultiWorkerMirroredStrategy()
+        rank = s.cluster_resolver.task_id
+        model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+        model.set_weights([np.full((2, 1), rank + 1.0, np.float32), np.zeros(1, np.float32)])
+        path = os.path.join(os.getcwd(), "m.keras")
+        for turn in (0, 1):  # the chief first, then the other worker
+            if turn == rank:
+                model.save(path)
+            s.extended._collectives.barrier()
+        if rank == 0:
+            loaded = tf.keras.models.load_model(path)
+            with open("result.txt", "w") as f:
+                f.write(f"{loaded.get_weights()[0].ravel().tolist()} {sorted(os.listdir('.'))}")
+    """)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "result.txt").read_text() == \
+        "[1.0, 1.0] ['m.keras', 'result.txt', 'worker.py']"
