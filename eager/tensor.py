@@ -814,8 +814,9 @@ def _unpickle(array, dtype_name):
 
 def is_tensor(x) -> bool:
     """≈ `tf.is_tensor`: a Tensor (eager or symbolic) or a tensor-like composite (ragged,
-    sparse, IndexedSlices); not a TypeSpec."""
-    return isinstance(x, (Tensor, IndexedSlices, CompositeTensor))
+    sparse, IndexedSlices); not a TypeSpec, nor a container of tensors (PerReplica)."""
+    return isinstance(x, (Tensor, IndexedSlices)) or (
+        isinstance(x, CompositeTensor) and x._tensor_like)
 
 
 # -----------------------------------------------------------------------------------------------

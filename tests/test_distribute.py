@@ -331,3 +331,115 @@ def test_multi_worker_strategy_from_two_local_devices_is_one_worker_of_two_repli
         np.testing.assert_allclose(w.values[1].numpy(), w1.numpy(), rtol=1e-5, atol=1e-6)
     """)
     assert out.splitlines() == ["[[[0, 1], [2, 3]], [[4, 5], [6, 7]]]", "2 [0, 1]"]
+
+
+def test_a_traced_step_over_a_distributed_dataset_traces_once_and_returns_per_replica():
+    """A PerReplica argument keys the trace by its replicas' shapes and dtypes (TF's
+    PerReplicaSpec), so a traced step over a distributed dataset traces once, not once per
+    batch; a PerReplica returned from the function comes back as a PerReplica. Goldens from
+    TensorFlow 2.21 on 2 logical CPUs (the same script)."""
+    out = _run("""
+    import warnings
+    warnings.simplefilter("error")  # no retracing warning
+    s = tf.distribute.MirroredStrategy(NAMES)
+    ds = s.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices(
+        np.arange(24, dtype=np.float32).reshape(12, 2)).batch(4))
+
+    @tf.function
+    def f(x):
+        return s.run(lambda v: v * 2.0, (x,))
+
+    @tf.function
+    def g(x):
+        return s.run(lambda v: (v * 2.0, {"a": v + 1.0}), (x,))
+
+    @tf.function
+    def h(x):
+        return s.run(lambda v: 3, (x,))
+
+    for x in ds:
+        r = f(x)
+    assert f.experimental_get_tracing_count() == 1, f.experimental_get_tracing_count()
+    assert type(r).__name__ == "PerReplica" and type(x).__name__ == "PerReplica"
+    assert not tf.is_tensor(x)
+    # TF: PerReplicaSpec(TensorSpec(shape=(2, 2), dtype=tf.float32, name=None), <the same>)
+    assert repr(x._type_spec).startswith("PerReplicaSpec(TensorSpec(shape=(2, 2)"), x._type_spec
+    assert [v.numpy().tolist() for v in s.experimental_local_results(r)] == [
+        [[32.0, 34.0], [36.0, 38.0]], [[40.0, 42.0], [44.0, 46.0]]]
+    doubled, rest = g(x)
+    assert type(doubled).__name__ == "PerReplica" and list(rest) == ["a"]
+    assert [v.numpy().tolist() for v in rest["a"].values] == [
+        [[17.0, 18.0], [19.0, 20.0]], [[21.0, 22.0], [23.0, 24.0]]]
+    three = h(x)  # the same Python value on every replica: one tensor, as TF returns it
+    assert tf.is_tensor(three) and int(three) == 3 and three.dtype == tf.int32
+    assert int(s.reduce("SUM", f(x), axis=None).numpy().sum()) == 312
+    # A batch of another shape (the last, partial one) traces once more, as in TF.
+    smaller = next(iter(s.experimental_distribute_dataset(
+        tf.data.Dataset.from_tensor_slices(np.ones((2, 2), np.float32)).batch(2))))
+    assert [v.numpy().tolist() for v in f(smaller).values] == [[[2.0, 2.0]], [[2.0, 2.0]]]
+    assert f.experimental_get_tracing_count() == 2
+    print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+def test_auto_shard_policy_defaults_to_auto_as_in_tf():
+    """TF 2.21: `Options().experimental_distribute.auto_shard_policy` is
+    `<AutoShardPolicy.AUTO: 0>` (an IntEnum), a dataset's options report it too, an int is a
+    TypeError naming the enum, and a later `with_options` leaves a set policy in place."""
+    policy = tf.data.experimental.AutoShardPolicy
+    options = tf.data.Options()
+    assert options.experimental_distribute.auto_shard_policy is policy.AUTO
+    assert repr(options.experimental_distribute.auto_shard_policy) == "<AutoShardPolicy.AUTO: 0>"
+    assert [repr(p) for p in policy] == ["<AutoShardPolicy.OFF: -1>", "<AutoShardPolicy.AUTO: 0>",
+                                         "<AutoShardPolicy.FILE: 1>", "<AutoShardPolicy.DATA: 2>",
+                                         "<AutoShardPolicy.HINT: 3>"]
+    data = tf.data.Dataset.range(3)
+    assert data.options().experimental_distribute.auto_shard_policy is policy.AUTO
+    wording = (r"Property \"auto_shard_policy\" must be of type <enum 'AutoShardPolicy'>, "
+               r"got: 2 \(type: <class 'int'>\)")
+    with pytest.raises(TypeError, match=wording):
+        options.experimental_distribute.auto_shard_policy = 2
+    with pytest.raises(TypeError, match=r"Property \"num_devices\" must be of type <class 'int'>"):
+        options.experimental_distribute.num_devices = 2.0
+    options.experimental_distribute.auto_shard_policy = policy.OFF
+    kept = data.with_options(options).with_options(tf.data.Options())
+    assert kept.options().experimental_distribute.auto_shard_policy is policy.OFF
+
+
+def test_loss_scaling_counts_the_strategys_replicas():
+    """Without `global_batch_size`, `compute_average_loss` divides by this replica's batch times
+    `num_replicas_in_sync` and `scale_regularization_loss` by `num_replicas_in_sync`;
+    cross-replica context is TF's RuntimeError. Goldens: TensorFlow 2.21 on 2 logical CPUs
+    (per replica [1, 2, 3, 4] gives 10 / 8 = 1.25; 2.0 regularization gives 1.0)."""
+    out = _run("""
+    s = tf.distribute.MirroredStrategy(NAMES)
+    r = s.run(lambda: (tf.nn.compute_average_loss(tf.constant([1.0, 2.0, 3.0, 4.0])),
+                       tf.nn.scale_regularization_loss(tf.constant(2.0)),
+                       tf.nn.compute_average_loss(tf.constant([1, 2, 3, 4])),
+                       tf.nn.compute_average_loss(tf.constant([1.0, 2.0, 3.0, 4.0]),
+                                                  global_batch_size=2)))
+    print([[float(v) for v in s.experimental_local_results(x)] for x in r])
+
+    @tf.function
+    def traced():
+        return s.run(lambda: tf.nn.compute_average_loss(tf.constant([1.0, 2.0, 3.0, 4.0])))
+    print([float(v) for v in s.experimental_local_results(traced())])
+    with s.scope():
+        for fn, arg in [(tf.nn.compute_average_loss, tf.constant([1.0])),
+                        (tf.nn.scale_regularization_loss, tf.constant(1.0))]:
+            try:
+                fn(arg)
+            except RuntimeError as e:
+                print(e)
+    print(float(tf.nn.compute_average_loss(tf.constant([1.0, 2.0]))),
+          float(tf.nn.scale_regularization_loss(3.0)))
+    """)
+    assert out.splitlines() == [
+        "[[1.25, 1.25], [1.0, 1.0], [1.25, 1.25], [5.0, 5.0]]",
+        "[1.25, 1.25]",
+        "You are calling `compute_average_loss` in cross replica context, while it was expected "
+        "to be called in replica context.",
+        "You are calling `scale_regularization_loss` in cross replica context, while it was "
+        "expected to be called in replica context.",
+        "1.5 3.0"]

@@ -238,6 +238,13 @@ MLP_WORKER = """
         return tf.distribute.MultiWorkerMirroredStrategy._from_local_devices(["/cpu:0", "/cpu:1"])
 
 
+    TRACES = {}
+
+
+    def local_devices(strategy):
+        return 1 if strategy is None else len(strategy.extended.worker_devices)
+
+
     def train(strategy, opt_name, traced):
         rank = 0 if strategy is None else strategy.cluster_resolver.task_id
         with strategy.scope() if strategy else contextlib.nullcontext():
@@ -264,6 +271,8 @@ MLP_WORKER = """
             data = strategy.experimental_distribute_dataset(data)
         for x, y in data:
             run(x, y)
+        if traced:
+            TRACES[f"{opt_name}-{local_devices(strategy)}"] = run.experimental_get_tracing_count()
         if strategy is not None:  # every component of every variable equal on this worker
             for v in vs:
                 for c in v.values[1:]:
@@ -296,6 +305,7 @@ MLP_WORKER = """
                     out.setdefault("replicas", {})[local] = strategy.num_replicas_in_sync
                 out[f"{opt_name}-{'traced' if traced else 'eager'}-{local}"], vs = train(
                     strategy, opt_name, traced)
+    out["traces"] = TRACES
     out["keras"] = keras_fit(make_strategy(1))
 
     # Checkpoints: written by this run, and (MPI) the reference run's restored here.
@@ -355,6 +365,17 @@ def test_two_workers_end_at_the_one_device_weights(mlp_runs, config):
         assert runs[rank]["replicas"] == {"1": 2, "2": 4}
         for got, want in zip(runs[rank][config], runs["reference"][config]):
             np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+
+
+def test_a_traced_step_on_two_workers_traces_as_often_as_on_one_device(mlp_runs):
+    """The traced step over a distributed dataset (PerReplica batches with 2 replicas per
+    worker) is traced as many times as the one-device step (variables made by the first
+    trace: two traces for Adam, as TF), not once per batch."""
+    runs, _ = mlp_runs
+    reference = runs["reference"]["traces"]
+    assert reference == {"sgd-1": 1, "adam-1": 2}
+    for rank in (0, 1):
+        assert runs[rank]["traces"] == {"sgd-1": 1, "sgd-2": 1, "adam-1": 2, "adam-2": 2}
 
 
 def test_keras_fit_on_two_workers_ends_at_the_one_device_weights(mlp_runs):
@@ -522,3 +543,31 @@ def test_the_example_runs_on_two_workers_and_on_two_local_devices(tmp_path):
     assert last[0].split("; saved")[0] == last[1].split("; saved")[0]
     assert workers.stdout.count("epoch 4") == 1  # the chief alone reports
     assert sorted(os.listdir(tmp_path / "mpi")) == ["final"]
+
+
+def test_only_the_chiefs_keras_archive_lands_at_the_path(tmp_path):
+    """`model.save("m.keras")` on every worker (as `ModelCheckpoint(save_weights_only=False)`
+    does): the non-chief writes a temporary copy, deleted (TF/Keras's rule), so the file holds
+    the chief's model even when the other worker saves after it with other weights."""
+    proc = run_job(tmp_path, """
+        import os
+        import numpy as np
+        import eager as tf
+
+        s = tf.distribute.MultiWorkerMirroredStrategy()
+        rank = s.cluster_resolver.task_id
+        model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+        model.set_weights([np.full((2, 1), rank + 1.0, np.float32), np.zeros(1, np.float32)])
+        path = os.path.join(os.getcwd(), "m.keras")
+        for turn in (0, 1):  # the chief first, then the other worker
+            if turn == rank:
+                model.save(path)
+            s.extended._collectives.barrier()
+        if rank == 0:
+            loaded = tf.keras.models.load_model(path)
+            with open("result.txt", "w") as f:
+                f.write(f"{loaded.get_weights()[0].ravel().tolist()} {sorted(os.listdir('.'))}")
+    """)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "result.txt").read_text() == \
+        "[1.0, 1.0] ['m.keras', 'result.txt', 'worker.py']"

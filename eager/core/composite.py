@@ -71,6 +71,10 @@ class CompositeTensor:
 
     __slots__ = ()
 
+    #: Whether `eager.is_tensor` counts it (ragged, sparse); False for containers of
+    #: tensors such as `eager.distribute`'s PerReplica, as in TensorFlow.
+    _tensor_like = True
+
     @property
     def _type_spec(self) -> TypeSpec:
         raise NotImplementedError

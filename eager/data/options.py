@@ -9,6 +9,8 @@ recorded only (docs/API.md lists which).
 
 from __future__ import annotations
 
+import enum
+
 __all__ = ["Options", "OptimizationOptions", "ThreadingOptions", "AutotuneOptions",
            "DistributeOptions", "AutoShardPolicy", "ExternalStatePolicy"]
 
@@ -93,12 +95,20 @@ class AutotuneOptions(_OptionsGroup):
                   min_parallelism=int)
 
 
+class AutoShardPolicy(enum.IntEnum):
+    """≈ `tf.data.experimental.AutoShardPolicy`: how a multi-worker strategy splits a dataset
+    between workers (`eager.distribute.auto_shard`)."""
+
+    OFF = -1
+    AUTO = 0
+    FILE = 1
+    DATA = 2
+    HINT = 3
+
+
 class DistributeOptions(_OptionsGroup):
-    _FIELDS = dict(auto_shard_policy=None, num_devices=None)
-
-
-class AutoShardPolicy:
-    OFF, AUTO, FILE, DATA, HINT = -1, 0, 1, 2, 3
+    _FIELDS = dict(auto_shard_policy=AutoShardPolicy.AUTO, num_devices=None)
+    _TYPES = dict(auto_shard_policy=AutoShardPolicy, num_devices=int)
 
 
 class ExternalStatePolicy:

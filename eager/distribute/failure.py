@@ -7,14 +7,23 @@ prints the traceback and one line naming the failing worker, then calls `MPI_Abo
 launcher then ends every process of the job, so the run fails at once and its output says
 which worker failed and why. (A process that dies from a signal is reported and cleaned up by
 the launcher itself.)
+
+The hook waits `FORWARD_GRACE_S` between printing and aborting: the launcher relays each
+process's output through a pipe, and an abort tears the job down at once, dropping whatever the
+relay had not yet read: without the pause, on a busy machine, the traceback and the line
+naming the worker can be lost (only the launcher's own "job failed" line remains).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 
 _installed_for = None
+
+#: Seconds between printing a failing worker's traceback and aborting the job (see the doc).
+FORWARD_GRACE_S = 1.0
 
 
 def failure_message(rank: int, size: int, exc: BaseException) -> str:
@@ -40,6 +49,7 @@ def abort_on_uncaught_error(comm) -> None:
             previous(exc_type, exc, tb)
             print(failure_message(rank, size, exc), file=sys.stderr, flush=True)
             sys.stdout.flush()
+            time.sleep(FORWARD_GRACE_S)
         finally:
             comm.Abort(1)
 

@@ -9,7 +9,9 @@ regrouped as `PerReplica` values, and hands each replica its part of the result.
 Running one thread at a time is what makes this safe and deterministic: ops reach the shared
 interpreter (the eager executor or a function being traced) in replica order, collectives are
 issued in the same order every step, and a trace records replica 0's ops, then replica 1's.
-The threads exist only so that `merge_call` can pause a replica in the middle of `fn`.
+The threads exist only so that `merge_call` can pause a replica in the middle of `fn`; a
+strategy with one local replica (a worker of `MultiWorkerMirroredStrategy` on one device) runs
+`fn` in the caller's thread, its `merge_call` running the merge at once.
 """
 
 from __future__ import annotations
@@ -101,9 +103,14 @@ class _ReplicaThread(threading.Thread):
 def call_for_each_replica(strategy, devices, fn, args, kwargs, make_context):
     """`fn(*args, **kwargs)` once per replica (args already split per replica: one
     (args, kwargs) pair per device); the list of the replicas' results."""
+    split = args_per_replica(args, kwargs, len(devices))
+    if len(devices) == 1:  # one replica: nothing to pause for, so no thread (a step's cost)
+        (a, k), = split
+        context = make_context(strategy, 0)
+        with _core.device(devices[0]), _ctx.entered(strategy, context):
+            return [fn(*a, **k)]
     parent_state = _core.thread_state()
     stack = _ctx.entries()
-    split = args_per_replica(args, kwargs, len(devices))
     threads = [_ReplicaThread(strategy, i, d, fn, a, k, parent_state, stack, make_context)
                for i, (d, (a, k)) in enumerate(zip(devices, split))]
     for t in threads:

@@ -23,7 +23,7 @@ import numpy as np
 from ..base import nest
 from ..core import context as _core
 from ..devices import registry as _devices
-from ..ops import array_ops, collective_ops, composite_ops, math_ops
+from ..ops import array_ops, collective_ops, composite_ops, loss_scaling, math_ops
 from ..core.tensor_conversion import convert_to_tensor
 from ..variables import (VariableAggregation, VariableSynchronization, variable_creator_scope)
 from . import buckets as _buckets
@@ -477,6 +477,17 @@ def get_replica_context():
 def in_cross_replica_context():
     strategy, replica = _ctx.current()
     return strategy is not None and replica is None
+
+
+def _replica_count():
+    """(num_replicas_in_sync, in cross-replica context) for `eager.nn`'s loss scaling."""
+    strategy, replica = _ctx.current()
+    if strategy is None or isinstance(strategy, _DefaultStrategy):
+        return 1, False
+    return strategy.num_replicas_in_sync, replica is None
+
+
+loss_scaling.set_replica_count_hook(_replica_count)
 
 
 def get_cross_replica_context():

@@ -1,7 +1,9 @@
 """Per-replica values and distributed variables (≈ `tf.distribute`'s values module).
 
 * `PerReplica`: one value per replica, what `strategy.run` returns and what a distributed
-  dataset yields.
+  dataset yields. It is a composite (`PerReplicaSpec`): an `eager.function` takes one as an
+  argument keyed by its replicas' shapes and dtypes (one trace serves every batch, as in TF)
+  and returns one rebuilt from the replicas' outputs.
 * `MirroredVariable`: one component variable per device, kept equal. Reads go to the current
   replica's component (its device's copy: no transfer); writes in cross-replica context write
   every component; writes in replica context follow the variable's `aggregation` (TF's rules:
@@ -16,7 +18,11 @@ variable creator; they are never constructed by user code.
 
 from __future__ import annotations
 
+from ..base import nest
+from ..core.composite import CompositeTensor, TypeSpec
+from ..core.specs import TensorSpec
 from ..ops import math_ops
+from ..tensor import Tensor
 from ..variables import Variable, VariableAggregation
 from . import context as _ctx
 from .reduce_util import ReduceOp
@@ -52,10 +58,91 @@ class DistributedValues:
     __str__ = __repr__
 
 
-class PerReplica(DistributedValues):
-    """≈ `tf.distribute` PerReplica: what `strategy.run` returns."""
+class PerReplica(DistributedValues, CompositeTensor):
+    """≈ `tf.distribute` PerReplica: what `strategy.run` returns. A composite whose components
+    are the replicas' tensors (see `PerReplicaSpec`); not tensor-like (`eager.is_tensor` is
+    False, as `tf.is_tensor` is)."""
 
     _KIND = "PerReplica"
+    _tensor_like = False
+
+    @property
+    def _type_spec(self):
+        return PerReplicaSpec.from_value(self)
+
+
+class _PythonLeaf:
+    """A leaf of a PerReplica that is not a tensor (None, a Python number, a variable): part of
+    the spec, compared by value when hashable, else by identity; never a component."""
+
+    __slots__ = ("value", "key")
+
+    def __init__(self, value):
+        self.value = value
+        try:
+            hash(value)
+            self.key = (type(value), value)
+        except TypeError:
+            self.key = (type(value), id(value))
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+def _leaf_spec(leaf):
+    return TensorSpec(leaf.shape, leaf.dtype) if isinstance(leaf, Tensor) else _PythonLeaf(leaf)
+
+
+def _structure_key(spec):
+    """Everything about one replica's value but its tensors' shapes: nesting, dtypes, Python
+    leaves."""
+    if isinstance(spec, dict):
+        return (type(spec), tuple((k, _structure_key(spec[k])) for k in sorted(spec)))
+    if isinstance(spec, (list, tuple)):
+        return (type(spec), tuple(_structure_key(s) for s in spec))
+    if isinstance(spec, TensorSpec):
+        return spec.dtype
+    return spec.key
+
+
+class PerReplicaSpec(TypeSpec):
+    """≈ TF's `PerReplicaSpec(*value_specs)`: one spec per replica (a TensorSpec, or a nest of
+    them when each replica's value is a structure). The components are every replica's tensors,
+    replica after replica; Python leaves stay in the spec."""
+
+    __slots__ = ("_value_specs",)
+
+    value_type = PerReplica
+
+    def __init__(self, *value_specs):
+        self._value_specs = tuple(value_specs)
+
+    @classmethod
+    def from_value(cls, value):
+        return cls(*(nest.map_structure(_leaf_spec, v) for v in value.values))
+
+    @property
+    def component_specs(self) -> list:
+        return [s for v in self._value_specs for s in nest.flatten(v)
+                if isinstance(s, TensorSpec)]
+
+    def to_components(self, value) -> list:
+        return [leaf for v in value.values for leaf in nest.flatten(v)
+                if isinstance(leaf, Tensor)]
+
+    def from_components(self, tensors):
+        parts = iter(tensors)
+        return PerReplica([nest.map_structure(
+            lambda s: next(parts) if isinstance(s, TensorSpec) else s.value, v)
+            for v in self._value_specs])
+
+    def _key(self) -> tuple:
+        shapes = tuple(None if s.shape.rank is None else tuple(s.shape.as_list())
+                       for s in self.component_specs)
+        return (shapes, tuple(_structure_key(v) for v in self._value_specs))
+
+    def __repr__(self):
+        return f"PerReplicaSpec({', '.join(repr(v) for v in self._value_specs)})"
 
 
 class Mirrored(DistributedValues):

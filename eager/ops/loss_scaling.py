@@ -1,11 +1,15 @@
 """`eager.nn.compute_average_loss` and `eager.nn.scale_regularization_loss`: losses scaled for
-a training step, as TensorFlow defines them for one replica.
+a training step of one replica, as TensorFlow defines them.
 
 TensorFlow divides by the global batch (every replica's examples) so that summing the replicas'
-gradients gives the mean. eager runs one replica (there are no distribution strategies), so the
-global batch is this batch, and a regularization loss is divided by 1. `global_batch_size`,
-when given, must be a non-negative integer scalar; a zero batch gives 0 (`divide_no_nan`), as in
-TensorFlow. Integer losses give float64, as TensorFlow's true division does.
+gradients gives the mean. Without `global_batch_size`, the global batch is this replica's batch
+times the current strategy's `num_replicas_in_sync` (1 outside any strategy), and a
+regularization loss is divided by `num_replicas_in_sync`; called in cross-replica context
+(inside `strategy.scope()` but not in `strategy.run`) both raise TensorFlow's RuntimeError. The
+strategy is `eager.distribute`'s, a layer above this one: it registers how to read the count
+(`set_replica_count_hook`). `global_batch_size`, when given, must be a non-negative integer
+scalar; a zero batch gives 0 (`divide_no_nan`), as in TensorFlow. Integer losses give float64,
+as TensorFlow's true division does.
 """
 
 from __future__ import annotations
@@ -16,7 +20,28 @@ from . import math_ops as m
 from .array_ops import broadcast_to, shape as _shape
 from .composite_ops import add_n, divide_no_nan
 
-__all__ = ["compute_average_loss", "scale_regularization_loss"]
+__all__ = ["compute_average_loss", "scale_regularization_loss", "set_replica_count_hook"]
+
+#: `eager.distribute`'s answer to "how many replicas are in sync here": a function returning
+#: (num_replicas_in_sync, in_cross_replica_context) for the current strategy.
+_replica_count = None
+
+
+def set_replica_count_hook(hook) -> None:
+    """Installs `hook() -> (num_replicas_in_sync, in_cross_replica_context)` (see the module
+    doc); called once by `eager.distribute` at import."""
+    global _replica_count
+    _replica_count = hook
+
+
+def _replicas_in_sync(api_name) -> int:
+    if _replica_count is None:
+        return 1
+    num, cross_replica = _replica_count()
+    if cross_replica:
+        raise RuntimeError(f"You are calling `{api_name}` in cross replica context, while it "
+                           "was expected to be called in replica context.")
+    return num
 
 
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
@@ -31,7 +56,11 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         weight = m.cast(as_tensor(sample_weight), dtype)
         loss = m.multiply(loss, broadcast_to(weight, _shape(loss)))
     if global_batch_size is None:
+        replicas = _replicas_in_sync("compute_average_loss")
         global_batch_size = _shape(loss)[0]
+        if replicas != 1:
+            global_batch_size = m.multiply(global_batch_size,
+                                           m.cast(replicas, global_batch_size.dtype))
     else:
         global_batch_size = as_tensor(global_batch_size)
         if global_batch_size.shape.rank != 0:
@@ -52,11 +81,14 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
 
 def scale_regularization_loss(regularization_loss):
     """≈ `tf.nn.scale_regularization_loss`: the sum of the regularization loss (a tensor or a
-    list of them) over the number of replicas, 1 here (see the module doc)."""
+    list of them) over the current strategy's number of replicas (see the module doc)."""
+    replicas = _replicas_in_sync("scale_regularization_loss")
     if isinstance(regularization_loss, (list, tuple)):
         regularization_loss = add_n([as_tensor(t) for t in regularization_loss])
     total = m.reduce_sum(as_tensor(regularization_loss))
-    return m.divide(total, m.cast(1, total.dtype)) if not total.dtype.is_floating else total
+    if not total.dtype.is_floating or replicas != 1:
+        return m.divide(total, m.cast(replicas, total.dtype))
+    return total
 
 
 

@@ -7,13 +7,15 @@ variables. `load_model` rebuilds the model from the config (classes found by nam
 eager.keras's own, the registered ones and `custom_objects`; nothing from the file runs), builds
 it, compiles it when asked (`compile=True`: the optimizer, losses and metrics of the config, and
 the optimizer's saved variables), then assigns the weights: every count and shape is checked
-first, so a file that does not fit raises and no model is returned."""
+first, so a file that does not fit raises and no model is returned. In a multi-worker job only
+the chief's `save_model` writes the path (`eager.train.checkpoint_management.worker_temp_path`)."""
 
 from __future__ import annotations
 
 import os
 import warnings
 
+from ...train import checkpoint_management as _checkpoint_management
 from ..layers.layer import Layer
 from ..models.layer_configs import builtin_layer_classes
 from ..serialization import (SafeModeScope, custom_object_scope, deserialize_keras_object,
@@ -48,14 +50,22 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
                          "extension. Use `model.export(filepath)` if you want to export a "
                          "SavedModel for use with TFLite/TFServing/etc. "
                          f"Received: filepath={filepath}.")
-    if not overwrite and os.path.exists(text):
-        raise ValueError(f"save_model: {text} exists and overwrite=False.")
+    # A non-chief worker of a multi-worker job writes a temporary copy, deleted at once: the
+    # chief's archive alone lands at `filepath` (TF/Keras's rule for every worker's save).
+    temp = _checkpoint_management.worker_temp_path(text)
+    target = filepath if temp is None else temp
+    if not overwrite and os.path.exists(str(target)):
+        raise ValueError(f"save_model: {target} exists and overwrite=False.")
     config = serialize_keras_object(model)
     optimizer = getattr(model, "optimizer", None) if include_optimizer else None
     if not include_optimizer:
         config.pop("compile_config", None)
     optimizer_variables = list(optimizer.variables) if optimizer is not None else []
-    keras_archive.write_archive(filepath, config, model.weights, optimizer_variables)
+    if temp is not None:
+        os.makedirs(os.path.dirname(temp), exist_ok=True)
+    keras_archive.write_archive(target, config, model.weights, optimizer_variables)
+    if temp is not None:
+        _checkpoint_management.remove_worker_temp(temp)
 
 
 def _missing(filepath):
