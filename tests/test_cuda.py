@@ -15,7 +15,7 @@ from eager.core.context import _reset_for_tests
 from eager.graph import trace
 from eager.runtime import Program, run_program
 from eager.runtime.passes import fuse_elementwise
-from eager.ops import training_ops
+from eager.ops import cupy_kernels
 
 # CuPy is optional: the tests that use it import it themselves, so that without it this module
 # is still collected, and skipped with this reason.
@@ -222,7 +222,7 @@ def test_optimizer_steps_on_the_gpu_run_fused_kernels_and_match_the_cpu(make, ke
         results.append([v.numpy() for v in variables])
     for on_gpu, on_cpu in zip(*results):
         np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-6, atol=1e-7)
-    assert (cupy, kernel) in training_ops._FUSED_KERNELS
+    assert (cupy, kernel, np.dtype(np.float32)) in cupy_kernels._BUILT
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.int8, np.uint16, np.float16,
