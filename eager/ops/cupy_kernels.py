@@ -3,8 +3,8 @@
 Why: at small sizes a GPU op's time is the host's, and most of it is CuPy's Python-facing layer
 (argument parsing, type resolution and broadcasting for every call of every ufunc), paid once
 per CuPy call. An op whose kernel makes several CuPy calls pays it several times: `sigmoid` is
-six launches (abs, negate, exp, compare, two divides and a select), `ReluGrad` two, `Mean` two,
-Adam's update about a dozen. Here each op is one `cupy.ElementwiseKernel` or
+nine launches (abs, negate, exp, a compare, two adds, two divides and a select), `ReluGrad` two,
+`Mean` two, Adam's update about a dozen. Here each op is one `cupy.ElementwiseKernel` or
 `cupy.ReductionKernel`, built once per (op, dtype) and called directly: one launch and one pass
 of CuPy's call machinery. `bench/gpu.py` measures each against the CuPy calls it replaces.
 
