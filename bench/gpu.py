@@ -15,7 +15,12 @@ in one process run (and PyTorch's CUDA tensors beside them when PyTorch is insta
   written by hand (PyTorch: `torch.optim.Adam`, whose default is the multi-tensor update);
 - a traced elementwise chain (`eager.function` of 24 ops: 4 x (x * a + b, tanh, x * a - b,
   relu)) on float32 (1024, 1024) and on (4,), whose compiled program fuses the chain into one
-  device kernel, against CuPy issuing the 24 ufuncs one by one.
+  device kernel, against CuPy issuing the 24 ufuncs one by one;
+- the CuPy kernel layer (`eager/ops/cupy_kernels.py`): per op of its table, on float32 (4,) and
+  (256, 256) arrays, the op's precompiled kernel object called directly against the op's own
+  kernel on CuPy (the CuPy calls it replaces), host time per call; and Adam's update of a
+  (256, 256) variable as its one fused kernel against `training_ops`' dozen CuPy calls.
+  `--kernels-only` runs just these rows.
 """
 
 from __future__ import annotations
@@ -33,7 +38,9 @@ import eager  # noqa: E402
 from bench.cases_autodiff import LR, mlp_data, mlp_gradients  # noqa: E402
 from bench.cases_runtime import traced_mlp_step  # noqa: E402
 from bench.cases_training import eager_variable_mlp_step, torch_mlp_step  # noqa: E402
+from eager.core.registry import get_op  # noqa: E402
 from eager.devices.cuda import cuda_device_count  # noqa: E402
+from eager.ops import cupy_kernels, training_ops  # noqa: E402
 
 
 def _best(fn, sync, rounds, inner):
@@ -50,9 +57,67 @@ def _best(fn, sync, rounds, inner):
     return best
 
 
+def direct_kernel_rows(cupy, stream, rounds):
+    """Rows (name, {"cupy": the op's own kernel on CuPy, "direct kernel": its table entry}),
+    seconds per call: the host cost of each (the GPU finishes these kernels before the host
+    issues the next), 1000 calls then one synchronize."""
+    rows = []
+    rng = np.random.default_rng(0)
+    for shape in ((4,), (256, 256)):
+        with stream:
+            a = cupy.asarray(rng.standard_normal(shape).astype(np.float32))
+            b = cupy.asarray(rng.uniform(0.5, 2.0, shape).astype(np.float32))
+        for name, source in cupy_kernels.TABLE.items():
+            op = get_op(name)
+            if isinstance(source, cupy_kernels.ReductionSource):
+                cases = [("all axes", (a,), {"axes": tuple(range(len(shape))),
+                                             "keepdims": False}),
+                         ("axis 0", (a,), {"axes": (0,), "keepdims": False})]
+            elif "y" in source.in_params.replace("T x", ""):
+                cases = [("", (a, b), {})]
+            else:
+                cases = [("", (a,), {})]
+            for label, arrays, attrs in cases:
+                def own(op=op, arrays=arrays, attrs=attrs):
+                    with stream:
+                        return op.kernel(cupy, *arrays, **attrs)
+
+                def direct(op=op, arrays=arrays, attrs=attrs):
+                    with stream:
+                        return op.cupy_kernel(cupy, *arrays, **attrs)
+
+                np.testing.assert_allclose(cupy.asnumpy(direct()), cupy.asnumpy(own()),
+                                           rtol=1e-5)
+                rows.append((f"kernel layer: {name}{' ' + label if label else ''}, float32 "
+                             f"{shape}, per call",
+                             {"cupy": _best(own, stream.synchronize, rounds, 1000),
+                              "direct kernel": _best(direct, stream.synchronize, rounds, 1000)}))
+    with stream:
+        var, m, v, grad = (cupy.asarray(rng.standard_normal((256, 256)).astype(np.float32))
+                           for _ in range(4))
+        v = abs(v)
+        scalars = [cupy.asarray(np.float32(s)) for s in (0.9, 0.999, 1e-3, 0.1, 1e-3, 1e-7)]
+    fused = cupy_kernels.update_kernel(cupy, "adam", np.dtype(np.float32))
+
+    def adam_calls():
+        with stream:
+            training_ops._adam_math(cupy, var, m, v, None, *scalars, grad)
+
+    def adam_fused():
+        with stream:
+            fused(grad, *scalars, var, m, v)
+
+    rows.append(("kernel layer: Adam update, float32 (256, 256), per variable",
+                 {"cupy": _best(adam_calls, stream.synchronize, rounds, 200),
+                  "direct kernel": _best(adam_fused, stream.synchronize, rounds, 200)}))
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--kernels-only", action="store_true",
+                        help="only the CuPy kernel layer's rows")
     args = parser.parse_args(argv)
 
     if cuda_device_count() == 0:
@@ -72,6 +137,8 @@ def main(argv=None) -> int:
         gpu.synchronize()
 
     rows = []
+    if args.kernels_only:
+        return _print(direct_kernel_rows(cupy, stream, args.rounds))
     # -- small-op launch cost -----------------------------------------------------------------
     with stream:
         cx, cy = cupy.ones(4, cupy.float32), cupy.ones(4, cupy.float32)
@@ -195,6 +262,11 @@ def main(argv=None) -> int:
             pass
         rows.append((f"traced chain of 24 elementwise ops, float32 {shape}", results))
 
+    rows.extend(direct_kernel_rows(cupy, stream, args.rounds))
+    return _print(rows)
+
+
+def _print(rows) -> int:
     for name, res in rows:
         floor = res["cupy"]
         parts = ", ".join(f"{k} {v * 1e6:.1f} us ({v / floor:.2f}x)" for k, v in res.items())

@@ -15,7 +15,7 @@ from eager.core.context import _reset_for_tests
 from eager.graph import trace
 from eager.runtime import Program, run_program
 from eager.runtime.passes import fuse_elementwise
-from eager.ops import training_ops
+from eager.ops import cupy_kernels
 
 # CuPy is optional: the tests that use it import it themselves, so that without it this module
 # is still collected, and skipped with this reason.
@@ -222,7 +222,7 @@ def test_optimizer_steps_on_the_gpu_run_fused_kernels_and_match_the_cpu(make, ke
         results.append([v.numpy() for v in variables])
     for on_gpu, on_cpu in zip(*results):
         np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-6, atol=1e-7)
-    assert (cupy, kernel) in training_ops._FUSED_KERNELS
+    assert (cupy, kernel, np.dtype(np.float32)) in cupy_kernels._BUILT
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.int8, np.uint16, np.float16,
@@ -272,3 +272,95 @@ def test_signed_zeros_and_scalars_reach_the_gpu_intact(dtype):
         assert np.signbit(back.real).all()
     if np.dtype(dtype).kind == "f":
         assert float(tf.math.rsqrt(tf.constant(np.array(-0.0, dtype)))) == -np.inf
+
+
+_SPECIAL = [-0.0, 0.0, np.nan, np.inf, -np.inf, 1.0, -1.0, 2.5, -3.75, 1e-3, 88.0, -90.0, 700.0,
+            1e30, -1e-30, 65504.0, 7e4]
+
+
+def _special_values(dtype):
+    with np.errstate(all="ignore"):
+        if np.dtype(dtype).kind == "f":
+            return np.array(_SPECIAL, np.float64).astype(dtype)
+        return np.array([0, 1, -1, 7, -8, 100, 2**31 - 1, -2**31], np.int64).astype(dtype)
+
+
+def _direct_cases():
+    for name, source in cupy_kernels.TABLE.items():
+        for dtype in (np.float16, np.float32, np.float64, np.int32, np.int64):
+            if source.covers(np.dtype(dtype)):
+                yield name, dtype
+
+
+@pytest.mark.parametrize("op_name, dtype", list(_direct_cases()))
+def test_the_direct_kernels_match_cupys_own_calls_and_the_cpu(op_name, dtype):
+    """Each table kernel on the GPU, on NaN, infinities and zeros of both signs: bit for bit the
+    op's CPU kernel where that is one IEEE operation (the select ops' signed-zero ties included,
+    which CuPy's own maximum does not promise); exp/tanh/sigmoid within a few ulps of CuPy's own
+    calls (the fallback) and of numpy; reductions equal within rounding."""
+    import cupy  # noqa: PLC0415 - optional: see pytestmark
+
+    from eager.core.registry import get_op  # noqa: PLC0415
+
+    op = get_op(op_name)
+    v = _special_values(dtype)
+    source = cupy_kernels.TABLE[op_name]
+    if isinstance(source, cupy_kernels.ReductionSource):
+        x = np.random.default_rng(0).standard_normal((33, 17)).astype(dtype)
+        x[3, 4], x[5, 6], x[7, 8] = np.nan, np.inf, -0.0
+        for attrs in ({"axes": None}, {"axes": (0,)}, {"axes": (1,), "keepdims": True}):
+            got = op.cupy_kernel(cupy, cupy.asarray(x), **attrs).get()
+            with np.errstate(all="ignore"):
+                expected = op.kernel(np, x, **attrs)
+            np.testing.assert_allclose(got, expected, rtol=1e-5, equal_nan=True)
+        return
+    binary = op_name in ("AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "ReluGrad")
+    args = (np.repeat(v, len(v)), np.tile(v, len(v))) if binary else (v,)
+    on_gpu = [cupy.asarray(a) for a in args]
+    got = op.cupy_kernel(cupy, *on_gpu).get()
+    with np.errstate(all="ignore"):
+        on_cpu = op.kernel(np, *args)
+    if op_name in ("Exp", "Tanh", "Sigmoid"):
+        ulps = 4 * np.finfo(dtype).eps  # (not one IEEE operation: CUDA's expf is not glibc's)
+        np.testing.assert_allclose(got, op.kernel(cupy, *on_gpu).get(), rtol=ulps,
+                                   equal_nan=True)
+        np.testing.assert_allclose(got, on_cpu, rtol=ulps, equal_nan=True)
+        return
+    np.testing.assert_array_equal(got, on_cpu)
+    if got.dtype.kind == "f":
+        np.testing.assert_array_equal(np.signbit(got[~np.isnan(got)]),
+                                      np.signbit(on_cpu[~np.isnan(on_cpu)]))
+
+
+def test_eager_ops_on_the_gpu_launch_the_direct_kernels():
+    import cupy  # noqa: PLC0415 - optional: see pytestmark
+
+    x = tf.constant(np.array([-2.0, -0.0, 0.5, np.nan], np.float32))
+    np.testing.assert_array_equal(tf.sigmoid(x).numpy(), tf.sigmoid(x.numpy()).numpy())
+    np.testing.assert_array_equal(tf.nn.relu(x).numpy(), np.maximum(x.numpy(), np.float32(0)))
+    assert np.isnan(tf.reduce_max(x).numpy())
+    for name in ("eager_sigmoid", "eager_relu", "eager_max"):
+        assert (cupy, name, np.dtype(np.float32)) in cupy_kernels._BUILT
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_log_keeps_the_sign_of_a_zero_imaginary_part_on_the_gpu(dtype):
+    """TensorFlow's values (recorded from TF 2.21): log(-0+0j) = -inf+pi j, log(-0-0j) =
+    -inf-pi j, log(0+0j) = -inf+0j, log(-1+0j) = pi j; log1p(-2-0j) = -pi j."""
+    z = tf.constant(np.array([complex(-0.0, 0.0), complex(-0.0, -0.0), 0j, complex(-1.0, 0.0)],
+                             dtype))
+    got = tf.math.log(z).numpy()
+    np.testing.assert_array_equal(got.real, [-np.inf, -np.inf, -np.inf, 0.0])
+    np.testing.assert_allclose(got.imag, [np.pi, -np.pi, 0.0, np.pi], rtol=1e-6)
+    assert not np.signbit(got.imag[2])
+    assert np.signbit(tf.math.log1p(tf.constant(np.array([complex(-2.0, -0.0)], dtype))).numpy()
+                      .imag[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_rsqrt_of_negative_zero_is_negative_infinity_on_the_gpu_in_every_shape(dtype):
+    """TensorFlow: rsqrt(-0.) = -inf, rsqrt(0.) = inf (float16 too)."""
+    for shape in ((), (1,), (5,)):
+        out = tf.math.rsqrt(tf.constant(np.full(shape, -0.0, dtype))).numpy()
+        assert (out == -np.inf).all()
+        assert (tf.math.rsqrt(tf.constant(np.zeros(shape, dtype))).numpy() == np.inf).all()

@@ -40,6 +40,10 @@ An OpDef holds what each way of running an op needs, and nothing mode-specific:
   (`ufunc(x, y, out=x)`) when the input is dead afterwards and has the output's shape and
   dtype. The compiler then writes the result into the dying input instead of allocating
   (buffer donation, `runtime.compiler`). None and () for every other op.
+* `cupy_kernel(xp, *arrays, **attrs)`: None for most ops. For an op whose GPU launch runs
+  through a precompiled CuPy kernel object (`eager.ops.cupy_kernels`), what the CUDA backend
+  calls instead of `kernel`: the same results, falling back to `kernel` for what it does not
+  cover. Every other backend, and fusion's tracing, calls `kernel`.
 * `replay(inputs, attrs)`: None for ordinary ops. For ops that contain sub-graphs (`If`, `Case`,
   `While`), how a graph runner replays the op through dispatch, op by op, when a gradient tape
   records it (so the tape sees the ops of the branch taken instead of one opaque op).
@@ -68,7 +72,7 @@ class OpDef:
                  "stateful", "resource_reads", "resource_writes", "num_outputs", "differentiable",
                  "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc", "replay",
                  "infix", "elementwise", "ufunc", "donatable_inputs", "collective",
-                 "launch_plans")
+                 "launch_plans", "cupy_kernel")
 
     def __init__(self, name, kernel, infer, *, stateful=False, resource_reads=(),
                  resource_writes=(), num_outputs=1, differentiable=True, dtypes=None,
@@ -109,6 +113,8 @@ class OpDef:
                              f"them.")
         self.ufunc = ufunc
         self.donatable_inputs = tuple(donatable_inputs)
+        # See the module doc: set by the op library's CuPy kernel layer (`ops.cupy_kernels`).
+        self.cupy_kernel = None
 
     @property
     def resource_inputs(self) -> tuple:

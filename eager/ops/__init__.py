@@ -20,3 +20,6 @@ from . import (array_grad, linalg_grad, list_grad, math_grad, nn_grad,  # noqa: 
                product_grad)
 from . import special_math_grad, matrix_grad, decomposition_grad  # noqa: F401  (gradients)
 from . import fft_grad  # noqa: F401  (gradients)
+from . import cupy_kernels
+
+cupy_kernels.install()  # the CUDA backend's kernel objects for the ops above (none built yet)

@@ -52,6 +52,7 @@ from ..devices.resource_handles import eager_handle, handle_data
 from ..base.tensor_shape import TensorShape
 from ..core.registry import op_error, register_op
 from .resource_ops import UNSHARED_REFS, _check_indices, unshared
+from .cupy_kernels import update_kernel
 from .scatter_add import scatter_add
 
 _getrefcount = sys.getrefcount
@@ -315,75 +316,28 @@ def _gd_kernel(xp, var, alpha, delta):
                     _in_blocks(np, lambda c, d: np.subtract(c, np.multiply(d, alpha), out=c),
                                (current, delta))
         else:
-            _fused_gradient_descent(xp)(alpha, delta, current)
+            _fused_gradient_descent(xp, current.dtype)(alpha, delta, current)
         storage.version += 1
     finally:
         lock.release()
     return ()
 
 
-_FUSED_KERNELS: dict = {}
-
-# Compiled without multiply-add contraction, so that each operation rounds on its own, as the
-# numpy (and Keras) arithmetic above does: the GPU's updates then equal the CPU's.
-_SEPARATE_ROUNDINGS = ("--fmad=false",)
-
-
-def _elementwise_kernel(xp, name, in_params, out_params, operation):
-    """`xp.ElementwiseKernel(...)`, built once per array module (CuPy compiles it per dtype on
-    first use)."""
-    key = (xp, name)
-    kernel = _FUSED_KERNELS.get(key)
-    if kernel is None:
-        kernel = _FUSED_KERNELS[key] = xp.ElementwiseKernel(
-            in_params, out_params, operation, name, options=_SEPARATE_ROUNDINGS)
-    return kernel
-
-
-def _fused_gradient_descent(xp):
+def _fused_gradient_descent(xp, dtype):
     """On a GPU, `var -= alpha * delta` as one kernel launch instead of two (a multiply into a
     temporary, then the subtract): an SGD step runs it once per variable, and at training batch
-    sizes a step's time on the GPU is mostly launches."""
-    return _elementwise_kernel(xp, "eager_gradient_descent", "T alpha, T delta", "T var",
-                               "var = var - alpha * delta")
+    sizes a step's time on the GPU is mostly launches. (The fused sources live in
+    `cupy_kernels.UPDATES`, compiled so that each operation rounds on its own, as the numpy
+    arithmetic above does: the GPU's updates then equal the CPU's.)"""
+    return update_kernel(xp, "gradient_descent", dtype)
 
 
 def _fusable(xp, grad) -> bool:
-    """Whether a momentum or Adam update runs as one of the GPU kernels below: on CuPy, for
-    float32 and float64 (float16 keeps CuPy's own ufuncs, which compute each step in float32).
-    Plain gradient descent, one multiply and one subtract, is fused for every dtype."""
+    """Whether a momentum or Adam update runs as one of the GPU kernels of
+    `cupy_kernels.UPDATES`: on CuPy, for float32 and float64 (float16 keeps CuPy's own ufuncs,
+    which compute each step in float32). Plain gradient descent, one multiply and one subtract,
+    is fused for every dtype."""
     return xp is not np and grad.dtype.kind == "f" and grad.dtype.itemsize >= 4
-
-
-_ADAM_PARAMS = ("T grad, T beta1_power, T beta2_power, T lr, T one_minus_beta1, "
-                "T one_minus_beta2, T epsilon")
-_ADAM_MOMENTS = ("T alpha = lr * sqrt(T(1) - beta2_power) / (T(1) - beta1_power);"
-                 " m = m + (grad - m) * one_minus_beta1;"
-                 " v = v + (grad * grad - v) * one_minus_beta2;")
-
-
-def _fused_adam(xp):
-    """On a GPU, `_adam_math` (without AMSGrad) as one kernel: the same operations in the same
-    order, each rounded on its own."""
-    return _elementwise_kernel(xp, "eager_adam", _ADAM_PARAMS, "T var, T m, T v",
-                               _ADAM_MOMENTS + " var = var - (m * alpha) / (sqrt(v) + epsilon);")
-
-
-def _fused_amsgrad(xp):
-    """`_adam_math` with AMSGrad's running maximum (NaN propagates, as `numpy.maximum`)."""
-    return _elementwise_kernel(
-        xp, "eager_amsgrad", _ADAM_PARAMS, "T var, T m, T v, T vhat",
-        _ADAM_MOMENTS + " vhat = (vhat > v || isnan(vhat)) ? vhat : v;"
-                        " var = var - (m * alpha) / (sqrt(vhat) + epsilon);")
-
-
-def _fused_momentum(xp, use_nesterov):
-    """`_momentum_math` on `grad * lr` as one kernel (Keras' SGD with momentum)."""
-    step = "accum * momentum - scaled" if use_nesterov else "accum"
-    return _elementwise_kernel(
-        xp, "eager_nesterov" if use_nesterov else "eager_momentum",
-        "T grad, T lr, T momentum", "T var, T accum",
-        f"T scaled = grad * lr; accum = accum * momentum - scaled; var = var + ({step});")
 
 
 def _sparse_gd_kernel(xp, var, alpha, grad, indices):
@@ -405,7 +359,7 @@ def _sparse_gd_kernel(xp, var, alpha, grad, indices):
 
 def _momentum_kernel(xp, var, accum, lr, grad, momentum, use_nesterov=False):
     if _fusable(xp, grad):  # a GPU: one kernel launch per variable
-        fused = _fused_momentum(xp, use_nesterov)
+        fused = update_kernel(xp, "nesterov" if use_nesterov else "momentum", grad.dtype)
         return _locked_update(_MOMENTUM, (var, accum), grad,
                               lambda v, a: fused(grad, lr, momentum, v, a))
     return _locked_update(
@@ -427,7 +381,8 @@ def _adam_kernel(xp, var, m, v, beta1_power, beta2_power, lr, one_minus_beta1,
     scalars = (beta1_power, beta2_power, lr, one_minus_beta1, one_minus_beta2, epsilon)
     if _fusable(xp, grad):  # a GPU: one kernel launch per variable instead of about a dozen
         return _locked_update(_ADAM, (var, m, v), grad,
-                              lambda w, m_, v_: _fused_adam(xp)(grad, *scalars, w, m_, v_))
+                              lambda w, m_, v_: update_kernel(xp, "adam", grad.dtype)(
+                                  grad, *scalars, w, m_, v_))
     return _locked_update(_ADAM, (var, m, v), grad,
                           lambda w, m_, v_, g: _adam_math(xp, w, m_, v_, None, *scalars, g),
                           xp=xp)
@@ -437,7 +392,7 @@ def _amsgrad_kernel(xp, var, m, v, vhat, beta1_power, beta2_power, lr, one_minus
                     one_minus_beta2, epsilon, grad):
     scalars = (beta1_power, beta2_power, lr, one_minus_beta1, one_minus_beta2, epsilon)
     if _fusable(xp, grad):
-        fused = _fused_amsgrad(xp)
+        fused = update_kernel(xp, "amsgrad", grad.dtype)
         return _locked_update(_AMSGRAD, (var, m, v, vhat), grad,
                               lambda w, m_, v_, h: fused(grad, *scalars, w, m_, v_, h))
     return _locked_update(_AMSGRAD, (var, m, v, vhat), grad,

@@ -1,0 +1,288 @@
+"""The CuPy kernel layer: the ops whose GPU launch runs through a precompiled CuPy kernel object.
+
+Why: at small sizes a GPU op's time is the host's, and most of it is CuPy's Python-facing layer
+(argument parsing, type resolution and broadcasting for every call of every ufunc), paid once
+per CuPy call. An op whose kernel makes several CuPy calls pays it several times: `sigmoid` is
+nine launches (abs, negate, exp, a compare, two adds, two divides and a select), `ReluGrad` two,
+`Mean` two, Adam's update about a dozen. Here each op is one `cupy.ElementwiseKernel` or
+`cupy.ReductionKernel`, built once per (op, dtype) and called directly: one launch and one pass
+of CuPy's call machinery. `bench/gpu.py` measures each against the CuPy calls it replaces.
+
+What is covered (`TABLE`, keyed by op name): elementwise `AddV2`, `Sub`, `Mul`, `RealDiv`,
+`Maximum`, `Minimum`, `Neg`, `Square`, `Relu`, `ReluGrad` (float16/32/64, and int32/int64
+where the op takes integers), `Exp`, `Tanh`, `Sigmoid` (float32/64: their float16 kernels
+round after every step, which one C expression would not), and the reductions `Sum`, `Mean`,
+`Max` over any axes (float32/64). `UPDATES` holds the fused optimizer updates (gradient descent,
+momentum, Nesterov, Adam, AMSGrad) that `training_ops` launches as one kernel per variable.
+Anything else runs the op's own kernel, the *fallback*: a dtype the table does not cover,
+operands of two dtypes, an empty reduction (TensorFlow's identity values), a reduction over no
+axis. Broadcasting, strided inputs and 0-d operands are handled by CuPy's kernel objects as by
+its ufuncs, and every result is a fresh C-contiguous array, as the ufuncs return.
+
+Semantics, written into the sources (and tested on any machine by evaluating them with numpy,
+`tests/cupy_stand_in.py`): each elementwise kernel gives the op's CPU result bit for bit where
+that result is one IEEE operation (add, subtract, multiply, divide, negate, square, select), and
+the same operations in the same order otherwise (sigmoid: `exp(-|x|)`, then `1 / (1 + e)` or
+`e / (1 + e)`; float16 arithmetic rounds at each assignment, as numpy's does). Kernels are
+compiled without multiply-add contraction (`--fmad=false`) so that no two operations round as
+one. NaN propagates through `Maximum`, `Minimum`, `Relu` and `Max` from either operand; a tie
+between zeros of opposite sign keeps what numpy's loops keep (the first operand for float16,
+the second for float32 and float64, so `relu(-0.)` is -0. in float16 and +0. otherwise);
+TensorFlow's own kernels differ by dtype there too. `ReluGrad` is `dy * (y > 0 ? 1 : 0)`, so a
+NaN `dy` stays NaN and a NaN `y` gives zero, as on the CPU. Reductions accumulate in their
+dtype in CuPy's tree order: equal to the CPU's within rounding, not bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.registry import get_op
+
+__all__ = ["ElementwiseSource", "ReductionSource", "TABLE", "UPDATES", "DirectLaunch",
+           "build", "update_kernel", "install", "COMPILE_OPTIONS"]
+
+#: Every kernel here compiles without multiply-add contraction: each operation rounds on its
+#: own, as numpy's (and Keras') arithmetic does, so GPU results equal the CPU's.
+COMPILE_OPTIONS = ("--fmad=false",)
+
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+_I32, _I64 = np.dtype(np.int32), np.dtype(np.int64)
+_FLOATS = frozenset({_F16, _F32, _F64})
+_WIDE_FLOATS = frozenset({_F32, _F64})
+_ARITHMETIC = _FLOATS | {_I32, _I64}
+
+
+class ElementwiseSource:
+    """One `cupy.ElementwiseKernel`'s source. `operation` is the C body, or a function of the
+    dtype returning it (where semantics differ by dtype); `dtypes` are the dtypes it is built
+    for (None: any, the type placeholder `T` resolving per call); `reference(*arrays)` is the
+    numpy computation it must equal (what the op's kernel computes on the CPU)."""
+
+    __slots__ = ("name", "in_params", "out_params", "operation", "dtypes", "reference")
+
+    def __init__(self, name, in_params, out_params, operation, dtypes, reference=None):
+        self.name = name
+        self.in_params = in_params
+        self.out_params = out_params
+        self.operation = operation
+        self.dtypes = dtypes
+        self.reference = reference
+
+    def covers(self, dtype) -> bool:
+        return self.dtypes is None or dtype in self.dtypes
+
+    def operation_for(self, dtype) -> str:
+        return self.operation(dtype) if callable(self.operation) else self.operation
+
+    def make(self, xp, dtype):
+        return xp.ElementwiseKernel(self.in_params, self.out_params, self.operation_for(dtype),
+                                    self.name, options=COMPILE_OPTIONS)
+
+
+class ReductionSource:
+    """One `cupy.ReductionKernel`'s source (CuPy's names: `a` and `b` are partial results;
+    `_in_ind.size() / _out_ind.size()` is the number of elements reduced into each output)."""
+
+    __slots__ = ("name", "map_expr", "reduce_expr", "post_map_expr", "identity", "dtypes",
+                 "reference")
+
+    in_params, out_params = "T x", "T y"
+
+    def __init__(self, name, map_expr, reduce_expr, post_map_expr, identity, dtypes, reference):
+        self.name = name
+        self.map_expr = map_expr
+        self.reduce_expr = reduce_expr
+        self.post_map_expr = post_map_expr
+        self.identity = identity
+        self.dtypes = dtypes
+        self.reference = reference
+
+    def covers(self, dtype) -> bool:
+        return dtype in self.dtypes
+
+    def make(self, xp, dtype):
+        return xp.ReductionKernel(self.in_params, self.out_params, self.map_expr,
+                                  self.reduce_expr, self.post_map_expr, self.identity,
+                                  self.name, options=COMPILE_OPTIONS)
+
+
+# -----------------------------------------------------------------------------------------------
+# The table: op name -> source
+# -----------------------------------------------------------------------------------------------
+
+def _tie_keeps_first(dtype) -> bool:
+    """Whether numpy's maximum/minimum loop keeps its first operand when the two compare equal
+    (zeros of opposite sign): yes for float16 (a scalar loop), no for float32/64 (SIMD)."""
+    return dtype == _F16
+
+
+def _select(op):
+    """`Maximum` (op ">") or `Minimum` ("<"): NaN from either side, ties as numpy."""
+    def operation(dtype):
+        if dtype.kind != "f":
+            return f"z = x {op} y ? x : y"
+        compare = f"x {op}= y" if _tie_keeps_first(dtype) else f"x {op} y"
+        return f"z = (isnan(x) || {compare}) ? x : y"
+    return operation
+
+
+def _relu(dtype):
+    """max(x, 0) as `Maximum` computes it (zero the second operand)."""
+    if dtype.kind != "f":
+        return "y = x > T(0) ? x : T(0)"
+    compare = "x >= T(0)" if _tie_keeps_first(dtype) else "x > T(0)"
+    return f"y = (isnan(x) || {compare}) ? x : T(0)"
+
+
+def _np_sigmoid(x):
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def _np_mean(x, axis, keepdims):
+    total = np.add.reduce(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
+    return (total / (x.size // total.size)).astype(x.dtype)
+
+
+def _binary(name, operation, dtypes, reference):
+    return ElementwiseSource(f"eager_{name}", "T x, T y", "T z", operation, dtypes, reference)
+
+
+def _unary(name, operation, dtypes, reference):
+    return ElementwiseSource(f"eager_{name}", "T x", "T y", operation, dtypes, reference)
+
+
+TABLE = {
+    "AddV2": _binary("add", "z = x + y", _ARITHMETIC, np.add),
+    "Sub": _binary("subtract", "z = x - y", _ARITHMETIC, np.subtract),
+    "Mul": _binary("multiply", "z = x * y", _ARITHMETIC, np.multiply),
+    "RealDiv": _binary("divide", "z = x / y", _FLOATS, np.divide),
+    "Maximum": _binary("maximum", _select(">"), _ARITHMETIC, np.maximum),
+    "Minimum": _binary("minimum", _select("<"), _ARITHMETIC, np.minimum),
+    "ReluGrad": ElementwiseSource("eager_relu_grad", "T dy, T y", "T dx",
+                                  "dx = dy * (y > T(0) ? T(1) : T(0))", _FLOATS,
+                                  lambda dy, y: dy * (y > 0)),
+    "Neg": _unary("negative", "y = -x", _ARITHMETIC, np.negative),
+    "Square": _unary("square", "y = x * x", _ARITHMETIC, lambda x: x * x),
+    "Relu": _unary("relu", _relu, _ARITHMETIC, lambda x: np.maximum(x, x.dtype.type(0))),
+    "Exp": _unary("exp", "y = exp(x)", _WIDE_FLOATS, np.exp),
+    "Tanh": _unary("tanh", "y = tanh(x)", _WIDE_FLOATS, np.tanh),
+    "Sigmoid": _unary("sigmoid",
+                      "T e = exp(-fabs(x)); y = x >= T(0) ? T(1) / (T(1) + e) : e / (T(1) + e)",
+                      _WIDE_FLOATS, _np_sigmoid),
+    "Sum": ReductionSource("eager_sum", "x", "a + b", "y = a", "0", _WIDE_FLOATS,
+                           lambda x, axis, keepdims: np.add.reduce(x, axis=axis,
+                                                                   keepdims=keepdims)),
+    "Mean": ReductionSource("eager_mean", "x", "a + b",
+                            "y = a / T(_in_ind.size() / _out_ind.size())", "0", _WIDE_FLOATS,
+                            _np_mean),
+    "Max": ReductionSource("eager_max", "x", "(isnan(a) || a > b) ? a : b", "y = a",
+                           "-1.0 / 0.0", _WIDE_FLOATS,
+                           lambda x, axis, keepdims: np.maximum.reduce(x, axis=axis,
+                                                                       keepdims=keepdims)),
+}
+
+# The fused optimizer updates: `var`, the slots, and `training_ops`' arithmetic (Keras 3's,
+# operation for operation) in one kernel per variable. Their scalars are 0-d device arrays of
+# the variable's dtype; `T` resolves per call.
+_ADAM_PARAMS = ("T grad, T beta1_power, T beta2_power, T lr, T one_minus_beta1, "
+                "T one_minus_beta2, T epsilon")
+_ADAM_MOMENTS = ("T alpha = lr * sqrt(T(1) - beta2_power) / (T(1) - beta1_power);"
+                 " m = m + (grad - m) * one_minus_beta1;"
+                 " v = v + (grad * grad - v) * one_minus_beta2;")
+
+
+def _momentum(nesterov):
+    step = "accum * momentum - scaled" if nesterov else "accum"
+    return ElementwiseSource(
+        "eager_nesterov" if nesterov else "eager_momentum", "T grad, T lr, T momentum",
+        "T var, T accum",
+        f"T scaled = grad * lr; accum = accum * momentum - scaled; var = var + ({step});", None)
+
+
+UPDATES = {
+    "gradient_descent": ElementwiseSource("eager_gradient_descent", "T alpha, T delta", "T var",
+                                          "var = var - alpha * delta", None),
+    "momentum": _momentum(False),
+    "nesterov": _momentum(True),
+    "adam": ElementwiseSource("eager_adam", _ADAM_PARAMS, "T var, T m, T v",
+                              _ADAM_MOMENTS + " var = var - (m * alpha) / (sqrt(v) + epsilon);",
+                              None),
+    # AMSGrad's running maximum propagates NaN, as `numpy.maximum`.
+    "amsgrad": ElementwiseSource("eager_amsgrad", _ADAM_PARAMS, "T var, T m, T v, T vhat",
+                                 _ADAM_MOMENTS + " vhat = (vhat > v || isnan(vhat)) ? vhat : v;"
+                                 " var = var - (m * alpha) / (sqrt(vhat) + epsilon);", None),
+}
+
+
+# -----------------------------------------------------------------------------------------------
+# Building (the per-(op, dtype) cache) and launching
+# -----------------------------------------------------------------------------------------------
+
+_BUILT: dict = {}  # (array module, source name, dtype) -> kernel object
+
+
+def build(xp, source, dtype):
+    """`source`'s kernel object for `dtype` on array module `xp` (cupy, or a stand-in in
+    tests), built once; None when the source does not cover `dtype`. CuPy compiles the CUDA
+    code on the first call and caches the binary on disk."""
+    key = (xp, source.name, dtype)
+    kernel = _BUILT.get(key)
+    if kernel is None:
+        if not source.covers(dtype):
+            return None
+        kernel = _BUILT[key] = source.make(xp, dtype)
+    return kernel
+
+
+def update_kernel(xp, name, dtype):
+    """The fused optimizer update `name` (an `UPDATES` key) for variables of `dtype`."""
+    return build(xp, UPDATES[name], dtype)
+
+
+class DirectLaunch:
+    """An op's kernel on CuPy through its table entry: `(xp, *arrays, **attrs)` as the op's own
+    kernel, which it calls for whatever the entry does not cover (see the module doc). Hot: every
+    covered op on a GPU; the per-dtype lookup is one dict get on this object."""
+
+    __slots__ = ("op_name", "source", "fallback", "_kernels", "_reduction")
+
+    def __init__(self, op_name, source, fallback):
+        self.op_name = op_name
+        self.source = source
+        self.fallback = fallback
+        self._kernels = {}  # dtype -> kernel object, or False where not covered
+        self._reduction = isinstance(source, ReductionSource)
+
+    def kernel_for(self, xp, dtype):
+        kernel = self._kernels.get(dtype)
+        if kernel is None:
+            kernel = self._kernels[dtype] = build(xp, self.source, dtype) or False
+        return kernel
+
+    def __call__(self, xp, *arrays, **attrs):
+        x = arrays[0]
+        kernel = self._kernels.get(x.dtype)
+        if kernel is None:
+            kernel = self.kernel_for(xp, x.dtype)
+        if kernel is not False:
+            if self._reduction:
+                axes = attrs.get("axes")
+                if x.size and axes != ():
+                    return kernel(x, axis=axes, keepdims=attrs.get("keepdims", False))
+            elif len(arrays) == 1 or arrays[1].dtype == x.dtype:
+                return kernel(*arrays)
+        return self.fallback(xp, *arrays, **attrs)
+
+    def __repr__(self):
+        return f"<DirectLaunch {self.op_name} via {self.source.name}>"
+
+
+def install():
+    """Gives every op in `TABLE` its CuPy kernel (`OpDef.cupy_kernel`, which the CUDA backend
+    launches instead of `OpDef.kernel`). Run once when the op library is imported; it imports
+    no CuPy (kernels are built on their first launch)."""
+    for op_name, source in TABLE.items():
+        op = get_op(op_name)
+        op.cupy_kernel = DirectLaunch(op_name, source, op.kernel)

@@ -1,0 +1,277 @@
+"""The CuPy kernel layer (`eager.ops.cupy_kernels`) without CUDA: the table, the per-(op, dtype)
+cache, the fallback rules, the CUDA backend's choice of kernel, and every kernel source's
+semantics, evaluated by a numpy stand-in of CuPy's kernel objects (`tests/cupy_stand_in.py`)
+and compared with the op's own kernel on numpy. `tests/test_cuda.py` runs the real kernels."""
+
+import contextlib
+import itertools
+
+import numpy as np
+import pytest
+
+import eager  # noqa: F401 - registers the ops and installs the table
+from eager.core.registry import get_op
+from eager.devices.cuda import CUDAStream
+from eager.ops import cupy_kernels, training_ops
+from eager.ops.cupy_kernels import TABLE, UPDATES, DirectLaunch, ReductionSource
+
+from cupy_stand_in import ElementwiseKernel, StandIn
+
+_SPECIAL = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1.0, -1.0, 2.5, -3.75, 1e-3, 88.0,
+            -90.0, 700.0, 1e30, -1e-30, 65504.0, 7e4]
+_DTYPES = [np.float16, np.float32, np.float64, np.int32, np.int64, np.complex64, np.uint8]
+
+
+def _values(dtype, n=None):
+    with np.errstate(all="ignore"):
+        if np.dtype(dtype).kind == "f":
+            return np.array(_SPECIAL, np.float64).astype(dtype)
+        return np.array([0, 1, -1, 7, -8, 100, 2**31 - 1, -2**31], np.int64).astype(dtype)
+
+
+def _same(got, expected):
+    """Bit for bit: values, NaN positions, signs of zeros, dtype and shape."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+    if got.dtype.kind == "f":
+        np.testing.assert_array_equal(np.signbit(got[~np.isnan(got)]),
+                                      np.signbit(expected[~np.isnan(expected)]))
+
+
+def _stand_in_launch(op_name):
+    op = get_op(op_name)
+    return DirectLaunch(op_name, TABLE[op_name], op.kernel)
+
+
+# -- the table and its installation ------------------------------------------------------------
+
+def test_the_table_covers_the_ops_whose_launches_gain_and_each_op_has_its_direct_kernel():
+    assert set(TABLE) == {"AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Neg",
+                          "Square", "Relu", "ReluGrad", "Exp", "Tanh", "Sigmoid", "Sum", "Mean",
+                          "Max"}
+    assert set(UPDATES) == {"gradient_descent", "momentum", "nesterov", "adam", "amsgrad"}
+    names = [s.name for s in itertools.chain(TABLE.values(), UPDATES.values())]
+    assert len(set(names)) == len(names)  # one cache key per source
+    for op_name, source in TABLE.items():
+        op = get_op(op_name)
+        assert isinstance(op.cupy_kernel, DirectLaunch)
+        assert op.cupy_kernel.source is source and op.cupy_kernel.fallback is op.kernel
+        assert op.elementwise == (not isinstance(source, ReductionSource)), op_name
+        assert source.dtypes <= {np.dtype(d) for d in op.dtypes}, op_name  # never widens
+    assert get_op("Log").cupy_kernel is None and get_op("Prod").cupy_kernel is None
+
+
+def test_half_precision_transcendentals_and_half_reductions_are_left_to_cupy():
+    """Their float16 results round after every step, which one C expression would not."""
+    for op_name in ("Exp", "Tanh", "Sigmoid", "Sum", "Mean", "Max"):
+        assert not TABLE[op_name].covers(np.dtype(np.float16))
+        assert TABLE[op_name].covers(np.dtype(np.float32))
+    for op_name in ("AddV2", "Mul", "RealDiv", "Maximum", "Relu", "ReluGrad", "Neg"):
+        assert TABLE[op_name].covers(np.dtype(np.float16))
+
+
+def test_kernel_objects_are_built_once_per_op_and_dtype():
+    built = []
+
+    class Counting:
+        class ElementwiseKernel(ElementwiseKernel):
+            def __init__(self, *args, **kwargs):
+                built.append(args[3])
+                super().__init__(*args, **kwargs)
+
+    source = TABLE["AddV2"]
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    first = cupy_kernels.build(Counting, source, f32)
+    assert cupy_kernels.build(Counting, source, f32) is first
+    assert cupy_kernels.build(Counting, source, f64) is not first
+    assert cupy_kernels.build(Counting, source, np.dtype(np.complex64)) is None
+    assert built == ["eager_add", "eager_add"]
+    assert (Counting, "eager_add", f32) in cupy_kernels._BUILT
+    assert all(k[0] is not Counting for k in cupy_kernels._BUILT if k[2] == np.complex64)
+    assert cupy_kernels.build(Counting, source, f32)(np.float32([1]), np.float32([2])) == 3
+    assert cupy_kernels.update_kernel(Counting, "adam", f32) is cupy_kernels.build(
+        Counting, UPDATES["adam"], f32)
+    assert built == ["eager_add", "eager_add", "eager_adam"]
+
+
+# -- fallbacks ---------------------------------------------------------------------------------
+
+class _Recording:
+    """A stand-in module whose kernel objects say they ran."""
+
+    def __init__(self):
+        self.ran = []
+        recording = self
+
+        class Elementwise(ElementwiseKernel):
+            def __call__(self, *args):
+                recording.ran.append(self.name)
+                return super().__call__(*args)
+
+        self.ElementwiseKernel = Elementwise
+        self.ReductionKernel = StandIn.ReductionKernel
+
+
+def _fallback_recorder(calls):
+    def fallback(xp, *arrays, **attrs):
+        calls.append((xp, len(arrays), attrs))
+        return "fallback"
+    return fallback
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.uint8, np.bool_])
+def test_dtypes_the_table_does_not_cover_run_the_ops_own_kernel(dtype):
+    xp, calls = _Recording(), []
+    launch = DirectLaunch("AddV2", TABLE["AddV2"], _fallback_recorder(calls))
+    x = np.ones(3, dtype)
+    assert launch(xp, x, x) == "fallback" and calls == [(xp, 2, {})] and xp.ran == []
+
+
+def test_operands_of_two_dtypes_empty_reductions_and_reductions_over_no_axis_fall_back():
+    xp, calls = _Recording(), []
+    add = DirectLaunch("AddV2", TABLE["AddV2"], _fallback_recorder(calls))
+    assert add(xp, np.ones(2, np.float32), np.ones(2, np.float64)) == "fallback"
+    total = DirectLaunch("Sum", TABLE["Sum"], _fallback_recorder(calls))
+    assert total(xp, np.ones((0, 3), np.float32), axes=(0,), keepdims=False) == "fallback"
+    assert total(xp, np.ones((2, 3), np.float32), axes=(), keepdims=True) == "fallback"
+    assert total(xp, np.ones((2, 3), np.float16), axes=None) == "fallback"
+    assert [c[1:] for c in calls] == [(2, {}), (1, {"axes": (0,), "keepdims": False}),
+                                      (1, {"axes": (), "keepdims": True}), (1, {"axes": None})]
+    np.testing.assert_array_equal(total(xp, np.ones((2, 3), np.float32), axes=(1,)), [3, 3])
+    assert add(xp, np.ones(2, np.float32), np.ones((3, 1), np.float32)).shape == (3, 2)
+    assert xp.ran == ["eager_add"] and len(calls) == 4
+
+
+def test_the_cuda_backend_launches_the_ops_direct_kernel_and_others_their_own():
+    """`CUDAStream.launch_kernel` (run with stand-ins for CuPy's device, stream and module)."""
+    stream = object.__new__(CUDAStream)
+    stream._device = stream._stream = contextlib.nullcontext()
+    xp = _Recording()
+    x = np.array([-1.0, 0.5, np.nan], np.float32)
+    _same(stream.launch_kernel(get_op("Sigmoid"), xp, (x,), {}),
+          get_op("Sigmoid").kernel(np, x))
+    assert xp.ran == ["eager_sigmoid"]
+    _same(stream.launch_kernel(get_op("Sum"), xp, (x[:2],), {"axes": (0,)}), np.float32(-0.5))
+    assert stream.launch_kernel(get_op("Sqrt"), np, (np.float32([4.0]),), {}) == 2.0
+    assert xp.ran == ["eager_sigmoid"]
+
+
+# -- the sources' semantics, on the stand-in ---------------------------------------------------
+
+_ELEMENTWISE = sorted(n for n, s in TABLE.items() if not isinstance(s, ReductionSource))
+_REDUCTIONS = sorted(n for n, s in TABLE.items() if isinstance(s, ReductionSource))
+
+
+def _covered(names):
+    return [(n, d) for n in names for d in _DTYPES if TABLE[n].covers(np.dtype(d))]
+
+
+@pytest.mark.parametrize("op_name, dtype", _covered(_ELEMENTWISE))
+def test_each_elementwise_source_equals_the_ops_cpu_kernel_bit_for_bit(op_name, dtype):
+    """Every pair of special values (NaN, infinities, zeros of both signs, overflow) and
+    broadcast and 0-d operands: the kernel source, evaluated with CUDA's typing, gives what the
+    op's numpy kernel gives, signs of zeros included."""
+    op, launch = get_op(op_name), _stand_in_launch(op_name)
+    v = _values(dtype)
+    if "y" in TABLE[op_name].in_params.replace("T x", ""):  # binary
+        a, b = np.repeat(v, len(v)), np.tile(v, len(v))
+        cases = [(a, b), (v[:, None], v[None, :]), (v[3:4].reshape(()), v), (v, v[6:7])]
+    else:
+        cases = [(v,), (v[:1].reshape(()),), (v.reshape(-1, 1)[::2],)]
+    for args in cases:
+        with np.errstate(all="ignore"):
+            expected = op.kernel(np, *args)
+            reference = TABLE[op_name].reference(*args)
+        _same(launch(StandIn, *args), expected)
+        if np.dtype(dtype).kind == "f":  # (integer references promote 0-d operands)
+            _same(reference, expected)
+
+
+@pytest.mark.parametrize("dtype, negative_zero_kept", [(np.float16, True), (np.float32, False),
+                                                       (np.float64, False)])
+def test_relu_of_negative_zero_and_nan_as_documented(dtype, negative_zero_kept):
+    """The module doc's rule (numpy's tie rule, which eager's CPU kernels follow): NaN stays NaN;
+    relu(-0.) keeps -0. only in float16; maximum/minimum ties keep the first operand only in
+    float16."""
+    relu = _stand_in_launch("Relu")
+    out = relu(StandIn, np.array([-0.0, np.nan, -2.0, 3.0], dtype))
+    assert np.signbit(out[0]) == negative_zero_kept and np.isnan(out[1])
+    np.testing.assert_array_equal(out[2:], [0.0, 3.0])
+    for name in ("Maximum", "Minimum"):
+        got = _stand_in_launch(name)(StandIn, np.array([-0.0, 0.0, np.nan, 1.0], dtype),
+                                     np.array([0.0, -0.0, 1.0, np.nan], dtype))
+        assert list(np.signbit(got[:2])) == ([True, False] if negative_zero_kept
+                                             else [False, True])
+        assert np.isnan(got[2:]).all()
+
+
+def test_a_wrong_operator_in_a_source_is_caught_by_the_comparison():
+    """The harness is sharp: float32 maximum written with numpy's float16 tie rule differs on
+    signed zeros, and a sigmoid with its branches swapped differs everywhere but 0."""
+    wrong_max = cupy_kernels.ElementwiseSource("m", "T x, T y", "T z",
+                                               "z = (isnan(x) || x >= y) ? x : y", None)
+    x, y = np.float32([-0.0]), np.float32([0.0])
+    assert np.signbit(wrong_max.make(StandIn, x.dtype)(x, y)) != np.signbit(np.maximum(x, y))
+    wrong_sigmoid = cupy_kernels.ElementwiseSource(
+        "s", "T x", "T y",
+        "T e = exp(-fabs(x)); y = x < T(0) ? T(1) / (T(1) + e) : e / (T(1) + e)", None)
+    v = np.float32([-2.0, 3.0])
+    assert not np.allclose(wrong_sigmoid.make(StandIn, v.dtype)(v), 1 / (1 + np.exp(-v)))
+    with pytest.raises(NameError, match="expf"):
+        cupy_kernels.ElementwiseSource("e", "T x", "T y", "y = expf(x)", None).make(
+            StandIn, v.dtype)(v)
+
+
+@pytest.mark.parametrize("op_name, dtype", _covered(_REDUCTIONS))
+@pytest.mark.parametrize("axes, keepdims", [(None, False), ((0,), False), ((1,), True),
+                                            ((0, 1), False), ((0, 1), True), ((1,), False)])
+def test_each_reduction_source_equals_the_ops_cpu_kernel_within_rounding(op_name, dtype, axes,
+                                                                          keepdims):
+    op, launch = get_op(op_name), _stand_in_launch(op_name)
+    rng = np.random.default_rng(0)
+    blocks = [rng.standard_normal((5, 7)).astype(dtype)]
+    special = rng.standard_normal((4, 6)).astype(dtype)
+    special[0, 1], special[1, 2], special[2, 0], special[3, 3] = np.nan, np.inf, -np.inf, -0.0
+    blocks.append(special)
+    blocks.append(np.full((3, 2), -np.inf, dtype))
+    for x in blocks:
+        attrs = {"axes": axes, "keepdims": keepdims}
+        with np.errstate(all="ignore"):
+            expected = op.kernel(np, x, **attrs)
+        got = launch(StandIn, x, **attrs)
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        np.testing.assert_allclose(got, expected, rtol=1e-6 if dtype == np.float32 else 1e-13,
+                                   equal_nan=True)
+
+
+# -- the fused optimizer updates -----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(UPDATES))
+def test_each_optimizer_update_source_equals_training_ops_numpy_arithmetic(name, dtype):
+    rng = np.random.default_rng(1)
+    shape = (4, 3)
+    var, m, v, vhat, grad = (rng.standard_normal(shape).astype(dtype) for _ in range(5))
+    v, vhat = np.abs(v), np.abs(vhat)
+    grad[0, 0], var[1, 1] = np.nan, -0.0
+    scalars = [np.asarray(s, dtype) for s in (0.9 ** 3, 0.999 ** 3, 0.01, 0.1, 0.001, 1e-7)]
+    lr, momentum = np.asarray(0.1, dtype), np.asarray(0.9, dtype)
+    kernel = cupy_kernels.update_kernel(StandIn, name, np.dtype(dtype))
+    got = [a.copy() for a in (var, m, v, vhat)]
+    expected = [a.copy() for a in (var, m, v, vhat)]
+    with np.errstate(all="ignore"):
+        if name == "gradient_descent":
+            kernel(lr, grad, got[0])
+            np.subtract(expected[0], np.multiply(grad, lr), out=expected[0])
+        elif name in ("momentum", "nesterov"):
+            kernel(grad, lr, momentum, got[0], got[1])
+            training_ops._momentum_math(np, expected[0], expected[1], np.multiply(grad, lr),
+                                        momentum, name == "nesterov")
+        else:
+            amsgrad = name == "amsgrad"
+            kernel(grad, *scalars, *got[:4 if amsgrad else 3])
+            training_ops._adam_math(np, *expected[:3], expected[3] if amsgrad else None,
+                                    *scalars, grad)
+    for g, e in zip(got, expected):
+        _same(g, e)
