@@ -30,21 +30,21 @@ except FileNotFoundError:
     pytest.skip("no mpiexec (install the `distributed` extra)", allow_module_level=True)
 
 
-def run_job(tmp_path, body: str, *args) -> subprocess.CompletedProcess:
+def run_job(tmp_path, body: str, *args, processes=2) -> subprocess.CompletedProcess:
     script = tmp_path / "worker.py"
     script.write_text(textwrap.dedent(body))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("TF_CONFIG", None)
     return subprocess.run(
-        [sys.executable, "-m", "eager.distribute.run", "-n", "2", str(script), *args],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=JOB_TIMEOUT_S)
+        [sys.executable, "-m", "eager.distribute.run", "-n", str(processes), str(script),
+         *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=JOB_TIMEOUT_S)
 
 
-def results_by_rank(tmp_path, proc) -> dict:
+def results_by_rank(tmp_path, proc, processes=2) -> dict:
     """Each worker writes its results to its own file (their stdouts interleave)."""
     found = {rank: json.loads((tmp_path / f"result_{rank}.json").read_text())
-             for rank in (0, 1) if (tmp_path / f"result_{rank}.json").exists()}
-    assert sorted(found) == [0, 1], proc.stdout + proc.stderr
+             for rank in range(processes) if (tmp_path / f"result_{rank}.json").exists()}
+    assert sorted(found) == list(range(processes)), proc.stdout + proc.stderr
     return found
 
 
@@ -61,7 +61,7 @@ COLLECTIVES_WORKER = """
     ints = np.array([3, -7, 10], np.int32) + r
     contiguous = f.copy()
     res = c.all_reduce([contiguous, ints.copy(), f.copy(), f.copy()], "sum")
-    out["in_place"] = res[0] is contiguous
+    out["input_kept"] = res[0] is not contiguous and contiguous.tolist() == f.tolist()
     out["sum"] = res[0].tolist()
     out["int_sum"] = res[1].tolist()
     out["mean"] = c.all_reduce([f.copy()], "mean")[0].tolist()
@@ -113,7 +113,7 @@ def test_collectives_on_two_processes_match_numpy(tmp_path):
     strided = np.arange(12, dtype=np.float64).reshape(3, 4)[:, ::2]
     for rank, out in results.items():
         assert (out["rank"], out["size"]) == (rank, 2)
-        assert out["in_place"] is True  # a contiguous, writable buffer is reduced in place
+        assert out["input_kept"] is True  # the result is a new array; the input is unchanged
         np.testing.assert_array_equal(out["sum"], f * 1 + f * 2)
         np.testing.assert_array_equal(out["int_sum"], ints * 2 + 1)
         np.testing.assert_array_equal(out["mean"], (f * 1 + f * 2) / 2)
@@ -142,6 +142,72 @@ def test_collectives_on_two_processes_match_numpy(tmp_path):
         assert out["bad_timeout"] == ("ValueError: timeout_seconds must be a positive number "
                                       "of seconds or None, got 0.")
         assert "was closed" in out["closed"]
+
+
+SHARED_MEMORY_WORKER = """
+    import json
+    import numpy as np
+    from eager import errors
+    from eager.distribute.collectives import shared_memory
+    from eager.distribute.collectives.mpi import MPICollectives
+
+    c = MPICollectives()
+    r = c.rank
+    out = {"uses_window": c._node is not None, "cases": 0}
+    # sizes below, at and above the window threshold, and over one piece (4 MB)
+    sizes = [10, shared_memory.MIN_BYTES // 4, 20_000, 1_500_001]
+    for dtype in (np.float32, np.float64, np.float16, np.int32, np.int64, np.complex64):
+        for n in sizes:
+            parts = [(np.random.default_rng(n + k).standard_normal(n) * 10).astype(dtype)
+                     for k in range(c.size)]
+            for op in ("sum", "mean", "max", "min"):
+                if np.dtype(dtype).kind == "c" and op in ("max", "min"):
+                    continue
+                mine = parts[r].copy()
+                got = c.all_reduce([mine], op)[0]
+                if op in ("sum", "mean"):
+                    want = parts[0].copy()
+                    for p in parts[1:]:
+                        want = want + p  # in rank order, as every worker computes it
+                    if op == "mean":
+                        want = (want // c.size if np.dtype(dtype).kind in "iu"
+                                else want / dtype(c.size))
+                else:
+                    want = (np.maximum if op == "max" else np.minimum).reduce(parts)
+                assert np.array_equal(got, want.astype(dtype)), (dtype, n, op)
+                assert np.array_equal(mine, parts[r]), "the input was written"
+                out["cases"] += 1
+    # every worker reads the same bits
+    x = np.random.default_rng(r).standard_normal(300_000).astype(np.float32)
+    digests = c.all_gather(np.frombuffer(c.all_reduce([x])[0].tobytes(), np.uint8)[None])
+    out["same_bits"] = bool((digests == digests[0]).all())
+    try:
+        c.all_reduce([np.ones(100_000 + r, np.float32)])
+        out["mismatch"] = "no error"
+    except errors.InvalidArgumentError as e:
+        out["mismatch"] = str(e)
+    out["after_mismatch"] = c.all_reduce([np.ones(100_000, np.float32)])[0][:2].tolist()
+    with open(f"result_{r}.json", "w") as file:
+        json.dump(out, file)
+"""
+
+
+@pytest.mark.parametrize("processes", [2, 3])
+def test_the_shared_memory_all_reduce_matches_numpy_on_one_host(tmp_path, processes):
+    """Large buffers among the processes of one host go through the shared-memory window:
+    results equal to numpy's reduction in rank order, bit-identical on every worker, the
+    caller's buffer untouched, and mismatched buffers a clear error on every worker."""
+    proc = run_job(tmp_path, SHARED_MEMORY_WORKER, processes=processes)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for out in results_by_rank(tmp_path, proc, processes).values():
+        assert out["uses_window"] is True
+        assert out["cases"] == 6 * 4 * 4 - 4 * 2
+        assert out["same_bits"] is True
+        assert out["mismatch"].startswith(
+            "all_reduce: the workers passed different buffers (every worker must reduce the "
+            "same element count, dtype and reduction in the same order): worker 0: 100000 x "
+            "float32 (sum); worker 1: 100001 x float32 (sum)"), out["mismatch"]
+        assert out["after_mismatch"] == [float(processes)] * 2
 
 
 def test_a_worker_that_raises_ends_the_job_naming_it(tmp_path):

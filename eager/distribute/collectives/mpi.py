@@ -1,9 +1,11 @@
 """The collective interface on MPI (mpi4py): one participant per process.
 
 Buffers go to MPI through the buffer protocol (`Allreduce`, `Allgather`, `Bcast` with capital
-letters), never as pickled objects: a contiguous, writable numpy array is reduced in place
-(`MPI.IN_PLACE`), anything else through one contiguous copy. The engine works on a duplicate of
-the communicator it is given, so a training script's own MPI traffic never matches eager's.
+letters), never as pickled objects: `all_reduce` reduces a contiguous array (anything else
+through one contiguous copy) into a new one, leaving the caller's buffer as it was; among the
+processes of one host, large buffers go through a shared-memory window (`shared_memory`).
+The engine works on a duplicate of the communicator it is given, so a training script's own
+MPI traffic never matches eager's.
 
 Waiting: with `timeout_seconds=None` (TensorFlow's default) a collective blocks inside MPI,
 the fastest path; a worker that raises aborts the job (`eager.distribute.failure`), and the
@@ -25,6 +27,7 @@ from mpi4py import MPI
 from ...base import errors
 from ..failure import abort_on_uncaught_error
 from .base import Collectives, check_reduce_op
+from .shared_memory import NodeAllReduce
 
 _MPI_OPS = {"sum": MPI.SUM, "mean": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
 
@@ -57,6 +60,8 @@ class MPICollectives(Collectives):
         self.timeout_seconds = timeout_seconds
         if abort_on_error:
             abort_on_uncaught_error(MPI.COMM_WORLD if comm is None else comm)
+        # One host: large buffers are reduced through a shared-memory window (shared_memory.py).
+        self._node = NodeAllReduce.for_world(self._comm, self._barrier_on)
 
     def __repr__(self):
         return f"MPICollectives(rank={self.rank}, size={self.size})"
@@ -108,6 +113,9 @@ class MPICollectives(Collectives):
         self._wait("barrier", None, self._comm.Barrier, self._comm.Ibarrier)
 
     def close(self) -> None:
+        node, self._node = self._node, None
+        if node is not None:
+            node.close()
         comm, self._comm = self._comm, None
         if comm is not None and not MPI.Is_finalized():
             comm.Free()
@@ -115,6 +123,8 @@ class MPICollectives(Collectives):
     # -- helpers ------------------------------------------------------------------------------
 
     def _all_reduce_one(self, array, op: str):
+        """The reduction of every rank's `array` as a new array: the caller's buffer is never
+        written (it may be a tensor's), and reducing into a fresh one costs MPI no more."""
         array = np.asarray(array)
         if array.dtype == np.bool_:
             if op in ("sum", "mean"):
@@ -122,23 +132,27 @@ class MPICollectives(Collectives):
                     None, "CollectiveReduce",
                     f"all_reduce: reduction {op!r} is not defined for bool tensors "
                     f"({_describe(array)}); cast to an integer or float dtype first.")
-            buffer = _writable_contiguous(array).view(np.uint8)  # max/min of 0/1 is or/and
+            source = np.ascontiguousarray(array).view(np.uint8)  # max/min of 0/1: or/and
         else:
-            buffer = _writable_contiguous(array)
+            source = np.ascontiguousarray(array)
+        result = np.empty_like(source)
         try:
-            self._wait("all_reduce", buffer, self._comm.Allreduce, self._comm.Iallreduce,
-                       MPI.IN_PLACE, buffer, _MPI_OPS[op])
+            if self._node is not None and self._node.accepts(source):
+                self._node.all_reduce(source, result, "sum" if op == "mean" else op)
+            else:
+                self._wait("all_reduce", source, self._comm.Allreduce, self._comm.Iallreduce,
+                           source, result, _MPI_OPS[op])
         except MPI.Exception as e:  # every rank has the same dtype, so every rank raises
             raise errors.InvalidArgumentError(
                 None, "CollectiveReduce",
                 f"all_reduce: MPI cannot reduce {_describe(array)} with {op!r}: "
                 f"{e.Get_error_string().splitlines()[0]}") from None
         if op == "mean":
-            if buffer.dtype.kind in "iu":
-                buffer //= self.size
+            if result.dtype.kind in "iu":
+                result //= self.size
             else:
-                buffer /= buffer.dtype.type(self.size)
-        return buffer.view(np.bool_) if array.dtype == np.bool_ else buffer
+                result /= result.dtype.type(self.size)
+        return result.view(np.bool_) if array.dtype == np.bool_ else result
 
     def _gathered_lengths(self, name: str, array, axis: int):
         """Every rank's length along `axis` (None for scalars), after checking on every rank
@@ -180,6 +194,9 @@ class MPICollectives(Collectives):
                     f"in the same order).")
             time.sleep(sleep)
             sleep = min(_MAX_POLL_SLEEP_S, sleep * 2 or 1e-5)
+
+    def _barrier_on(self, name: str, comm) -> None:
+        self._wait(name, None, comm.Barrier, comm.Ibarrier)
 
     def _check_open(self, name: str) -> None:
         if self._comm is None:
