@@ -197,12 +197,12 @@ def test_one_gpu_per_process_unique_id_through_mpi_and_collectives(fake):
     assert sorted(c[5] for c in mean_calls) == [50, 51]  # one array: no group, same stream
 
 
-def _in_fresh_process(*parts, simulated_gpus=2):
+def _in_fresh_process(*parts, simulated_gpus=2, timeout=300):
     env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'tests'}")
     env["EAGER_SIMULATED_GPUS"] = str(simulated_gpus)
     body = "".join(textwrap.dedent(p) for p in parts)
     proc = subprocess.run([sys.executable, "-c", body], env=env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
 
@@ -343,6 +343,59 @@ def test_mirrored_step_through_nccl_ends_at_the_in_process_weights():
     assert result["ranks_on_streams"] == [[0, 0], [1, 1]]  # replica r on GPU:r's stream
     assert result["all_grouped"] and result["kinds"] == ["allReduce"]
     assert result["groups"] > 0
+
+
+def test_traced_step_never_orders_one_replicas_nccl_op_after_anothers():
+    """A traced step takes each replica's batch as an input, so its program spans both GPUs and
+    runs as two partitions. Each replica's NcclAllReduce holds its GPU's stream until the other
+    replica's starts: an ordering edge from one to the other would leave the second partition
+    waiting for a send queued behind the first (a hang; here, the script's faulthandler exit)."""
+    out = _in_fresh_process(_INSTALL_FAKE, """
+        import faulthandler, json
+        faulthandler.dump_traceback_later(60, exit=True)
+        import numpy as np
+        import eager as tf
+
+        strategy = tf.distribute.MirroredStrategy(
+            ["/gpu:0", "/gpu:1"], cross_device_ops=tf.distribute.NcclAllReduce())
+        with strategy.scope():
+            w = tf.Variable(np.ones((2, 1), np.float32))
+            opt = tf.keras.optimizers.SGD(0.5)
+        x = np.arange(8, dtype=np.float32).reshape(4, 2)
+        ds = strategy.experimental_distribute_dataset(
+            tf.data.Dataset.from_tensor_slices(x).batch(4))
+
+        def step(xb):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.matmul(xb, w))
+            opt.apply_gradients([(tape.gradient(loss, w), w)])
+            return loss
+
+        @tf.function
+        def run(xb):
+            return strategy.reduce("SUM", strategy.run(step, (xb,)), axis=None)
+
+        losses = []
+        for _ in range(2):
+            for xb in ds:
+                losses.append(float(run(xb)))
+        graph = run.get_concrete_function(xb).graph
+        ops = [op for op in graph.get_operations() if op.type == "NcclAllReduce"]
+        print(json.dumps({
+            "losses": losses, "w": w.values[1].numpy().ravel().tolist(),
+            "ops": [[op.attrs["replica"], op.attrs["instance_key"],
+                     sorted([c.attrs["replica"], c.attrs["instance_key"]]
+                            for c in op.control_inputs if c.type == "NcclAllReduce")]
+                    for op in ops]}))
+        """, timeout=120)
+    result = json.loads(out.strip().splitlines()[-1])
+    # Replica 0 has rows 0-1, replica 1 rows 2-3; the gradient of sum(x @ w) is x's column sums
+    # over both replicas, [12, 16]: w = 1 - 0.5 * [12, 16] = [-5, -7] after the first step.
+    assert result["losses"] == [28.0, -172.0]
+    np.testing.assert_array_equal(result["w"], [-11.0, -15.0])
+    for replica, instance, waits_for in result["ops"]:
+        assert all(r == replica for r, _ in waits_for), result["ops"]  # its own device's chain
+        assert all(i < instance for _, i in waits_for), result["ops"]
 
 
 def test_unique_id_exchange_over_real_mpi_processes(tmp_path):

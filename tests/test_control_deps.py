@@ -208,3 +208,41 @@ def test_finalize_without_must_run_ops_is_identity():
         y = x * 2.0
     assert g.finalize([y]) == [y]
     assert _ops_of_type(g, "Identity") == []
+
+
+def test_collectives_chain_per_device_and_one_collective_across_devices_is_never_ordered():
+    # One chain per requested device (TF: one ordering token per device). The members of one
+    # all-reduce across local devices (one op per replica, traced back to back) each finish only
+    # once all have started: an edge between two members would be a deadlock.
+    collective = _fake_op("Collective", stateful=True, collective=True)
+    g = Graph()
+    with building(g):
+        x = eager.constant(1.0)
+        with eager.device("/gpu:0"):
+            a0 = g.add_op(collective, (x,), {})
+        with eager.device("/gpu:1"):
+            a1 = g.add_op(collective, (x,), {})
+        with eager.device("/gpu:0"):
+            b0 = g.add_op(collective, (x,), {})
+        with eager.device("/gpu:1"):
+            b1 = g.add_op(collective, (x,), {})
+        anywhere = g.add_op(collective, (x,), {})  # no request: may run on either device
+        with eager.device("/gpu:1"):
+            c1 = g.add_op(collective, (x,), {})
+        with eager.device("/gpu:0"):
+            c0 = g.add_op(collective, (x,), {})
+    assert a0.control_inputs == [] and a1.control_inputs == []
+    assert b0.control_inputs == [a0] and b1.control_inputs == [a1]
+    assert set(anywhere.control_inputs) == {b0, b1}
+    assert c1.control_inputs == [anywhere] and c0.control_inputs == [anywhere]
+    assert g.control_outputs == [a0, a1, b0, b1, anywhere, c1, c0]
+
+
+def test_collectives_without_device_requests_form_one_chain():
+    # A worker's cross-process collectives, traced without a device scope: program order.
+    collective = _fake_op("Collective", stateful=True, collective=True)
+    g = Graph()
+    with building(g):
+        x = eager.constant(1.0)
+        ops = [g.add_op(collective, (x,), {}) for _ in range(3)]
+    assert [op.control_inputs for op in ops] == [[], [ops[0]], [ops[1]]]

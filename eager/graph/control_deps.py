@@ -24,11 +24,18 @@ has no edge at all. So the graph consults an `AutoControlDeps` for every op it a
 * **Must-run ops.** Every stateful op (`OpDef.stateful`, which includes every resource write)
   must run even if nothing consumes it; the tracker lists them in `graph.control_outputs`, and
   `Graph.finalize(outputs)` makes the returned tensors wait for all of them.
-* **Collective ops** (`OpDef.collective`: `CollectiveReduceV2`) get a chain of their own: each
-  depends on the previous collective op, in the order the trace created them, and on nothing
-  else of the other chains (as TensorFlow orders its collectives). Processes that exchange data
-  must issue their collectives in the same order or wait on each other forever; the chain makes
-  a traced step issue them in program order on every worker, whatever else runs in parallel.
+* **Collective ops** (`OpDef.collective`: `CollectiveReduceV2`, `NcclAllReduce`) get chains of
+  their own, one per requested device (as TensorFlow orders its collectives through one
+  ordering token per device): each depends on the previous collective op on the same device,
+  in the order the trace created them, and on nothing else of the other chains. Processes that
+  exchange data must issue their collectives in the same order or wait on each other forever;
+  the chain makes a traced step issue them in program order on every worker and every device,
+  whatever else runs in parallel. Not across devices: the ops of one collective across local
+  devices (one `NcclAllReduce` per replica, traced back to back) each complete only once all
+  of them have started, so an edge from one to the next would make the second wait for the
+  first to finish, which waits for the second (a deadlock as soon as the two run in different
+  partitions). A collective with no device request may run anywhere, so it waits for the last
+  collective of every chain, and every later one waits for it.
 * Pure ops (stateless, no resource inputs) get no edges at all.
 
 An edge already implied by a direct data edge (the op consumes an output of the op it would
@@ -61,7 +68,8 @@ class AutoControlDeps:
     def __init__(self):
         self._resources = {}  # id(resource tensor) -> _ResourceHistory
         self._last_stateful = None  # the last stateful op without resource inputs
-        self._last_collective = None  # the last collective op
+        # requested device -> the last collective op there ("": the last one with no request)
+        self._last_collective = {}
 
     def track(self, op) -> None:
         """Orders `op` after the ops it must follow and records it for the ops that follow."""
@@ -86,13 +94,26 @@ class AutoControlDeps:
                 wait_for(op, history.last_write)
                 history.reads_since_write.append(op)
         elif op_def.collective:
-            wait_for(op, self._last_collective)
-            self._last_collective = op
+            self._order_collective(op)
         elif op_def.stateful:
             wait_for(op, self._last_stateful)
             self._last_stateful = op
         if op_def.stateful:
             op._graph.control_outputs.append(op)
+
+    def _order_collective(self, op) -> None:
+        """Chains collective `op` after the previous one on its device (see the module doc)."""
+        last = self._last_collective
+        device = op.device
+        if device:
+            wait_for(op, last.get(device))
+            wait_for(op, last.get(""))
+            last[device] = op
+        else:  # may run on any device: after all of them, and before all that follow
+            for dep in last.values():
+                wait_for(op, dep)
+            last.clear()
+            last[""] = op
 
     def _history(self, key, resource) -> _ResourceHistory:
         history = self._resources.get(key)

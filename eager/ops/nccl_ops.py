@@ -6,7 +6,8 @@ engine registered under `group_key` (`eager.distribute.collectives.nccl`, throug
 `collective_ops.register_group`), which runs one grouped NCCL call for all of them once the
 last one arrives (`instance_key` names the bucket). Each output is its replica's copy of the
 reduction, on its device. It is a collective op, so a traced step keeps these ops in the
-order the trace made them, as eager mode does.
+order the trace made them on each device, as eager mode does (never one replica's op after
+another's: each finishes only once all have started).
 """
 
 from __future__ import annotations

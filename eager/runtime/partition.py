@@ -16,6 +16,11 @@ Order inside a partition: the program's order, with each send right after its pr
 each receive right before its first consumer. Then every receive waits only for sends that come
 earlier in one global order, so partitions run side by side (one thread each) cannot deadlock,
 whatever each one's speed, and a partition never holds a received value longer than it must.
+A kernel that holds its device's stream until its peers on other devices start (a simulated
+GPU's NCCL all-reduce) keeps this true when no member of its group waits for another (automatic
+control dependencies chain collectives per device) and the members are adjacent in that order
+(the strategy traces them back to back): every send a peer needs before its own member then
+comes earlier, queued ahead of the waiting kernel on its stream.
 
 `run_partitioned(partitioned, feed_values, compiler)` runs one call: a fresh `Rendezvous` fed to
 each partition that transfers (see `send_recv` for why it is an input), each partition run by
