@@ -11,7 +11,7 @@ import numpy as np
 import eager as tf
 from eager.core import dispatch
 from eager.ops.array_ops import BROADCAST_TO, RESHAPE, TILE
-from eager.ops.collective_ops import collective_reduce
+from eager.ops.collective_ops import collective_reduce, collective_reduce_n
 from eager.ops.padding_ops import PAD
 from eager.ops.creation_ops import FILL
 from eager.ops.slicing_ops import (INDEX_AXIS, SCATTER_ND, SLICE_AXIS, SLICE_AXIS_GRAD,
@@ -85,6 +85,11 @@ CASES = {
     "CollectiveReduceV2": [C(lambda x: collective_reduce(x, 1, 0, 1), lambda: [rand(2, 3)]),
                            C(lambda x: collective_reduce(x, 1, 0, 2, final_op="Div"),
                              lambda: [rand(3)])],
+    "CollectiveReduceN": [C(lambda x, y: tf.add_n([tf.reduce_sum(t * t) for t in
+                                                    collective_reduce_n([x, y], 1, 0, 3)]),
+                            lambda: [rand(2, 3), rand(4)]),
+                          C(lambda x: collective_reduce_n([x], 1, 0, 4, final_op="Div")[0],
+                            lambda: [rand(3)])],
     "Identity": [C(tf.identity, lambda: [rand(2, 3)]),
                  C(tf.identity, lambda: [crand(3)])],
     "Reshape": [C(lambda x: tf.reshape(x, [3, -1]), lambda: [rand(2, 3, 2)]),

@@ -210,6 +210,78 @@ def test_the_shared_memory_all_reduce_matches_numpy_on_one_host(tmp_path, proces
         assert out["after_mismatch"] == [float(processes)] * 2
 
 
+BUCKET_OP_WORKER = """
+    import json
+    import numpy as np
+    import eager as tf
+    from eager.ops import collective_ops
+
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    r = strategy.cluster_resolver.task_id
+    ext = strategy.extended
+    out = {}
+    parts = [tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3) * (r + 1)),
+             tf.constant([1.0, 2.0, 3.0, 4.0]) * (r + 1), tf.constant(5.0 * (r + 1))]
+    reduced = collective_ops.collective_reduce_n(parts, 2, ext._group_key, 10_001)
+    out["shapes"] = [list(t.shape) for t in reduced]
+    out["values"] = [t.numpy().tolist() for t in reduced]
+    mean = collective_ops.collective_reduce_n(parts, 2, ext._group_key, 10_002, final_op="Div")
+    out["mean"] = [t.numpy().tolist() for t in mean]
+    with tf.GradientTape() as tape:
+        tape.watch(parts)
+        ys = collective_ops.collective_reduce_n(parts, 2, ext._group_key, 10_003)
+        loss = tf.reduce_sum(ys[0]) * float(r + 1) + tf.reduce_sum(ys[1])  # ys[2] unused
+    out["grads"] = [g.numpy().tolist() for g in tape.gradient(loss, parts)]
+    # a traced one-replica step reduces its gradients without a fused buffer
+    with strategy.scope():
+        w = tf.Variable(tf.ones((3, 2)))
+        b = tf.Variable(tf.zeros((2,)))
+        opt = tf.keras.optimizers.SGD(0.1)
+
+    @tf.function
+    def step(x):
+        def replica(x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.matmul(x, w) + b)
+            opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
+        strategy.run(replica, (x,))
+    x = tf.constant(np.full((4, 3), r + 1.0, np.float32))
+    step(x)
+    graph = step.get_concrete_function(x).graph
+    out["op_types"] = sorted({op.type for op in graph.get_operations()
+                              if op.type in ("CollectiveReduceN", "CollectiveReduceV2",
+                                             "ConcatV2", "SplitV")})
+    out["w"] = w.numpy().tolist()
+    out["b"] = b.numpy().tolist()
+    with open(f"result_{r}.json", "w") as file:
+        json.dump(out, file)
+"""
+
+
+def test_a_bucket_reduces_in_one_collective_op_without_a_fused_buffer(tmp_path):
+    """`CollectiveReduceN`: a bucket's tensors all-reduced as they are (shapes kept, a 0-d one
+    too), its gradient the group's sum of output gradients, and a one-replica worker's traced
+    step reduces its gradients with it, without ConcatV2/SplitV."""
+    proc = run_job(tmp_path, BUCKET_OP_WORKER)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    m = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for out in results_by_rank(tmp_path, proc).values():
+        assert out["shapes"] == [[2, 3], [4], []]
+        np.testing.assert_array_equal(out["values"][0], m * 3)
+        np.testing.assert_array_equal(out["values"][1], [3.0, 6.0, 9.0, 12.0])
+        assert out["values"][2] == 15.0
+        np.testing.assert_array_equal(out["mean"][1], [1.5, 3.0, 4.5, 6.0])
+        # d(loss_r)/d(ys[0]) is (r + 1) on worker r: the input gradient sums them: 1 + 2
+        np.testing.assert_array_equal(out["grads"][0], np.full((2, 3), 3.0))
+        np.testing.assert_array_equal(out["grads"][1], np.full(4, 2.0))
+        assert out["grads"][2] == 0.0
+        assert out["op_types"] == ["CollectiveReduceN"]
+        # global batch of 8 rows (4 of 1s, 4 of 2s) through MEAN-free SGD on the summed loss:
+        # dL/dw = sum over both workers' rows of x = 4 * 1 + 4 * 2 = 12 per entry
+        np.testing.assert_allclose(out["w"], np.full((3, 2), 1.0 - 0.1 * 12), rtol=1e-6)
+        np.testing.assert_allclose(out["b"], np.full(2, -0.1 * 8), rtol=1e-6)
+
+
 def test_a_worker_that_raises_ends_the_job_naming_it(tmp_path):
     proc = run_job(tmp_path, """
         import numpy as np

@@ -254,7 +254,7 @@ NO_ARITHMETIC = {"VarHandleOp", "AssignVariableOp", "DestroyResourceOp", "Resour
                  "IteratorGetNextAsOptional", "MatchingFiles", "ReadFile", "WriteFile",
                  "FlushSummaryWriter"}
 HANDLES_ITS_SIGNALS = {"AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
-                       "WriteSummary", "CollectiveReduceV2", "NcclAllReduce",
+                       "WriteSummary", "CollectiveReduceV2", "CollectiveReduceN", "NcclAllReduce",
                        "ResourceApplyGradientDescent", "ResourceSparseApplyGradientDescent",
                        "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",
                        "ResourceApplyAdam", "ResourceApplyAdamWithAmsgrad",

@@ -579,6 +579,8 @@ RECIPES = {
     "CheckNumerics": lambda x: eager.debugging.check_numerics(_real(x), "checked"),
     "CollectiveReduceV2": lambda x: collective_ops.collective_reduce(_real(x), 1, 0, 1,
                                                                     final_op="Div"),
+    "CollectiveReduceN": lambda x: collective_ops.collective_reduce_n([_real(x)], 1, 0, 1,
+                                                                      "Add", "Div")[0],
     "NcclAllReduce": lambda x: nccl_ops.nccl_all_reduce(_real(x), "mean", 1, 0, 1, 0),
     "AsString": lambda x: _S.as_string(x),
     "StringLength": lambda x: _S.length(_text(x), unit="UTF8_CHAR"),

@@ -145,6 +145,12 @@ class StrategyExtended:
     def experimental_should_init(self):
         return True
 
+    def _all_reduce_bucket_across_processes(self, tensors, reduce_op):
+        """`_all_reduce_across_processes` of several tensors as one collective op."""
+        return collective_ops.collective_reduce_n(
+            tensors, self._collectives.size, self._group_key, next(self._instance_keys),
+            merge_op="Add", final_op="Div" if reduce_op is ReduceOp.MEAN else "Id")
+
     def _all_reduce_across_processes(self, tensor, reduce_op):
         """`tensor` (this process's reduction over its replicas) all-reduced across the
         strategy's processes, as one collective op (see the module doc)."""
@@ -193,7 +199,19 @@ class StrategyExtended:
         shapes = [tuple(c[0].shape) for c in components]
         dtypes = [c[0].dtype.as_numpy_dtype for c in components]
         results = [[None] * n for _ in components]
+        single_replica = n == 1 and self._replica_all_reduce is None
+        if single_replica and self._collectives.size == 1:  # nothing to reduce across
+            return [Mirrored(c) for c in components]
         for bucket in _buckets.plan_buckets(list(zip(shapes, dtypes)), self.bucket_bytes):
+            if single_replica:
+                # One replica per process: the bucket's tensors go to the other processes as
+                # they are, in one exchange (no fused buffer, no split back).
+                with _core.device(self.worker_devices[0]):
+                    reduced = self._all_reduce_bucket_across_processes(
+                        [components[i][0] for i in bucket], reduce_op)
+                for i, part in zip(bucket, reduced):
+                    results[i][0] = part
+                continue
             fused = []
             for r, device in enumerate(self.worker_devices):
                 with _core.device(device):

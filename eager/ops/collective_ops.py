@@ -13,6 +13,12 @@ engine (`register_group(engine)` gives its `group_key`) and the kernel calls tha
 device array itself). A group of one process needs no engine:
 its all-reduce is the input. The reduction across a process's own replicas happens before
 this op, in ordinary ops; this op is the cross-process part (`group_size` processes).
+
+`CollectiveReduceN` is the same all-reduce of several tensors at once (a gradient bucket),
+one output per input, shapes kept: the engine packs them into its own transfer buffer (the
+shared-memory window among one host's processes), so a worker with one replica needs no
+concatenation into a fused buffer and no split back, two copies of every gradient and a dozen
+small ops per step fewer.
 """
 
 from __future__ import annotations
@@ -28,9 +34,10 @@ from ..core.dispatch import execute
 from ..core.registry import get_op, op_error, register_op
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
+from .creation_ops import zeros_like
 
-__all__ = ["COLLECTIVE_REDUCE", "collective_reduce", "register_group", "unregister_group",
-           "group_engine"]
+__all__ = ["COLLECTIVE_REDUCE", "COLLECTIVE_REDUCE_N", "collective_reduce",
+           "collective_reduce_n", "register_group", "unregister_group", "group_engine"]
 
 _NAME = "CollectiveReduceV2"
 _MERGE_OPS = {"Add": "sum", "Mul": "prod", "Max": "max", "Min": "min"}
@@ -94,7 +101,7 @@ def _kernel(xp, x, *, group_size, group_key, instance_key, merge_op="Add", final
         if final_op == "Div":
             out = (out / group_size).astype(x.dtype, copy=False)
         return out
-    host = np.ascontiguousarray(xp.asnumpy(x) if hasattr(xp, "asnumpy") else x)
+    host = np.asarray(xp.asnumpy(x) if hasattr(xp, "asnumpy") else x, order="C")  # 0-d kept
     # Never re-run (its peers would wait for a second exchange): IEEE results, no signals.
     with quiet():
         out = engine.all_reduce([host], _MERGE_OPS[merge_op])[0]
@@ -117,6 +124,62 @@ def collective_reduce(x, group_size, group_key, instance_key, merge_op="Add", fi
     return execute(COLLECTIVE_REDUCE, (x,), {
         "group_size": int(group_size), "group_key": int(group_key),
         "instance_key": int(instance_key), "merge_op": merge_op, "final_op": final_op})
+
+
+_NAME_N = "CollectiveReduceN"
+
+
+def _infer_n(*xs, group_size, group_key, instance_key, merge_op="Add", final_op="Id"):
+    if not xs:
+        raise op_error(_NAME_N, "needs at least one tensor to reduce")
+    for x in xs:
+        _check_attrs(x, group_size, merge_op, final_op)
+    return tuple(TensorSpec(x.shape, x.dtype) for x in xs)
+
+
+def _kernel_n(xp, *xs, group_size, group_key, instance_key, merge_op="Add", final_op="Id"):
+    if group_size == 1:
+        return tuple(x.copy() for x in xs)
+    engine = _GROUPS.get(group_key)
+    if engine is None or engine.size != group_size or hasattr(xp, "asnumpy"):
+        # No engine, a size mismatch (the one-tensor kernel says which), or device arrays:
+        # one tensor at a time through CollectiveReduceV2's kernel.
+        return tuple(_kernel(xp, x, group_size=group_size, group_key=group_key,
+                             instance_key=instance_key, merge_op=merge_op, final_op=final_op)
+                     for x in xs)
+    hosts = [np.asarray(x, order="C") for x in xs]  # 0-d arrays stay 0-d
+    with quiet():  # never re-run (peers would wait for a second exchange); IEEE results
+        outs = engine.all_reduce(hosts, _MERGE_OPS[merge_op])
+        if final_op == "Div":
+            outs = [(out / group_size).astype(host.dtype, copy=False)
+                    for out, host in zip(outs, hosts)]
+    return tuple(outs)
+
+
+COLLECTIVE_REDUCE_N = register_op(_NAME_N, _kernel_n, _infer_n, stateful=True, collective=True,
+                                  dtypes=_DTYPES, infer_from_types=True, num_outputs=None)
+
+
+def collective_reduce_n(tensors, group_size, group_key, instance_key, merge_op="Add",
+                        final_op="Id"):
+    """Each of `tensors` reduced across the group's processes as by `collective_reduce`, in one
+    exchange (see the module doc); a list of tensors of the inputs' shapes."""
+    tensors = tuple(convert_to_tensor(t) for t in tensors)
+    return list(execute(COLLECTIVE_REDUCE_N, tensors, {
+        "group_size": int(group_size), "group_key": int(group_key),
+        "instance_key": int(instance_key), "merge_op": merge_op, "final_op": final_op}))
+
+
+@get_op(_NAME_N).def_gradient
+def _collective_reduce_n_grad(forward, *dys):
+    """As `CollectiveReduceV2`'s gradient, for every output at once (an unused output's
+    gradient is zeros)."""
+    attrs = forward.attrs
+    if attrs["merge_op"] != "Add":
+        raise NotImplementedError(f"{_NAME_N} has a gradient for merge_op='Add' only.")
+    dys = [zeros_like(x) if dy is None else dy for dy, x in zip(dys, forward.inputs)]
+    return tuple(collective_reduce_n(dys, attrs["group_size"], attrs["group_key"],
+                                     attrs["instance_key"], "Add", attrs["final_op"]))
 
 
 @get_op(_NAME).def_gradient

@@ -77,6 +77,18 @@ class MPICollectives(Collectives):
     def all_reduce(self, arrays: list, op: str = "sum") -> list:
         self._check_open("all_reduce")
         op = check_reduce_op(op)
+        arrays = [np.asarray(a) for a in arrays]
+        if (self._node is not None and len(arrays) > 1
+                and len({a.dtype for a in arrays}) == 1 and arrays[0].dtype.kind in "fiuc"
+                and self._node.fits(arrays)):
+            # A bucket of one dtype: one round through the shared-memory window for all.
+            sources = [np.asarray(a, order="C") for a in arrays]  # keeps 0-d arrays 0-d
+            results = [np.empty_like(a) for a in sources]
+            self._node.all_reduce_packed(sources, results, "sum" if op == "mean" else op)
+            if op == "mean":
+                for result in results:
+                    self._divide_by_size(result)
+            return results
         return [self._all_reduce_one(a, op) for a in arrays]
 
     def all_gather(self, array, axis: int = 0):
@@ -132,9 +144,9 @@ class MPICollectives(Collectives):
                     None, "CollectiveReduce",
                     f"all_reduce: reduction {op!r} is not defined for bool tensors "
                     f"({_describe(array)}); cast to an integer or float dtype first.")
-            source = np.ascontiguousarray(array).view(np.uint8)  # max/min of 0/1: or/and
+            source = np.asarray(array, order="C").view(np.uint8)  # max/min of 0/1: or/and
         else:
-            source = np.ascontiguousarray(array)
+            source = np.asarray(array, order="C")  # 0-d stays 0-d
         result = np.empty_like(source)
         try:
             if self._node is not None and self._node.accepts(source):
@@ -148,11 +160,15 @@ class MPICollectives(Collectives):
                 f"all_reduce: MPI cannot reduce {_describe(array)} with {op!r}: "
                 f"{e.Get_error_string().splitlines()[0]}") from None
         if op == "mean":
-            if result.dtype.kind in "iu":
-                result //= self.size
-            else:
-                result /= result.dtype.type(self.size)
+            self._divide_by_size(result)
         return result.view(np.bool_) if array.dtype == np.bool_ else result
+
+    def _divide_by_size(self, result) -> None:
+        """A sum into a mean, in place (floor division for integers, as TensorFlow's)."""
+        if result.dtype.kind in "iu":
+            result //= self.size
+        else:
+            result /= result.dtype.type(self.size)
 
     def _gathered_lengths(self, name: str, array, axis: int):
         """Every rank's length along `axis` (None for scalars), after checking on every rank

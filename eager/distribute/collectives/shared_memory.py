@@ -78,8 +78,22 @@ class NodeAllReduce:
         flat, flat_out = source.reshape(-1), out.reshape(-1)
         step = max(1, PIECE_BYTES // source.dtype.itemsize)
         for index, start in enumerate(range(0, flat.size, step)):
-            self._reduce_piece(flat[start:start + step], flat_out[start:start + step], op,
+            self._reduce_piece([flat[start:start + step]], [flat_out[start:start + step]], op,
                                flat.size, index)
+
+    def all_reduce_packed(self, sources, outs, op: str) -> None:
+        """`all_reduce` of several arrays of one dtype whose bytes together fit one piece
+        (`fits`), in one round of the protocol: each is written at its offset in the slot."""
+        if self._window is None:
+            self._allocate()
+        total = sum(a.size for a in sources)
+        self._reduce_piece([a.reshape(-1) for a in sources], [o.reshape(-1) for o in outs], op,
+                           total, 0)
+
+    @staticmethod
+    def fits(arrays) -> bool:
+        """Whether `arrays` (one dtype) can go through `all_reduce_packed`."""
+        return sum(a.nbytes for a in arrays) <= PIECE_BYTES
 
     def close(self) -> None:
         window, self._window = self._window, None
@@ -99,27 +113,33 @@ class NodeAllReduce:
         self._headers = raw[:header_bytes].view(np.int64).reshape(2, self.size, _HEADER_WORDS)
         self._slots = raw[header_bytes:].reshape(2, self.size, PIECE_BYTES)
 
-    def _reduce_piece(self, piece, out, op, total, index):
+    def _reduce_piece(self, pieces, outs, op, total, index):
+        """One round of the protocol over `pieces` (flat arrays of one dtype), laid end to end
+        in the slot; the result goes to `outs` (flat arrays of the same sizes)."""
         parity = self._parity
         self._parity ^= 1
-        n, dtype = piece.size, piece.dtype
+        n, dtype = sum(p.size for p in pieces), pieces[0].dtype
         headers = self._headers[parity]
         headers[self.rank] = (total, ord(dtype.char), _OPS.index(op), index)
         slots = self._slots[parity, :, :n * dtype.itemsize].view(dtype)
-        slots[self.rank] = piece
+        mine, offset = slots[self.rank], 0
+        for piece in pieces:
+            mine[offset:offset + piece.size] = piece
+            offset += piece.size
         self._wait_barrier("all_reduce")
         if (headers != headers[self.rank]).any():
             raise _mismatch(headers)
         share = -(-n // self.size)
         lo, hi = min(n, self.rank * share), min(n, (self.rank + 1) * share)
-        if hi > lo:
-            reduce = _REDUCE[op]
-            part = slots[0, lo:hi].copy() if self.size > 1 else slots[0, lo:hi]
+        if hi > lo:  # in place in slot 0's share, which no other process reads or writes now
+            reduce, part = _REDUCE[op], slots[0, lo:hi]
             for other in range(1, self.size):
                 reduce(part, slots[other, lo:hi], out=part)
-            slots[0, lo:hi] = part
         self._wait_barrier("all_reduce")
-        out[...] = slots[0]
+        result, offset = slots[0], 0
+        for out in outs:
+            out[...] = result[offset:offset + out.size]
+            offset += out.size
 
 
 def _mismatch(headers) -> errors.InvalidArgumentError:
