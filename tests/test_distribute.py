@@ -443,3 +443,68 @@ def test_loss_scaling_counts_the_strategys_replicas():
         "You are calling `scale_regularization_loss` in cross replica context, while it was "
         "expected to be called in replica context.",
         "1.5 3.0"]
+
+
+def test_input_options_place_and_replicate_as_tf_does():
+    """`tf.distribute.InputOptions` (goldens from TF 2.21 on 2 logical CPUs): the repr, where
+    each replica's part lives, PER_REPLICA's dataset function once per replica, and TF's
+    errors."""
+    out = _run("""
+        import json
+        s = tf.distribute.MirroredStrategy(NAMES)
+        O, R = tf.distribute.InputOptions, tf.distribute.InputReplicationMode
+        res = {"repr": repr(O()), "modes": [m.value for m in R]}
+        ds = tf.data.Dataset.range(8).batch(4)
+
+        def first(d):
+            x = next(iter(d))
+            return [[t.device.split("device:")[-1] for t in x.values],
+                    [t.numpy().tolist() for t in x.values]]
+        res["fetch"] = first(s.experimental_distribute_dataset(ds, O()))
+        res["host"] = first(s.experimental_distribute_dataset(
+            ds, O(experimental_fetch_to_device=False)))
+        try:
+            s.experimental_distribute_dataset(ds, O(experimental_replication_mode=R.PER_REPLICA))
+        except NotImplementedError as e:
+            res["per_replica_error"] = str(e)
+        contexts = []
+
+        def fn(ctx):
+            contexts.append([ctx.input_pipeline_id, ctx.num_input_pipelines,
+                             ctx.num_replicas_in_sync])
+            return tf.data.Dataset.range(8).batch(2)
+        res["per_replica"] = first(s.distribute_datasets_from_function(
+            fn, O(experimental_replication_mode=R.PER_REPLICA)))
+        res["per_replica_host"] = first(s.distribute_datasets_from_function(
+            fn, O(experimental_replication_mode=R.PER_REPLICA, experimental_fetch_to_device=False)))
+        res["per_replica_placed"] = first(s.distribute_datasets_from_function(
+            fn, O(experimental_replication_mode=R.PER_REPLICA, experimental_fetch_to_device=False,
+                  experimental_place_dataset_on_device=True)))
+        res["per_worker"] = first(s.distribute_datasets_from_function(fn))
+        res["contexts"] = contexts
+        try:
+            s.distribute_datasets_from_function(fn, O(experimental_place_dataset_on_device=True,
+                                                      experimental_fetch_to_device=False))
+        except ValueError as e:
+            res["placed_error"] = str(e)
+        print(json.dumps(res))
+    """)
+    res = json.loads(out.strip().splitlines()[-1])
+    assert res["repr"] == (
+        "InputOptions(experimental_fetch_to_device=True, experimental_replication_mode="
+        "<InputReplicationMode.PER_WORKER: 'PER_WORKER'>, experimental_place_dataset_on_device="
+        "False, experimental_per_replica_buffer_size=1)")
+    assert res["modes"] == ["PER_WORKER", "PER_REPLICA"]
+    assert res["fetch"] == [["CPU:0", "CPU:1"], [[0, 1], [2, 3]]]
+    assert res["host"] == [["CPU:0", "CPU:0"], [[0, 1], [2, 3]]]
+    assert res["per_replica_error"] == ("InputReplicationMode.PER_REPLICA is only supported in "
+                                        "`distribute_datasets_from_function`.")
+    assert res["per_replica"] == [["CPU:0", "CPU:1"], [[0, 1], [0, 1]]]
+    assert res["per_replica_host"] == [["CPU:0", "CPU:0"], [[0, 1], [0, 1]]]
+    assert res["per_replica_placed"] == [["CPU:0", "CPU:1"], [[0, 1], [0, 1]]]
+    assert res["per_worker"] == [["CPU:0", "CPU:1"], [[0, 1], [2, 3]]]
+    # PER_REPLICA: one call per replica (ids 0, 1 of 2) three times; PER_WORKER: one call
+    assert res["contexts"] == [[0, 2, 2], [1, 2, 2]] * 3 + [[0, 1, 2]]
+    assert res["placed_error"] == (
+        "When `experimental_place_dataset_on_device` is set for dataset placement, you must "
+        "also specify `PER_REPLICA` for the replication mode")

@@ -7,6 +7,7 @@ from . import experimental  # noqa: F401 - tf.distribute.experimental's names
 from .cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce,
                                ReductionToOneDevice)
 from .input_lib import DistributedDataset
+from .input_options import InputOptions, InputReplicationMode
 from .multi_worker import MultiWorkerMirroredStrategy
 from .reduce_util import ReduceOp
 from .strategy import (InputContext, MirroredStrategy, OneDeviceStrategy, ReplicaContext,
@@ -21,4 +22,4 @@ __all__ = ["MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy
            "get_replica_context", "get_cross_replica_context", "in_cross_replica_context",
            "PerReplica", "DistributedValues", "MirroredVariable", "SyncOnReadVariable",
            "DistributedDataset", "CrossDeviceOps", "NcclAllReduce", "ReductionToOneDevice",
-           "HierarchicalCopyAllReduce"]
+           "HierarchicalCopyAllReduce", "InputOptions", "InputReplicationMode"]

@@ -399,10 +399,10 @@ class Strategy:
 
     # -- input ---------------------------------------------------------------------------------
     def experimental_distribute_dataset(self, dataset, options=None):
-        return DistributedDataset(self, dataset)
+        return DistributedDataset(self, dataset, options)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
-        return DistributedDatasetsFromFunction(self, dataset_fn)
+        return DistributedDatasetsFromFunction(self, dataset_fn, options)
 
     def experimental_distribute_values_from_function(self, value_fn):
         first = self._extended._worker_index * self._extended._num
