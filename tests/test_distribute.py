@@ -508,3 +508,17 @@ def test_input_options_place_and_replicate_as_tf_does():
     assert res["placed_error"] == (
         "When `experimental_place_dataset_on_device` is set for dataset placement, you must "
         "also specify `PER_REPLICA` for the replication mode")
+
+
+def test_mirrored_strategy_over_devices_this_machine_lacks_places_softly():
+    """TF 2.21 builds `MirroredStrategy(devices=["/gpu:0", "/gpu:1"])` on a machine without
+    GPUs (the distributed-training guide does) and soft-places its work: two replicas whose
+    variables and steps run where they can."""
+    s = tf.distribute.MirroredStrategy(devices=["/gpu:5", "/gpu:6"])
+    assert s.num_replicas_in_sync == 2
+    with s.scope():
+        v = tf.Variable(1.0)
+    assert [c.numpy() for c in v.values] == [1.0, 1.0]
+    doubled = s.run(lambda: v * 2.0)
+    assert [t.numpy() for t in s.experimental_local_results(doubled)] == [2.0, 2.0]
+    assert float(s.reduce("SUM", doubled, axis=None)) == 4.0

@@ -89,7 +89,11 @@ def select_cross_device_ops(devices):
     """(the `CrossDeviceOps` a `MirroredStrategy` over `devices` uses by default, why)."""
     if len(devices) < 2:
         return ReductionToOneDevice(), "one device: nothing to reduce across"
-    reason = _nccl.unavailable_reason(_eager_devices(devices))
+    found = _eager_devices(devices)
+    if None in found:  # e.g. "/gpu:1" on a machine without it: soft placement, as in TF
+        missing = devices[found.index(None)]
+        return ReductionToOneDevice(), f"not using NCCL: {missing} does not exist here"
+    reason = _nccl.unavailable_reason(found)
     if reason is None:
         return NcclAllReduce(), "every device is a CUDA GPU and CuPy's NCCL imports"
     return ReductionToOneDevice(), f"not using NCCL: {reason}"
