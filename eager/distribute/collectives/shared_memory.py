@@ -97,9 +97,13 @@ class NodeAllReduce:
 
     def close(self) -> None:
         window, self._window = self._window, None
-        if window is not None and not MPI.Is_finalized():
+        comm, self._comm = self._comm, None
+        if MPI.Is_finalized():
+            return
+        if window is not None:
             window.Free()
-            self._comm.Free()
+        if comm is not None:
+            comm.Free()
 
     # -- the protocol -------------------------------------------------------------------------
 
