@@ -368,15 +368,25 @@ MLP_WORKER = """
           (rng.randn(8, 3) * 0.5).astype(np.float32), np.zeros(3, np.float32)]
 
 
-    def make_strategy(local_devices):
+    def make_strategy(local_devices, overlap=False):
+        # With `overlap`, the engine's communication thread is on (this machine may have too
+        # few cores to choose it) and every gradient is a bucket of its own: a traced step
+        # then starts four all-reduces during its backward pass.
         if MODE == "reference":
             return None
+        os.environ["EAGER_COLLECTIVE_OVERLAP"] = "1" if overlap else "0"
         if local_devices == 1:
-            return tf.distribute.MultiWorkerMirroredStrategy()
-        return tf.distribute.MultiWorkerMirroredStrategy._from_local_devices(["/cpu:0", "/cpu:1"])
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        else:
+            strategy = tf.distribute.MultiWorkerMirroredStrategy._from_local_devices(
+                ["/cpu:0", "/cpu:1"])
+        if overlap:
+            strategy.extended.bucket_bytes = 100
+        return strategy
 
 
     TRACES = {}
+    STARTED = {}  # config -> all-reduces the engine's communication thread ran
 
 
     def local_devices(strategy):
@@ -411,6 +421,9 @@ MLP_WORKER = """
             run(x, y)
         if traced:
             TRACES[f"{opt_name}-{local_devices(strategy)}"] = run.experimental_get_tracing_count()
+        if strategy is not None:
+            STARTED[f"{opt_name}-{'traced' if traced else 'eager'}-{local_devices(strategy)}"] = \
+                strategy.extended._collectives.started_count
         if strategy is not None:  # every component of every variable equal on this worker
             for v in vs:
                 for c in v.values[1:]:
@@ -437,14 +450,15 @@ MLP_WORKER = """
     for opt_name in ("sgd", "adam"):
         for traced in (False, True):
             for local in (1, 2):
-                strategy = make_strategy(local)
+                strategy = make_strategy(local, overlap=opt_name == "sgd")
                 if strategy is not None:
                     rank = strategy.cluster_resolver.task_id
                     out.setdefault("replicas", {})[local] = strategy.num_replicas_in_sync
                 out[f"{opt_name}-{'traced' if traced else 'eager'}-{local}"], vs = train(
                     strategy, opt_name, traced)
     out["traces"] = TRACES
-    out["keras"] = keras_fit(make_strategy(1))
+    out["started"] = STARTED
+    out["keras"] = keras_fit(make_strategy(1, overlap=True))
 
     # Checkpoints: written by this run, and (MPI) the reference run's restored here.
     ckpt_dir = os.path.join(OUT, f"ckpt_{MODE}")
@@ -503,6 +517,22 @@ def test_two_workers_end_at_the_one_device_weights(mlp_runs, config):
         assert runs[rank]["replicas"] == {"1": 2, "2": 4}
         for got, want in zip(runs[rank][config], runs["reference"][config]):
             np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+
+
+def test_traced_steps_start_their_all_reduces_on_the_communication_thread(mlp_runs):
+    """With overlap on (the SGD runs), a traced step's all-reduces are split and started on
+    the engine's thread: one per gradient (buckets of one) per step for one replica per
+    worker, one fused bucket per gradient for two; eager steps and overlap off never start
+    one. Their weights are checked against one device above."""
+    runs, _ = mlp_runs
+    for rank in (0, 1):
+        started = runs[rank]["started"]
+        # 3 steps; the first call traces (its collectives run as traced, unsplit).
+        assert started["sgd-traced-1"] >= 2 * 4, started
+        assert started["sgd-traced-2"] >= 2 * 4, started
+        assert started["sgd-eager-1"] == started["sgd-eager-2"] == 0, started
+        assert all(started[f"adam-{mode}-{n}"] == 0 for mode in ("eager", "traced")
+                   for n in (1, 2)), started
 
 
 def test_a_traced_step_on_two_workers_traces_as_often_as_on_one_device(mlp_runs):

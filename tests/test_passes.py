@@ -985,7 +985,8 @@ def _mlp_like(x, w, b):
 
 def test_optimize_default_pipeline():
     assert DEFAULT_PASSES == ("prune", "fold_constants", "cse", "fold_broadcasts",
-                              "bypass_identities", "prune", "fuse_elementwise")
+                              "bypass_identities", "prune", "fuse_elementwise",
+                              "overlap_collectives")
     g = trace(_mlp_like, TensorSpec([4, 3]), TensorSpec([3, 2]), TensorSpec([2]))
     p = program_of(g)
     q = optimize(p, options=PassOptions(validate=True))

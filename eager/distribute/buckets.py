@@ -3,9 +3,13 @@ buffer with one collective, and split the results back (Horovod's tensor fusion,
 buckets). One collective call per ~25 MB instead of one per variable: fewer, larger messages,
 which is what MPI and NCCL are fast at.
 
-Buckets are built in the order of the tensors given (the variables' creation order), so every
-replica and every worker forms the same buckets and issues the same collectives in the same
-order. Tensors of different dtypes go to different buckets.
+Buckets are built in the reverse of the order the tensors are given (the variables' creation
+order): the backward pass computes the last layers' gradients first, so the first bucket is the
+first one ready, and its all-reduce can run while the backward pass computes the next
+(`eager.runtime.passes.collectives`). Where the engine overlaps, the first bucket is small
+(`FIRST_BUCKET_BYTES`, as PyTorch DDP's) so that its exchange starts early. Every replica and
+every worker forms the same buckets from the same tensors and issues the same collectives in
+the same order. Tensors of different dtypes go to different buckets.
 """
 
 from __future__ import annotations
@@ -14,17 +18,24 @@ import numpy as np
 
 #: The default bucket size, in bytes (PyTorch DDP's default).
 BUCKET_BYTES = 25 * 2 ** 20
+#: The first bucket's size, in bytes (PyTorch DDP's default first bucket).
+FIRST_BUCKET_BYTES = 2 ** 20
 
 
-def plan_buckets(shapes_dtypes, bucket_bytes=BUCKET_BYTES) -> list:
-    """Lists of indices into `shapes_dtypes`, one per bucket: consecutive tensors of one dtype,
-    a bucket closed once it reaches `bucket_bytes` (a larger tensor gets a bucket of its own)."""
+def plan_buckets(shapes_dtypes, bucket_bytes=BUCKET_BYTES,
+                 first_bucket_bytes=FIRST_BUCKET_BYTES) -> list:
+    """Lists of indices into `shapes_dtypes`, one per bucket, taken from the last tensor to the
+    first (see the module doc): tensors of one dtype next to each other, a bucket closed before
+    it would pass `bucket_bytes` (the first one: the smaller of `first_bucket_bytes` and
+    `bucket_bytes`); a larger tensor gets a bucket of its own."""
     buckets, current, size, dtype = [], [], 0, None
-    for i, (shape, dt) in enumerate(shapes_dtypes):
+    limit = min(bucket_bytes, first_bucket_bytes)
+    for i in reversed(range(len(shapes_dtypes))):
+        shape, dt = shapes_dtypes[i]
         nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize
-        if current and (dt != dtype or size + nbytes > bucket_bytes):
+        if current and (dt != dtype or size + nbytes > limit):
             buckets.append(current)
-            current, size = [], 0
+            current, size, limit = [], 0, bucket_bytes
         current.append(i)
         size += nbytes
         dtype = dt

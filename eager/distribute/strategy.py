@@ -202,7 +202,12 @@ class StrategyExtended:
         single_replica = n == 1 and self._replica_all_reduce is None
         if single_replica and self._collectives.size == 1:  # nothing to reduce across
             return [Mirrored(c) for c in components]
-        for bucket in _buckets.plan_buckets(list(zip(shapes, dtypes)), self.bucket_bytes):
+        # A small first bucket pays only where its exchange can start early (overlap).
+        first = (_buckets.FIRST_BUCKET_BYTES
+                 if collective_ops.overlaps(self._group_key, self._collectives.size)
+                 else self.bucket_bytes)
+        for bucket in _buckets.plan_buckets(list(zip(shapes, dtypes)), self.bucket_bytes,
+                                            first):
             if single_replica:
                 # One replica per process: the bucket's tensors go to the other processes as
                 # they are, in one exchange (no fused buffer, no split back).

@@ -14,6 +14,16 @@ device array itself). A group of one process needs no engine:
 its all-reduce is the input. The reduction across a process's own replicas happens before
 this op, in ordinary ops; this op is the cross-process part (`group_size` processes).
 
+Overlap: `CollectiveReduceNStart` hands a bucket's all-reduce to the engine's communication
+thread and returns at once with a handle (a variant scalar); `CollectiveReduceNDone` waits for
+it and returns the reduced tensors. Started in the order issued, on every worker
+(`eager.distribute.collectives.ordered`). A traced step never holds them: the graph keeps one
+`CollectiveReduceN` (one meaning, one gradient) and the runtime's `overlap_collectives` pass
+splits it, moving the start to just after the bucket's last gradient is computed, so the
+exchange runs while the backward pass computes the next bucket. Eagerly (synchronous or
+asynchronous) the all-reduce runs where it is issued: an eager step's buckets are reduced only
+once `tape.gradient` has returned them.
+
 `CollectiveReduceN` is the same all-reduce of several tensors at once (a gradient bucket),
 one output per input, shapes kept: the engine packs them into its own transfer buffer (the
 shared-memory window among one host's processes), so a worker with one replica needs no
@@ -36,8 +46,10 @@ from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from .creation_ops import zeros_like
 
-__all__ = ["COLLECTIVE_REDUCE", "COLLECTIVE_REDUCE_N", "collective_reduce",
-           "collective_reduce_n", "register_group", "unregister_group", "group_engine"]
+__all__ = ["COLLECTIVE_REDUCE", "COLLECTIVE_REDUCE_N", "COLLECTIVE_REDUCE_N_START",
+           "COLLECTIVE_REDUCE_N_DONE", "StartedReduction", "collective_reduce",
+           "collective_reduce_n", "register_group", "unregister_group", "group_engine",
+           "overlaps"]
 
 _NAME = "CollectiveReduceV2"
 _MERGE_OPS = {"Add": "sum", "Mul": "prod", "Max": "max", "Min": "min"}
@@ -168,6 +180,93 @@ def collective_reduce_n(tensors, group_size, group_key, instance_key, merge_op="
     return list(execute(COLLECTIVE_REDUCE_N, tensors, {
         "group_size": int(group_size), "group_key": int(group_key),
         "instance_key": int(instance_key), "merge_op": merge_op, "final_op": final_op}))
+
+
+def overlaps(group_key, group_size) -> bool:
+    """Whether an all-reduce of this group is worth splitting into a start and a wait: more
+    than one process, a host engine (not NCCL, which runs on device streams) with a
+    communication thread (`Collectives.asynchronous`)."""
+    engine = _GROUPS.get(group_key)
+    return (group_size > 1 and engine is not None and engine.size == group_size
+            and engine.asynchronous and not getattr(engine, "takes_device_arrays", False))
+
+
+class StartedReduction:
+    """The value of a `CollectiveReduceNStart` handle: the engine's Future of the reduced
+    arrays. A variant scalar, as TensorFlow's handles to things in flight are."""
+
+    __slots__ = ("future",)
+
+    eager_dtype = dtype = _dt.variant
+    shape = ()
+    ndim = 0
+
+    def __init__(self, future):
+        self.future = future
+
+    def __repr__(self):
+        return f"<StartedReduction {'done' if self.future.done() else 'in flight'}>"
+
+
+def _reduce_job(engine, hosts, merge_op, final_op, group_size):
+    """What the communication thread runs for one started bucket of host arrays."""
+    def job():
+        with quiet():  # IEEE results, no signals (the thread's own error state)
+            outs = engine.all_reduce(hosts, _MERGE_OPS[merge_op])
+            if final_op == "Div":
+                outs = [(out / group_size).astype(host.dtype, copy=False)
+                        for out, host in zip(outs, hosts)]
+        return tuple(outs)
+    return job
+
+
+def _start_kernel(xp, *xs, group_size, group_key, instance_key, merge_op="Add", final_op="Id"):
+    if not overlaps(group_key, group_size):
+        raise op_error(_NAME_START, f"collective group {group_key} (instance_key="
+                                    f"{instance_key}) has no asynchronous engine of "
+                                    f"{group_size} processes", xs)
+    engine = _GROUPS[group_key]
+    hosts = [np.asarray(x, order="C") for x in xs]  # 0-d arrays stay 0-d
+    return StartedReduction(engine.start(_reduce_job(engine, hosts, merge_op, final_op,
+                                                     group_size)))
+
+
+def _infer_start(*xs, group_size, group_key, instance_key, merge_op="Add", final_op="Id"):
+    _infer_n(*xs, group_size=group_size, group_key=group_key, instance_key=instance_key,
+             merge_op=merge_op, final_op=final_op)
+    return TensorSpec((), _dt.variant)
+
+
+def _done_kernel(xp, handle, *, shapes, dtypes, group_key, instance_key):
+    outs = handle.future.result()
+    if len(outs) != len(shapes):
+        raise op_error(_NAME_DONE, f"the started all-reduce (group_key={group_key}, "
+                                   f"instance_key={instance_key}) returned {len(outs)} tensors "
+                                   f"for {len(shapes)}")
+    return tuple(xp.asarray(out) for out in outs)
+
+
+def _infer_done(handle, *, shapes, dtypes, group_key, instance_key):
+    if handle.dtype is not _dt.variant:
+        raise op_error(_NAME_DONE, f"expects the variant handle of a {_NAME_START}, got "
+                                   f"{handle.dtype.name}", [handle])
+    return tuple(TensorSpec(shape, dtype) for shape, dtype in zip(shapes, dtypes))
+
+
+_NAME_START = "CollectiveReduceNStart"
+_NAME_DONE = "CollectiveReduceNDone"
+COLLECTIVE_REDUCE_N_START = register_op(_NAME_START, _start_kernel, _infer_start, stateful=True,
+                                        collective=True, dtypes=_DTYPES,
+                                        infer_from_types=True, differentiable=False)
+COLLECTIVE_REDUCE_N_DONE = register_op(_NAME_DONE, _done_kernel, _infer_done, stateful=True,
+                                       num_outputs=None, differentiable=False)
+
+
+def done_attrs(tensors_or_specs, attrs) -> dict:
+    """`CollectiveReduceNDone`'s attributes for a started bucket of these tensors (or specs)."""
+    return {"shapes": tuple(tuple(t.shape) for t in tensors_or_specs),
+            "dtypes": tuple(t.dtype for t in tensors_or_specs),
+            "group_key": attrs["group_key"], "instance_key": attrs["instance_key"]}
 
 
 @get_op(_NAME_N).def_gradient

@@ -12,6 +12,8 @@ across the local replicas it is handed (`LocalCollectives.reduce_replicas`).
 
 from __future__ import annotations
 
+from concurrent.futures import Future
+
 import numpy as np
 
 #: The reductions every engine supports, by the names `all_reduce` takes.
@@ -29,6 +31,21 @@ class Collectives:
 
     rank: int = 0
     size: int = 1
+    #: True when `start` returns before the exchange is done (the engine has a communication
+    #: thread, `ordered.OrderedCalls`): only then is splitting an all-reduce into a start and
+    #: a wait worth it (`eager.runtime.passes.collectives`).
+    asynchronous: bool = False
+
+    def start(self, fn) -> Future:
+        """Runs `fn()` (which calls this engine's collectives) after every collective issued
+        before it, without waiting for it where the engine is `asynchronous`; the Future holds
+        its result or its error. Here: at once, on the caller's thread."""
+        future = Future()
+        try:
+            future.set_result(fn())
+        except Exception as e:  # noqa: BLE001 - raised where the result is asked for
+            future.set_exception(e)
+        return future
 
     def all_reduce(self, arrays: list[np.ndarray], op: str = "sum") -> list[np.ndarray]:
         """Reduce each array elementwise across all participants; every participant gets the

@@ -19,7 +19,9 @@ strategy is built.
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import Future
 
 import numpy as np
 from mpi4py import MPI
@@ -27,6 +29,7 @@ from mpi4py import MPI
 from ...base import errors
 from ..failure import abort_on_uncaught_error
 from .base import Collectives, check_reduce_op
+from .ordered import OrderedCalls
 from .shared_memory import NodeAllReduce
 
 _MPI_OPS = {"sum": MPI.SUM, "mean": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
@@ -47,10 +50,17 @@ class MPICollectives(Collectives):
     raising `eager.errors.DeadlineExceededError` (None: wait as long as MPI does).
     `abort_on_error`: an uncaught exception in this process aborts the whole job
     (`eager.distribute.failure`) instead of leaving the other processes waiting.
+    `overlap`: whether started collectives (`start`) run on a communication thread while the
+    caller carries on, so a traced step's all-reduces overlap its backward pass
+    (`eager.runtime.passes.collectives`). None decides from the environment variable
+    `EAGER_COLLECTIVE_OVERLAP` ("1" or "0") if set, else from the machine: on when this host
+    has at least two cores per process (the thread waits inside MPI, which polls a core, and
+    copies and reduces buffers: with no core of its own it slows the computation it should
+    hide behind). Either way only if MPI lets two threads take turns calling it.
     """
 
     def __init__(self, comm=None, timeout_seconds: float | None = None,
-                 abort_on_error: bool = True):
+                 abort_on_error: bool = True, overlap: bool | None = None):
         if timeout_seconds is not None and not timeout_seconds > 0:
             raise ValueError(f"timeout_seconds must be a positive number of seconds or None, "
                              f"got {timeout_seconds!r}.")
@@ -62,9 +72,21 @@ class MPICollectives(Collectives):
             abort_on_uncaught_error(MPI.COMM_WORLD if comm is None else comm)
         # One host: large buffers are reduced through a shared-memory window (shared_memory.py).
         self._node = NodeAllReduce.for_world(self._comm, self._barrier_on)
+        # Every call, started or synchronous, in one order (ordered.py). Started calls run on
+        # a thread of their own only if MPI lets two threads take turns calling it.
+        self._calls = OrderedCalls(f"eager-mpi-collectives-{self.rank}")
+        if overlap is None:
+            overlap = _overlap_by_default(self._comm)
+        self.asynchronous = bool(overlap) and MPI.Query_thread() >= MPI.THREAD_SERIALIZED
 
     def __repr__(self):
         return f"MPICollectives(rank={self.rank}, size={self.size})"
+
+    @property
+    def started_count(self) -> int:
+        """How many collectives went to the communication thread so far (started ones, and
+        synchronous ones that had to wait behind them)."""
+        return self._calls.submitted
 
     @property
     def comm(self):
@@ -74,9 +96,47 @@ class MPICollectives(Collectives):
 
     # -- the interface ------------------------------------------------------------------------
 
+    def start(self, fn) -> Future:
+        self._check_open("start")
+        if not self.asynchronous:
+            return super().start(lambda: self._calls.call(fn))
+        return self._calls.submit(fn)
+
     def all_reduce(self, arrays: list, op: str = "sum") -> list:
         self._check_open("all_reduce")
         op = check_reduce_op(op)
+        return self._calls.call(lambda: self._all_reduce(arrays, op))
+
+    def all_gather(self, array, axis: int = 0):
+        self._check_open("all_gather")
+        return self._calls.call(lambda: self._all_gather(array, axis))
+
+    def broadcast(self, array, root: int = 0):
+        self._check_open("broadcast")
+        if not 0 <= root < self.size:
+            raise ValueError(f"broadcast: root {root} is not a rank of this group of "
+                             f"{self.size} workers.")
+        return self._calls.call(lambda: self._broadcast(array, root))
+
+    def barrier(self) -> None:
+        self._check_open("barrier")
+        self._calls.call(lambda: self._wait("barrier", None, self._comm.Barrier,
+                                            self._comm.Ibarrier))
+
+    def close(self) -> None:
+        calls = getattr(self, "_calls", None)
+        if calls is not None:
+            calls.close()  # what was started finishes first
+        node, self._node = self._node, None
+        if node is not None:
+            node.close()
+        comm, self._comm = self._comm, None
+        if comm is not None and not MPI.Is_finalized():
+            comm.Free()
+
+    # -- the calls, on the thread `_calls` runs them on ---------------------------------------
+
+    def _all_reduce(self, arrays, op):
         arrays = [np.asarray(a) for a in arrays]
         if (self._node is not None and len(arrays) > 1
                 and len({a.dtype for a in arrays}) == 1 and arrays[0].dtype.kind in "fiuc"
@@ -91,8 +151,7 @@ class MPICollectives(Collectives):
             return results
         return [self._all_reduce_one(a, op) for a in arrays]
 
-    def all_gather(self, array, axis: int = 0):
-        self._check_open("all_gather")
+    def _all_gather(self, array, axis):
         array = np.asarray(array)
         lengths = self._gathered_lengths("all_gather", array, axis)
         if lengths is None or len(set(lengths)) == 1:  # equal parts: one plain Allgather
@@ -111,26 +170,10 @@ class MPICollectives(Collectives):
         stacked = received.reshape((sum(lengths),) + send.shape[1:])
         return np.ascontiguousarray(np.moveaxis(stacked, 0, axis))
 
-    def broadcast(self, array, root: int = 0):
-        self._check_open("broadcast")
-        if not 0 <= root < self.size:
-            raise ValueError(f"broadcast: root {root} is not a rank of this group of "
-                             f"{self.size} workers.")
+    def _broadcast(self, array, root):
         buffer = _writable_contiguous(np.asarray(array))
         self._wait("broadcast", buffer, self._comm.Bcast, self._comm.Ibcast, buffer, root)
         return buffer
-
-    def barrier(self) -> None:
-        self._check_open("barrier")
-        self._wait("barrier", None, self._comm.Barrier, self._comm.Ibarrier)
-
-    def close(self) -> None:
-        node, self._node = self._node, None
-        if node is not None:
-            node.close()
-        comm, self._comm = self._comm, None
-        if comm is not None and not MPI.Is_finalized():
-            comm.Free()
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -218,6 +261,24 @@ class MPICollectives(Collectives):
         if self._comm is None:
             raise errors.FailedPreconditionError(
                 None, name, f"{name}: this MPICollectives was closed; build a new one.")
+
+
+def _overlap_by_default(comm) -> bool:
+    """`EAGER_COLLECTIVE_OVERLAP` if set, else whether this host has two cores per process of
+    `comm` on it (see `MPICollectives`). Collective: every process of `comm` calls it."""
+    host = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    processes = host.Get_size()
+    host.Free()
+    chosen = os.environ.get("EAGER_COLLECTIVE_OVERLAP", "").strip()
+    if chosen in ("0", "1"):
+        return chosen == "1"
+    if chosen:
+        raise ValueError(f"EAGER_COLLECTIVE_OVERLAP must be 0 or 1, got {chosen!r}.")
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        cores = os.cpu_count() or 1
+    return cores >= 2 * processes
 
 
 def _writable_contiguous(array):

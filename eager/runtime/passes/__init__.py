@@ -8,8 +8,12 @@
   (`broadcasts.py`).
 * `bypass_identities`: `x * 1` and `x / 1` read as `x` (`identities.py`).
 * `fuse_elementwise`: trees of elementwise ops as one node (`fusion.py`).
+* `overlap_collectives`: a cross-process all-reduce split into a start moved to just after its
+  inputs and a wait where it was, so the exchange overlaps the computation between them
+  (`collectives.py`).
 
-None of them ever removes, merges, folds or fuses a stateful node or a node on a resource
+None of them ever removes, merges, folds or fuses a stateful node (splitting an all-reduce
+into its start and its wait keeps both stateful) or a node on a resource
 (`Node.is_stateful`), or a node named in `targets`; each returns a program that passes
 `Program.validate` and computes the same fetches as its input under `run_program`.
 
@@ -17,13 +21,15 @@ None of them ever removes, merges, folds or fuses a stateful node or a node on a
 then work only on what runs), fold, merge what folding made equal, bypass broadcasts, then
 identities (with the ones folding made, possibly no longer broadcast), prune what folding,
 merging and bypassing left unused, and fuse last (fusion needs final use
-counts, and its opaque nodes would hide duplicates from CSE). Callers switch passes off by
+counts, and its opaque nodes would hide duplicates from CSE), and split collectives after
+everything (the start's position depends on the final node order). Callers switch passes off by
 name with `PassOptions`, or give their own sequence of names.
 """
 
 from __future__ import annotations
 
 from .broadcasts import fold_broadcasts
+from .collectives import overlap_collectives
 from .constant_folding import DEFAULT_MAX_BYTES, fold_constants
 from .cse import eliminate_common_subexpressions
 from .fusion import fuse_elementwise
@@ -32,7 +38,7 @@ from .prune import prune
 
 __all__ = ["optimize", "PassOptions", "PASSES", "DEFAULT_PASSES", "prune", "fold_constants",
            "bypass_identities", "eliminate_common_subexpressions", "fold_broadcasts",
-           "fuse_elementwise"]
+           "fuse_elementwise", "overlap_collectives"]
 
 #: Every pass by the name `optimize` and `PassOptions` know it by.
 PASSES = {
@@ -42,11 +48,12 @@ PASSES = {
     "cse": eliminate_common_subexpressions,
     "fold_broadcasts": fold_broadcasts,
     "fuse_elementwise": fuse_elementwise,
+    "overlap_collectives": overlap_collectives,
 }
 
 #: The order `optimize` runs passes in by default (see the module doc for why).
 DEFAULT_PASSES = ("prune", "fold_constants", "cse", "fold_broadcasts", "bypass_identities",
-                  "prune", "fuse_elementwise")
+                  "prune", "fuse_elementwise", "overlap_collectives")
 
 
 class PassOptions:
