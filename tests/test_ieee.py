@@ -244,7 +244,8 @@ def test_simulated_gpu_kernels_never_signal(hostile, simulated_gpu):
 #: eager's, the arithmetic the user's; the dataset iterator ops, whose elements' arithmetic ran
 #: in eager's own kernels), or it deals with its own signals (`eager.base.ieee`),
 #: each tested below. A new stateful op must be added here, having been checked.
-NO_ARITHMETIC = {"VarHandleOp", "CollectiveReduceNDone", "AssignVariableOp", "DestroyResourceOp", "ResourceScatterUpdate",
+NO_ARITHMETIC = {"VarHandleOp", "CollectiveReduceNDone", "AssignVariableOp", "DestroyResourceOp",
+                 "ResourceScatterUpdate",
                  "PrintV2", "RandomShuffle", "RandomStandardNormal", "RandomUniform",
                  "RandomUniformInt", "TruncatedNormal", "StatefulStandardNormalV2",
                  "StatefulTruncatedNormal", "StatefulUniform", "StatefulUniformFullInt",
