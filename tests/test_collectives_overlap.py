@@ -22,6 +22,10 @@ from eager.distribute.collectives.ordered import OrderedCalls
 from eager.ops import collective_ops
 from eager.runtime.executable import function_program
 
+pytestmark = pytest.mark.cpu_only(
+    reason="the host engine's path: the threads that run each exchange, and errors raised by "
+           "the call (on a GPU the collective kernels run on its streams)")
+
 
 class LoopbackEngine(Collectives):
     """Two participants with equal values (see the module doc)."""
