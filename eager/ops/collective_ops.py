@@ -33,6 +33,7 @@ small ops per step fewer.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 
@@ -160,7 +161,13 @@ def _kernel_n(xp, *xs, group_size, group_key, instance_key, merge_op="Add", fina
                              instance_key=instance_key, merge_op=merge_op, final_op=final_op)
                      for x in xs)
     hosts = [np.asarray(x, order="C") for x in xs]  # 0-d arrays stay 0-d
-    with quiet():  # never re-run (peers would wait for a second exchange); IEEE results
+    return _reduce_hosts(engine, hosts, merge_op, final_op, group_size)
+
+
+def _reduce_hosts(engine, hosts, merge_op, final_op, group_size) -> tuple:
+    """The engine's all-reduce of contiguous host arrays, divided for a mean. Quietly: never
+    re-run (peers would wait for a second exchange), IEEE results, no signals."""
+    with quiet():
         outs = engine.all_reduce(hosts, _MERGE_OPS[merge_op])
         if final_op == "Div":
             outs = [(out / group_size).astype(host.dtype, copy=False)
@@ -208,18 +215,6 @@ class StartedReduction:
         return f"<StartedReduction {'done' if self.future.done() else 'in flight'}>"
 
 
-def _reduce_job(engine, hosts, merge_op, final_op, group_size):
-    """What the communication thread runs for one started bucket of host arrays."""
-    def job():
-        with quiet():  # IEEE results, no signals (the thread's own error state)
-            outs = engine.all_reduce(hosts, _MERGE_OPS[merge_op])
-            if final_op == "Div":
-                outs = [(out / group_size).astype(host.dtype, copy=False)
-                        for out, host in zip(outs, hosts)]
-        return tuple(outs)
-    return job
-
-
 def _start_kernel(xp, *xs, group_size, group_key, instance_key, merge_op="Add", final_op="Id"):
     if not overlaps(group_key, group_size):
         raise op_error(_NAME_START, f"collective group {group_key} (instance_key="
@@ -227,8 +222,9 @@ def _start_kernel(xp, *xs, group_size, group_key, instance_key, merge_op="Add", 
                                     f"{group_size} processes", xs)
     engine = _GROUPS[group_key]
     hosts = [np.asarray(x, order="C") for x in xs]  # 0-d arrays stay 0-d
-    return StartedReduction(engine.start(_reduce_job(engine, hosts, merge_op, final_op,
-                                                     group_size)))
+    # The communication thread runs the exchange (`_reduce_hosts` sets its own error state).
+    return StartedReduction(engine.start(functools.partial(
+        _reduce_hosts, engine, hosts, merge_op, final_op, group_size)))
 
 
 def _infer_start(*xs, group_size, group_key, instance_key, merge_op="Add", final_op="Id"):

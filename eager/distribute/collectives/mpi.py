@@ -76,7 +76,7 @@ class MPICollectives(Collectives):
         # a thread of their own only if MPI lets two threads take turns calling it.
         self._calls = OrderedCalls(f"eager-mpi-collectives-{self.rank}")
         if overlap is None:
-            overlap = _overlap_by_default(self._comm)
+            overlap = _overlap_by_default(self._comm, self._node)
         self.asynchronous = bool(overlap) and MPI.Query_thread() >= MPI.THREAD_SERIALIZED
 
     def __repr__(self):
@@ -124,9 +124,7 @@ class MPICollectives(Collectives):
                                             self._comm.Ibarrier))
 
     def close(self) -> None:
-        calls = getattr(self, "_calls", None)
-        if calls is not None:
-            calls.close()  # what was started finishes first
+        self._calls.close()  # what was started finishes first (idempotent)
         node, self._node = self._node, None
         if node is not None:
             node.close()
@@ -263,12 +261,16 @@ class MPICollectives(Collectives):
                 None, name, f"{name}: this MPICollectives was closed; build a new one.")
 
 
-def _overlap_by_default(comm) -> bool:
+def _overlap_by_default(comm, node) -> bool:
     """`EAGER_COLLECTIVE_OVERLAP` if set, else whether this host has two cores per process of
-    `comm` on it (see `MPICollectives`). Collective: every process of `comm` calls it."""
-    host = comm.Split_type(MPI.COMM_TYPE_SHARED)
-    processes = host.Get_size()
-    host.Free()
+    `comm` on it (see `MPICollectives`; `node`: the engine's `NodeAllReduce`, which knows them
+    when every process shares this host). Collective: every process of `comm` calls it."""
+    if node is not None:
+        processes = node.size
+    else:
+        host = comm.Split_type(MPI.COMM_TYPE_SHARED)
+        processes = host.Get_size()
+        host.Free()
     chosen = os.environ.get("EAGER_COLLECTIVE_OVERLAP", "").strip()
     if chosen in ("0", "1"):
         return chosen == "1"
