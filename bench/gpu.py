@@ -20,7 +20,13 @@ in one process run (and PyTorch's CUDA tensors beside them when PyTorch is insta
   (256, 256) arrays, the op's precompiled kernel object called directly against the op's own
   kernel on CuPy (the CuPy calls it replaces), host time per call; and Adam's update of a
   (256, 256) variable as its one fused kernel against `training_ops`' dozen CuPy calls.
-  `--kernels-only` runs just these rows.
+  `--kernels-only` runs just these rows;
+- launch floors: what one CuPy launch costs the host by each route (a ufunc, an
+  `ElementwiseKernel`, a `RawKernel` on a preallocated output, `cupy.empty` alone), beside
+  PyTorch's `x + y`: the lowest host cost any eager op on CuPy can reach.
+
+Each row prints as soon as it is measured. `--profile` prints, after the rows, where the host
+time of 20000 eager `x + y` and of 100 eager SGD steps goes (cProfile, by own time).
 """
 
 from __future__ import annotations
@@ -86,9 +92,12 @@ def direct_kernel_rows(cupy, stream, rounds):
                     with stream:
                         return op.cupy_kernel(cupy, *arrays, **attrs)
 
-                np.testing.assert_allclose(cupy.asnumpy(direct()), cupy.asnumpy(own()),
-                                           rtol=1e-5)
-                rows.append((f"kernel layer: {name}{' ' + label if label else ''}, float32 "
+                try:
+                    np.testing.assert_allclose(cupy.asnumpy(direct()), cupy.asnumpy(own()),
+                                               rtol=1e-5)
+                except AssertionError as exc:  # a wrong kernel: say so, measure the rest
+                    print(f"MISMATCH kernel layer {name} {label} {shape}: {exc}", flush=True)
+                _emit(rows, (f"kernel layer: {name}{' ' + label if label else ''}, float32 "
                              f"{shape}, per call",
                              {"cupy": _best(own, stream.synchronize, rounds, 1000),
                               "direct kernel": _best(direct, stream.synchronize, rounds, 1000)}))
@@ -107,10 +116,87 @@ def direct_kernel_rows(cupy, stream, rounds):
         with stream:
             fused(grad, *scalars, var, m, v)
 
-    rows.append(("kernel layer: Adam update, float32 (256, 256), per variable",
+    _emit(rows, ("kernel layer: Adam update, float32 (256, 256), per variable",
                  {"cupy": _best(adam_calls, stream.synchronize, rounds, 200),
                   "direct kernel": _best(adam_fused, stream.synchronize, rounds, 200)}))
     return rows
+
+
+def launch_floor_rows(cupy, stream, rounds):
+    """Rows of what one launch of `x + y` on float32 (4,) costs the host by each of CuPy's
+    routes (and PyTorch's, when installed): the floor under any eager op on CuPy."""
+    with stream:
+        a, b = cupy.ones(4, cupy.float32), cupy.ones(4, cupy.float32)
+        out = cupy.empty(4, cupy.float32)
+    elementwise = cupy.ElementwiseKernel("T x, T y", "T z", "z = x + y", "floor_add")
+    raw = cupy.RawKernel(r"""extern "C" __global__ void floor_add(const float* x,
+        const float* y, float* z, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) z[i] = x[i] + y[i]; }""",
+                         "floor_add")
+    n = np.int32(4)
+
+    def ufunc():
+        with stream:
+            return a + b
+
+    def kernel_object():
+        with stream:
+            return elementwise(a, b)
+
+    def raw_launch():
+        with stream:
+            raw((1,), (32,), (a, b, out, n))
+
+    def allocate():
+        with stream:
+            return cupy.empty(4, cupy.float32)
+
+    def bare_ufunc():  # the stream already current: no context manager per call
+        return a + b
+
+    results = {"cupy": _best(ufunc, stream.synchronize, rounds, 1000)}
+    with stream:
+        results["ufunc, stream entered once"] = _best(bare_ufunc, stream.synchronize, rounds,
+                                                      1000)
+    results["ElementwiseKernel"] = _best(kernel_object, stream.synchronize, rounds, 1000)
+    results["RawKernel, output given"] = _best(raw_launch, stream.synchronize, rounds, 1000)
+    results["cupy.empty"] = _best(allocate, stream.synchronize, rounds, 1000)
+    try:
+        import torch  # noqa: PLC0415 - optional, seconds to import: as in main
+
+        tx, ty = torch.ones(4, device="cuda"), torch.ones(4, device="cuda")
+        results["torch"] = _best(lambda: tx + ty, torch.cuda.synchronize, rounds, 1000)
+    except Exception:  # noqa: BLE001 - PyTorch missing or without CUDA: leave it out
+        pass
+    rows = []
+    _emit(rows, ("launch floors: x + y, float32 (4,), per launch", results))
+    return rows
+
+
+def profile_host_time(gpu):
+    """Prints cProfile's top functions by own time for eager's `x + y` on the GPU and for the
+    eager SGD step (see the module doc)."""
+    import cProfile  # noqa: PLC0415 - only with --profile
+    import pstats  # noqa: PLC0415
+
+    ex, ey = eager.constant(np.ones(4, np.float32)), eager.constant(np.ones(4, np.float32))
+    np_params, xn, yn = mlp_data()
+    params = [eager.Variable(p) for p in np_params]
+    opt = eager.optimizers.SGD(LR)
+    xb, yb = eager.constant(xn), eager.constant(yn)
+    for label, work in (("x + y, 20000 times", lambda: [ex + ey for _ in range(20000)]),
+                        ("eager SGD step, 100 times",
+                         lambda: [eager_variable_mlp_step(params, opt, xb, yb)
+                                  for _ in range(100)])):
+        work()
+        gpu.synchronize()
+        profiler = cProfile.Profile()
+        profiler.enable()
+        work()
+        gpu.synchronize()
+        profiler.disable()
+        print(f"\n-- profile: {label} --")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
 
 
 def main(argv=None) -> int:
@@ -118,6 +204,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--kernels-only", action="store_true",
                         help="only the CuPy kernel layer's rows")
+    parser.add_argument("--profile", action="store_true",
+                        help="also profile eager's host time (x + y, the SGD step)")
     args = parser.parse_args(argv)
 
     if cuda_device_count() == 0:
@@ -127,7 +215,8 @@ def main(argv=None) -> int:
 
     gpu = eager.devices.registry.lookup("GPU:0")
     print(f"device: {cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}, "
-          f"CuPy {cupy.__version__}, numpy {np.__version__}, Python {sys.version.split()[0]}")
+          f"CuPy {cupy.__version__}, numpy {np.__version__}, Python {sys.version.split()[0]}",
+          flush=True)
     stream = cupy.cuda.Stream(non_blocking=True)
 
     def cupy_sync():
@@ -138,7 +227,8 @@ def main(argv=None) -> int:
 
     rows = []
     if args.kernels_only:
-        return _print(direct_kernel_rows(cupy, stream, args.rounds))
+        direct_kernel_rows(cupy, stream, args.rounds)
+        return 0
     # -- small-op launch cost -----------------------------------------------------------------
     with stream:
         cx, cy = cupy.ones(4, cupy.float32), cupy.ones(4, cupy.float32)
@@ -161,7 +251,7 @@ def main(argv=None) -> int:
         results["torch"] = _best(lambda: tx + ty, torch.cuda.synchronize, args.rounds, 1000)
     except Exception:  # noqa: BLE001 - PyTorch missing or without CUDA: leave it out
         pass
-    rows.append(("small op x + y, float32 (4,), per op", results))
+    _emit(rows, ("small op x + y, float32 (4,), per op", results))
 
     # -- MLP steps: SGD, then Adam (Keras' update arithmetic, by hand in CuPy) ------------------
     np_params, xn, yn = mlp_data()
@@ -221,7 +311,7 @@ def main(argv=None) -> int:
                 torch.cuda.synchronize, args.rounds, 20)
         except Exception:  # noqa: BLE001 - PyTorch missing or without CUDA: leave it out
             pass
-        rows.append((f"MLP 784-256-256-10 {label} step, batch 128", results))
+        _emit(rows, (f"MLP 784-256-256-10 {label} step, batch 128", results))
 
     # -- traced elementwise chain (one fused device kernel) ---------------------------------------
     def chain_ops(x, a, b, xp_tanh, xp_relu):
@@ -260,18 +350,23 @@ def main(argv=None) -> int:
                 torch.cuda.synchronize, args.rounds, 20)
         except Exception:  # noqa: BLE001 - PyTorch missing or without CUDA: leave it out
             pass
-        rows.append((f"traced chain of 24 elementwise ops, float32 {shape}", results))
+        _emit(rows, (f"traced chain of 24 elementwise ops, float32 {shape}", results))
 
+    rows.extend(launch_floor_rows(cupy, stream, args.rounds))
     rows.extend(direct_kernel_rows(cupy, stream, args.rounds))
-    return _print(rows)
-
-
-def _print(rows) -> int:
-    for name, res in rows:
-        floor = res["cupy"]
-        parts = ", ".join(f"{k} {v * 1e6:.1f} us ({v / floor:.2f}x)" for k, v in res.items())
-        print(f"{name}: {parts}")
+    if args.profile:
+        profile_host_time(gpu)
     return 0
+
+
+def _emit(rows, row):
+    """Prints one row (each figure with its ratio to the row's CuPy floor) as soon as it is
+    measured, so that a later failure keeps it, and keeps it in `rows`."""
+    name, res = row
+    floor = res["cupy"]
+    parts = ", ".join(f"{k} {v * 1e6:.1f} us ({v / floor:.2f}x)" for k, v in res.items())
+    print(f"{name}: {parts}", flush=True)
+    rows.append(row)
 
 
 if __name__ == "__main__":

@@ -509,7 +509,6 @@ def test_destruction_at_interpreter_exit_raises_nothing():
 
 def test_reading_a_destroyed_variable_is_a_clear_error():
     v = tf.Variable(1.0)
-    tf.raw_destroy = None
     execute(resource_ops.DESTROY, (v.handle,))
     with pytest.raises(tf.errors.NotFoundError, match="does not exist"):
         v.read_value().numpy()  # (a device whose kernels run later reports it there)
