@@ -14,6 +14,13 @@ from eager.distribute import run as launcher
 @pytest.fixture
 def fake_mpiexec(monkeypatch):
     monkeypatch.setattr(launcher, "find_mpiexec", lambda: "/venv/bin/mpiexec")
+    monkeypatch.setattr(launcher, "mpi_flavor", lambda mpiexec: "mpich")
+
+
+@pytest.fixture
+def fake_open_mpi(monkeypatch):
+    monkeypatch.setattr(launcher, "find_mpiexec", lambda: "/usr/bin/mpiexec")
+    monkeypatch.setattr(launcher, "mpi_flavor", lambda mpiexec: "openmpi")
 
 
 def tf_config(cluster, task=None) -> dict:
@@ -82,3 +89,32 @@ def test_simple_cluster_resolver_matches_tf():
         "worker", 0, {"worker": ["a:1", "b:2"]}, "")
     with pytest.raises(TypeError, match="must be a dictionary mapping one or more job names"):
         cluster_resolver.ClusterSpec(["a:1"])
+
+
+@pytest.mark.parametrize("root", [False, True])
+def test_open_mpi_gets_what_hydra_does_unasked(fake_open_mpi, monkeypatch, root):
+    """Open MPI refuses root and more processes than cores unless asked, and passes remote
+    workers no environment: the launcher asks, as Horovod's does."""
+    monkeypatch.setattr(launcher.os, "geteuid", lambda: 0 if root else 1000, raising=False)
+    as_root = ["--allow-run-as-root"] if root else []
+    command, env = launcher.build_command(["-n", "4", "train.py"], {"HOME": "/home/u"})
+    assert command == ["/usr/bin/mpiexec", "-n", "4", *as_root, "--oversubscribe",
+                       sys.executable, "train.py"]
+    environ = tf_config({"worker": ["h1:1", "h2:1"]})
+    environ.update(PATH="/bin", EAGER_COLLECTIVE_OVERLAP="1", NCCL_DEBUG="INFO", SECRET="x")
+    command, env = launcher.build_command(["train.py"], environ)
+    assert command == ["/usr/bin/mpiexec", "-n", "2", *as_root, "--host", "h1,h2",
+                       "-x", "EAGER_COLLECTIVE_OVERLAP", "-x", "NCCL_DEBUG", "-x", "PATH",
+                       sys.executable, "train.py"]
+    assert "TF_CONFIG" not in env and env["SECRET"] == "x"
+
+
+def test_the_mpi_flavor_is_read_from_mpiexecs_version(tmp_path):
+    for banner, flavor in (("mpiexec (OpenRTE) 4.1.6", "openmpi"),
+                           ("mpirun (Open MPI) 5.0.3", "openmpi"),
+                           ("HYDRA build details:\n    Version: 4.2.0", "mpich")):
+        fake = tmp_path / "mpiexec"
+        fake.write_text(f"#!/bin/sh\nprintf '{banner}\\n'\n")
+        fake.chmod(0o755)
+        assert launcher.mpi_flavor(str(fake)) == flavor
+    assert launcher.mpi_flavor(str(tmp_path / "missing")) == "mpich"

@@ -7,6 +7,14 @@ to every process. Without `-n`, the worker count and hosts come from `TF_CONFIG`
 (its `chief` and `worker` lists; ports are ignored, MPI picks its own); `TF_CONFIG` itself is
 then not passed on, since each worker's task is its MPI rank.
 
+Either MPI runtime's `mpiexec` works: MPICH's (Hydra; the extra's) or Open MPI's, told apart by
+`mpiexec --version`. With Open MPI the wrapper asks for what MPICH does by default, as
+Horovod's launcher does: `--oversubscribe` on one host (more processes than cores may be
+asked for), `--allow-run-as-root` when run as root (containers), and on several hosts `-x` for
+the variables the workers need (PATH, PYTHONPATH, LD_LIBRARY_PATH and the EAGER_, TF_, OMP_,
+OPENBLAS_, NCCL_, CUDA_ families), since Open MPI passes a remote process none of the caller's
+environment.
+
 Exit status: the job's (non-zero when any worker failed; the failing worker's message is in the
 output above).
 """
@@ -35,6 +43,22 @@ def find_mpiexec() -> str:
             "eager.distribute.run: no `mpiexec` next to this Python or on PATH; install the MPI "
             "runtime with `pip install -e \".[distributed]\"` (or `pip install mpich mpi4py`).")
     return found
+
+
+#: Variables an Open MPI job on several hosts passes to every worker (`-x`), by name or prefix.
+FORWARDED = ("PATH", "PYTHONPATH", "LD_LIBRARY_PATH")
+FORWARDED_PREFIXES = ("EAGER_", "TF_", "OMP_", "OPENBLAS_", "NCCL_", "CUDA_")
+
+
+def mpi_flavor(mpiexec: str) -> str:
+    """"openmpi" when `mpiexec --version` names Open MPI (or its runtime, OpenRTE), else
+    "mpich" (Hydra's options, which MPICH, Intel MPI and MVAPICH share)."""
+    try:
+        text = subprocess.run([mpiexec, "--version"], capture_output=True, text=True,
+                              timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return "mpich"
+    return "openmpi" if "Open MPI" in text or "OpenRTE" in text else "mpich"
 
 
 def build_command(argv=None, environ=None) -> tuple:
@@ -67,11 +91,26 @@ def build_command(argv=None, environ=None) -> tuple:
         parser.error("give the number of workers with -n N (or a cluster in TF_CONFIG)")
     if count < 1:
         parser.error(f"-n must be at least 1, got {count}")
-    command = [find_mpiexec(), "-n", str(count)]
-    if hosts:
+    mpiexec = find_mpiexec()
+    command = [mpiexec, "-n", str(count)]
+    if mpi_flavor(mpiexec) == "openmpi":
+        command += _open_mpi_options(hosts, env)
+    elif hosts:
         command += ["-hosts", hosts]
     command += [sys.executable, options.script, *options.args]
     return command, env
+
+
+def _open_mpi_options(hosts, env) -> list:
+    """Open MPI's options for what MPICH's Hydra does unasked (see the module doc)."""
+    options = ["--allow-run-as-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+    if not hosts:
+        return options + ["--oversubscribe"]
+    options += ["--host", hosts]
+    for name in sorted(env):
+        if name in FORWARDED or name.startswith(FORWARDED_PREFIXES):
+            options += ["-x", name]
+    return options
 
 
 def main(argv=None) -> int:
