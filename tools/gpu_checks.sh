@@ -3,7 +3,8 @@
 #   1. the machine (GPU, driver, CPU, Python, numpy, CuPy, PyTorch) -> machine.txt
 #   2. bench/gpu.py with its host-time profile                        -> bench_gpu.txt
 #   3. the whole suite with the GPU as the default device, on
-#      pytest-xdist workers (one per core, two cores left)            -> suite.log
+#      pytest-xdist workers (one per core, two cores left; tests, not
+#      files, are spread: one file of 1600 tests takes 19 minutes alone) -> suite.log
 #
 #   tools/gpu_checks.sh [OUTDIR] [SUITE_SECONDS]
 #
@@ -34,7 +35,7 @@ timeout 180 "$py" bench/gpu.py --rounds 10 --profile > "$out/bench_gpu.txt" 2>&1
 echo "bench/gpu.py exit: $?" >> "$out/bench_gpu.txt"
 
 workers=$(( $(nproc) > 4 ? $(nproc) - 2 : 2 ))
-timeout "$suite_seconds" "$py" -m pytest -p no:cacheprovider -n "$workers" --dist loadfile \
-  --timeout 240 -v --tb=short -rfE --durations=20 > "$out/suite.log" 2>&1
+timeout "$suite_seconds" "$py" -m pytest -p no:cacheprovider -n "$workers" --dist load \
+  --timeout 120 -v --tb=short -rfE --durations=20 > "$out/suite.log" 2>&1
 echo "pytest exit: $?" >> "$out/suite.log"
 grep -E "(FAILED|ERROR) |passed|failed|pytest exit" "$out/suite.log" | tail -40
