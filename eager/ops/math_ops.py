@@ -381,17 +381,18 @@ def _cast_kernel(xp, x, dtype):
         x = xp.real(x)
     if kind == "b":
         return x != 0
-    if kind in "iu" and x.dtype.kind == "f" and xp is np:
-        return _float_to_int(x, target)
+    if kind in "iu" and x.dtype.kind == "f":
+        return _float_to_int(xp, x, target)
     return x.astype(target, copy=True) if x.dtype != target else x
 
 
 def _cast_plan(target, wide):
     """(the floats that cast into `target` exactly, as float64 bounds [low, high), the integer
-    width TensorFlow's x86 code truncates to first, that width's float64 limit 2**31 or 2**63)."""
-    info = np.iinfo(target)
-    return (np.float64(info.min), np.float64(info.max) + 1, np.dtype(wide),
-            np.float64(np.iinfo(wide).max) + 1)
+    width TensorFlow's x86 code truncates to first, that width's float64 limit 2**31 or 2**63,
+    that width's minimum -2**31 or -2**63 as a scalar of the width)."""
+    info, wide = np.iinfo(target), np.dtype(wide)
+    return (np.float64(info.min), np.float64(info.max) + 1, wide,
+            np.float64(np.iinfo(wide).max) + 1, wide.type(np.iinfo(wide).min))
 
 
 # Per integer target (see `_float_to_int`). The bounds are float64 scalars so that a float16
@@ -400,41 +401,47 @@ _CAST_PLANS = {np.dtype(t): _cast_plan(t, w)
                for t, w in ((np.int8, np.int32), (np.int16, np.int32), (np.uint8, np.int32),
                             (np.uint16, np.int32), (np.int32, np.int32), (np.int64, np.int64),
                             (np.uint32, np.int64), (np.uint64, np.int64))}
-_TWO_63 = 2.0 ** 63
+_TWO_63 = np.float64(2.0 ** 63)
+_HIGH_BIT = np.uint64(1 << 63)
 _min_reduce, _max_reduce = np.minimum.reduce, np.maximum.reduce
 
 
-def _float_to_int(x, target):
-    """`x` (a float array) cast to integer dtype `target` with TensorFlow's CPU values, silently.
-    Values in the target's range truncate toward zero (numpy's cast, when every value is in
-    range). Beyond it C++ leaves the result undefined and TensorFlow returns what its x86 code
-    gives: the float truncated to 32 bits (64 for int64, uint32 and uint64), NaN and anything
-    out of that range becoming the width's minimum, then wrapped to the target; uint64 takes
-    values from 2**63 up as `2**63 | (x - 2**63)`. So NaN is -2**31 as int32, 0 as int8 (the
-    low byte of -2**31), 2**63 as uint64. (TensorFlow's vectorised loop saturates some narrow
-    targets instead, so its values for long tensors can differ by position; these are the ones
-    it gives element by element, as for a short tensor. CuPy's casts are CUDA's, as
-    TensorFlow's GPU kernel.)"""
-    low, high, wide, limit = _CAST_PLANS[target]
+def _float_to_int(xp, x, target):
+    """`x` (a float array) cast to integer dtype `target` with TensorFlow's CPU values, silently,
+    on every device. Values in the target's range truncate toward zero. Beyond it C++ leaves the
+    result undefined and TensorFlow returns what its x86 code gives: the float truncated to 32
+    bits (64 for int64, uint32 and uint64), NaN and anything out of that range becoming the
+    width's minimum, then wrapped to the target; uint64 takes values from 2**63 up as
+    `2**63 | (x - 2**63)`. So NaN is -2**31 as int32, 0 as int8 (the low byte of -2**31), 2**63
+    as uint64. (TensorFlow's vectorised loop saturates some narrow targets instead, so its values
+    for long tensors can differ by position; these are the ones it gives element by element, as
+    for a short tensor.)
+
+    Only conversions whose results C++ defines are ever asked of the array module: a float is
+    converted only where it truncates into the width's range, and integers wrap to the target
+    (modular on every backend). So CuPy, whose float-to-integer casts are CUDA's (saturating,
+    NaN to 0), gives the same values as numpy."""
+    low, high, wide, limit, wide_min = _CAST_PLANS[target]
     if not x.size:
         return x.astype(target)
-    smallest, largest = _min_reduce(x, None), _max_reduce(x, None)  # (NaN if any is NaN)
-    if smallest >= low and largest < high:
-        return x.astype(target)  # the common case, every value in range: two reductions more
-    if smallest > -limit - 1 and largest < limit:  # (-limit - 1: -2**31 - 0.5 truncates in)
-        return x.astype(wide).astype(target)  # in the width's range: truncated, then wrapped
-    x = x.astype(np.float64)  # exact for float16 and float32
+    if xp is np:  # two reductions find the common cases, one cast or two each (on a GPU,
+        # reading the reductions would wait for the device: it takes the masked path at once)
+        smallest, largest = _min_reduce(x, None), _max_reduce(x, None)  # (NaN if any is NaN)
+        if smallest >= low and largest < high:
+            return x.astype(target)  # every value in range: two reductions more than a cast
+        if smallest > -limit - 1 and largest < limit:  # (-limit - 1: -2**31 - 0.5 truncates in)
+            return x.astype(wide).astype(target)  # in the width's range: truncated, then wrapped
+    x = x.astype(np.float64, copy=False)  # exact for float16 and float32
     high_half = None
     if target == np.uint64:
         high_half = x >= _TWO_63
-        x = np.where(high_half, x - _TWO_63, x)
+        x = xp.where(high_half, x - _TWO_63, x)
     inside = (x > -limit - 1) & (x < limit)  # truncates into the width's range (NaN: False)
-    out = np.where(inside, x, 0).astype(wide)
-    out = np.where(inside, out, out.dtype.type(-limit))  # the width's minimum: -2**31, -2**63
+    out = xp.where(inside, x, 0).astype(wide)
+    out = xp.where(inside, out, wide_min).astype(target)  # wrapped to the target
     if high_half is not None:
-        out = out.view(np.uint64)
-        out[high_half] |= np.uint64(1 << 63)
-    return out.astype(target)
+        out = xp.where(high_half, out | _HIGH_BIT, out)
+    return out
 
 
 def _cast_infer(x, dtype):
