@@ -7,7 +7,9 @@ overflow is raised at eager's frame: `eager.base.ieee`), and for `exclusive` a s
 starts from the identity (0 or 1). Their gradients live in `math_grad`.
 
 `cumulative_logsumexp` (TensorFlow's CumulativeLogsumexp, floats only) runs `logaddexp`, so no
-partial sum overflows or underflows; `exclusive` starts from -inf. Its gradient is TensorFlow's:
+partial sum overflows or underflows; `exclusive` starts from -inf. numpy accumulates it in
+order; CuPy has no `logaddexp.accumulate`, so a GPU scans in log2(n) whole-array `logaddexp`s
+(`_logaddexp_scan`), equal to numpy's within rounding. Its gradient is TensorFlow's:
 the reverse scan of the output gradient's logarithm (positive and negative parts apart) minus
 the output, exponentiated with the input added, so it stays finite where exp would not.
 """
@@ -51,7 +53,27 @@ def _cumprod_kernel(xp, x, axis, exclusive, reverse):
 
 def _logaddexp_accumulate(xp, x, axis, dtype):
     with np.errstate(all="ignore"):  # inf - inf inside logaddexp: TensorFlow's NaN, no signal
-        return xp.logaddexp.accumulate(x, axis=axis, dtype=dtype)
+        if xp is np:
+            return np.logaddexp.accumulate(x, axis=axis, dtype=dtype)
+        return _logaddexp_scan(xp, x, axis)
+
+
+def _logaddexp_scan(xp, x, axis):
+    """The inclusive running logaddexp along `axis` as a Hillis-Steele scan: after the step of
+    width k every entry holds the logaddexp of the 2k entries ending at it (fewer at the start),
+    so log2(n) steps finish it. Each step is one `logaddexp` of two shifted slices, which stays
+    finite wherever the exact answer is and gives -inf for two -infs; two buffers take turns."""
+    n = x.shape[axis]
+    lead = (slice(None),) * axis
+    current, spare = xp.array(x, copy=True), xp.empty_like(x)
+    width = 1
+    while width < n:
+        spare[lead + (slice(None, width),)] = current[lead + (slice(None, width),)]
+        xp.logaddexp(current[lead + (slice(width, None),)], current[lead + (slice(None, -width),)],
+                     out=spare[lead + (slice(width, None),)])
+        current, spare = spare, current
+        width *= 2
+    return current
 
 
 def _cumulative_logsumexp_kernel(xp, x, axis, exclusive, reverse):

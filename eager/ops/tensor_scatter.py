@@ -6,14 +6,15 @@ in TF; the gradient is the output gradient for `tensor` and its gather at `indic
 `updates`, through scatter_nd's rule. Indices outside the tensor are ScatterNd's
 InvalidArgumentError.
 
-`tensor_scatter_nd_update`, `_max` and `_min` are ops (TensorScatterUpdate/Max/Min): the
-update replaces the slices at `indices` (for a repeated index the last update wins, as in
-TensorFlow's CPU kernel; TF leaves that order unspecified), max and min combine each slice with
-its updates. `updates` has shape `indices.shape[:-1] + tensor.shape[indices.shape[-1]:]`;
-an index outside the tensor is TensorFlow's InvalidArgumentError ("indices[0] = [5] does not
-index into shape [4]"). Gradients are TensorFlow's: the update's flows to `tensor` where nothing
-was written and to `updates` gathered at `indices`; max and min share it between `tensor` and
-the updates equal to the result.
+`tensor_scatter_nd_update`, `_max` and `_min` are ops (TensorScatterUpdate/Max/Min): the update
+replaces the slices at `indices` (for a repeated index the last update wins, as in TensorFlow's
+CPU kernel, on a GPU too: `scatter_update`; TF leaves that order unspecified), max and min
+combine each slice with its updates. `updates` has shape
+`indices.shape[:-1] + tensor.shape[indices.shape[-1]:]`; an index outside the tensor is
+TensorFlow's InvalidArgumentError ("indices[0] = [5] does not index into shape [4]"). Gradients
+are TensorFlow's: the update's flows to `tensor` where nothing was written and to `updates`
+gathered at `indices`; max and min share it between `tensor` and the updates equal to the
+result.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from ..base.tensor_shape import TensorShape
 from . import math_ops as m
 from .array_ops import shape as _shape
 from .creation_ops import zeros_like
-from .scatter_add import scatter_reduce
+from .scatter_add import scatter_reduce, scatter_update
 from .slicing_ops import (INDEX_DTYPES, _check_nd_range, fmt_dims, gather_nd, prod,
                           scatter_nd)
 
@@ -95,7 +96,7 @@ def _tensor_scatter_op(op_name, reducer, dtypes):
                 xp.zeros(rows, dtype="int64")
             values = updates.reshape(rows, inner)
             if reducer is None:
-                out[flat] = values  # a repeated index: the last update wins (numpy's order)
+                scatter_update(xp, out, flat, values)  # a repeated index: the last one wins
             else:
                 scatter_reduce(xp, reducer, out, flat, values)
         return out.reshape(tensor.shape)
