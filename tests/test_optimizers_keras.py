@@ -963,16 +963,23 @@ def test_scale_loss_multiplies_by_the_factor():
     assert float(opts.Adam().scale_loss(tf.constant(1.5))) == 1.5
 
 
+def _address(array):
+    """Where `array`'s buffer starts, in host (numpy) or device (cupy) memory."""
+    interface = getattr(array, "__cuda_array_interface__", None) or array.__array_interface__
+    return interface["data"][0]
+
+
 def test_plain_steps_still_update_in_place():
-    """No option set: the fused ops update the unshared buffers in place, as before."""
+    """No option set: the fused ops update the unshared buffers in place, as before (on every
+    device: the GPU's update kernels write into the variable's buffer too)."""
     for make in (MAKERS["rmsprop"], MAKERS["nadam"], MAKERS["ftrl"]):
         w = tf.Variable(W0)
         opt = make()
         opt.apply_gradients([(tf.constant(_dense_grads(0)[0]), w)])
         storage = w._handle.device.resources.lookup(w._handle.uid)
-        before = storage.value.__array_interface__["data"][0]
+        before = _address(storage.value)
         opt.apply_gradients([(tf.constant(_dense_grads(1)[0]), w)])
-        assert storage.value.__array_interface__["data"][0] == before
+        assert _address(storage.value) == before
 
 
 # -- schedules -------------------------------------------------------------------------------------

@@ -439,7 +439,9 @@ def _write_outputs(op, in_blocks, attrs, out_blocks):
 
 def _kernel_input(value):
     """On the worker: a TensorList input as a kernel on this device sees it, over numpy copies
-    of its elements (simulated-GPU arrays: kernels see blocks, and may keep what they get)."""
+    of its elements (simulated-GPU arrays: kernels see blocks, and may keep what they get), and
+    of its lists' elements for a list of lists. (A kernel's list output is made of simulated-GPU
+    arrays again, nested lists' too, by `_from_kernel`: as a GPU list holds cupy arrays.)"""
     mapped = getattr(value, "mapped", None)
     return value if mapped is None else mapped(_element_block)
 
@@ -448,7 +450,7 @@ def _element_block(element):
     if isinstance(element, VirtualArray):
         element._ready.synchronize()  # produced by an earlier launch, here or on a copy stream
         return element._block.copy()
-    return element
+    return _kernel_input(element)  # a list of lists: its lists' elements in turn
 
 
 class VirtualDevice(Device):
@@ -556,8 +558,8 @@ class VirtualDevice(Device):
         if isinstance(value, (np.ndarray, np.generic)):
             return self._adopt(value, done)
         mapped = getattr(value, "mapped", None)  # a TensorList: its elements live here
-        if mapped is not None:
-            return mapped(lambda e: self._adopt(e, done) if isinstance(e, np.ndarray) else e)
+        if mapped is not None:  # (those of a list of lists too, as on a GPU)
+            return mapped(lambda e: self._from_kernel(e, done))
         return value
 
     # -- copies ---------------------------------------------------------------------------

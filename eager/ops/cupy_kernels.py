@@ -25,7 +25,9 @@ Semantics, written into the sources (and tested on any machine by evaluating the
 `tests/cupy_stand_in.py`): each elementwise kernel gives the op's CPU result bit for bit where
 that result is one IEEE operation (add, subtract, multiply, divide, negate, square, select), and
 the same operations in the same order otherwise (sigmoid: `exp(-|x|)`, then `1 / (1 + e)` or
-`e / (1 + e)`; float16 arithmetic rounds at each assignment, as numpy's does). Kernels are
+`e / (1 + e)`; float16 arithmetic rounds at each assignment, as numpy's does), except that
+CUDA's `expf` flushes a subnormal result to zero (as CuPy's own `exp` does): float32 `Exp` and
+`Sigmoid` give 0 where numpy gives a subnormal (`exp(-90)`, 8.19e-40). Kernels are
 compiled without multiply-add contraction (`--fmad=false`) so that no two operations round as
 one. NaN propagates through `Maximum`, `Minimum` and `Relu` from either operand; a tie
 between zeros of opposite sign keeps what numpy's loops keep (the first operand for float16,

@@ -5,13 +5,17 @@ Each is TensorFlow's op (Cholesky, Qr, SelfAdjointEigV2, Svd, LogMatrixDetermina
 MatrixTriangularSolve) on the last two axes, batched over the others, for TF's float and complex
 dtypes. Values follow TensorFlow's CPU kernels where LAPACK leaves a choice: `cholesky` and `eigh`
 read only the lower triangle; a matrix that is not positive definite gives NaNs from `cholesky`
-(TF 2.21 raises nothing); a singular triangular system gives infs. Singular vectors and
-eigenvectors are determined only up to sign (phase), so only products of them are compared
-with TensorFlow's. The Svd record lives in `linalg_grad` (the spectral norm's gradient uses it);
-its public function, and the other gradients, are here and in `decomposition_grad`.
+(TF 2.21 raises nothing); a singular triangular system gives infs, by substitution as in TF's
+kernel. Both hold on every backend: CuPy is made to report what it cannot factor
+(`_reporting`), as numpy does. Singular vectors and eigenvectors are determined only up to sign
+(phase), so only products of them are compared with TensorFlow's. The Svd record lives in
+`linalg_grad` (the spectral norm's gradient uses it); its public function, and the other
+gradients, are here and in `decomposition_grad`.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 
@@ -47,6 +51,19 @@ def _lapack(xp, x):
     return x.astype(np.float32) if x.dtype == np.float16 else x
 
 
+def _reporting(xp):
+    """A context in which `xp.linalg` raises LinAlgError for a matrix it cannot factor, as
+    numpy's always does (the kernels then compute TensorFlow's NaNs or infs). CuPy checks
+    cuSOLVER's status only under `cupyx.errstate(linalg="raise")` (a device-to-host read of the
+    status); otherwise its `cholesky` returns the partial factor and its `solve` the infs of a
+    pivoted LU, in other places than TensorFlow's."""
+    if xp is np:
+        return contextlib.nullcontext()
+    import cupyx  # noqa: PLC0415 - GPU only
+
+    return cupyx.errstate(linalg="raise")
+
+
 def _real(dtype):
     return np.dtype(dtype.char.lower()) if dtype.kind == "c" else dtype
 
@@ -63,7 +80,7 @@ def _cholesky_kernel(xp, x):
     a = _lapack(xp, x)
     lower = xp.tril(a)
     sym = lower + xp.conj(xp.swapaxes(xp.tril(a, -1), -1, -2))  # the lower triangle only
-    with quiet():
+    with quiet(), _reporting(xp):
         try:
             out = xp.linalg.cholesky(sym)
         except Exception as exc:  # noqa: BLE001 - LinAlgError: TF gives NaNs, no error
@@ -74,7 +91,8 @@ def _cholesky_kernel(xp, x):
 
 
 def _cholesky_each(xp, sym):
-    """Matrix by matrix, NaN in the lower triangle of those not positive definite."""
+    """Matrix by matrix, NaN in the lower triangle of those not positive definite (called
+    under `_reporting`)."""
     flat = sym.reshape((-1,) + sym.shape[-2:])
     out = xp.zeros_like(flat)
     nan_lower = xp.tril(xp.full(flat.shape[-2:], np.nan, dtype=flat.dtype))
@@ -245,7 +263,8 @@ def _tri_kernel(xp, matrix, rhs, lower=True, adjoint=False):
         return xp.zeros(tuple(shape), matrix.dtype)
     with quiet():
         try:
-            out = xp.linalg.solve(a, b)
+            with _reporting(xp):
+                out = xp.linalg.solve(a, b)
         except Exception as exc:  # noqa: BLE001 - LinAlgError: a zero on the diagonal
             if type(exc).__name__ != "LinAlgError":
                 raise

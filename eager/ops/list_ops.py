@@ -35,7 +35,8 @@ Devices. A list's elements are arrays of the list's device (cupy arrays on a GPU
 runs on another device gets a copy of the list there, as any input is copied: dispatch moves
 a value that is not an array through its own `copied_to` (`devices.base.transfer`), and a
 TensorList copies each element with the target device's `copy_from` (a GPU array cannot hold
-Python objects).
+Python objects), and the elements of a list of lists in turn: an inner list's elements live on
+the device of the list holding it.
 """
 
 from __future__ import annotations
@@ -123,8 +124,12 @@ class TensorList:
 
     def copied_to(self, target, source):
         """This list on device `target`: the same view over copies of its elements (which live
-        on `source`) in `target`'s memory; unset slots stay unset. (`devices.base.transfer`.)"""
-        return self.mapped(lambda item: target.copy_from(item, source))
+        on `source`) in `target`'s memory; unset slots stay unset. (`devices.base.transfer`.)
+        An element that is itself a list (a list of lists) is copied the same way, element by
+        element: its elements live on `source` too, and `copy_from` would pass the list object
+        through as a host value, leaving them behind."""
+        return self.mapped(lambda item: item.copied_to(target, source)
+                           if item.__class__ is TensorList else target.copy_from(item, source))
 
     def mapped(self, fn):
         """The same view over `fn` of each set element (a device backend moves or unwraps the

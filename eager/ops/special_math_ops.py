@@ -5,13 +5,14 @@ Each is one elementwise record under TensorFlow's op name with TensorFlow's dtyp
 only for the rounding and special functions, as TF's kernels; complex too for tan and
 reciprocal). numpy has no erf, lgamma or digamma, so the kernels compute them here: erf/erfc
 with Cody's approximations (`nn_ops.erf_of`), lgamma with the C library's (`math.lgamma`, one
-element at a time: slow, about 0.1 us an element, but exact to the last bit), digamma and the
-Hurwitz zeta by recurrence to large arguments and their asymptotic series. On CuPy they use
-`cupyx.scipy.special`. Half precision is computed in float32 and rounded back.
+element at a time: slow, about 0.1 us an element), digamma and the Hurwitz zeta by recurrence
+to large arguments and their asymptotic series. On CuPy they use `cupyx.scipy.special` (lgamma
+in float64 at any dtype, as on the CPU). Half precision is computed in float32 and rounded back.
 
-TensorFlow's values at the poles are kept: lgamma is +inf at 0 and the negative integers,
-digamma NaN there (TF's Eigen kernel), `round` rounds half to even, and rounding an integer
-tensor returns it unchanged (TF's `round` does so in Python). The gradients are in
+TensorFlow's values at the poles are kept on every backend (set explicitly where CuPy's, which
+are CUDA's and SciPy's, differ): lgamma is +inf at 0, the negative integers and -inf, digamma
+NaN there (TF's Eigen kernel), `round` rounds half to even, and rounding an integer tensor
+returns it unchanged (TF's `round` does so in Python). The gradients are in
 `special_math_grad`.
 """
 
@@ -135,11 +136,22 @@ def _lgamma_scalar(v):
 _LGAMMA = np.frompyfunc(_lgamma_scalar, 1, 1)
 
 
+def lgamma_poles(xp, x, out):
+    """`out`, an lgamma of `x`, with TensorFlow's +inf at the poles (0 and the negative
+    integers) and at both infinities, whatever the backend's function gives there (CUDA's
+    `lgamma`, and so CuPy's `gammaln`, is -inf at -inf, as SciPy's)."""
+    pole = (x <= 0) & (x == xp.floor(x))  # (-inf included)
+    return xp.where(pole | (x == np.inf), np.inf, out)
+
+
 def _lgamma_kernel(xp, x):
     if _on_cupy(xp):
         from cupyx.scipy import special  # noqa: PLC0415 - GPU only
 
-        return special.gammaln(x).astype(x.dtype, copy=False)
+        # In float64 whatever the dtype, rounded once, as on the CPU: CUDA's lgammaf is
+        # documented within 6 ulps only outside (-10.001, -2.264), its lgamma within 4.
+        wide = x.astype(np.float64, copy=False)
+        return lgamma_poles(xp, wide, special.gammaln(wide)).astype(x.dtype, copy=False)
     flat = np.asarray(x, np.float64)
     out = _LGAMMA(flat) if flat.size else flat
     with quiet():  # float32/float16 overflow to inf is the IEEE result
