@@ -150,9 +150,9 @@ _STDLIB_FILES = {}  # file name -> whether it is in the standard library
 
 
 def _library_reason(function, code):
+    """Why `function` (not eager's own) is not the user's code: a library's (by module) or
+    the standard library's (by file); None when it is the user's."""
     filename = code.co_filename
-    if filename.startswith(EAGER_DIR):
-        return "eager's own code"
     module = getattr(function, "__module__", None) or ""
     if module.partition(".")[0] in _LIBRARIES:
         return f"library code ({module})"
@@ -177,7 +177,13 @@ def why_not_converted(function):
         if known.__class__ is not dict:
             return known
         return next((v for v in known.values() if v.__class__ is not _CODE_TYPE), None)
-    reason = _library_reason(function, code)
+    # Eager's own code is known by its file alone, before any library rule is asked: every
+    # public function shares one code object (the traceback filter's wrapper), so which one
+    # comes first decides nothing.
+    if code.co_filename.startswith(EAGER_DIR):
+        reason = "eager's own code"
+    else:
+        reason = _library_reason(function, code)
     if reason is None and code.co_flags & _NOT_CONVERTED_FLAGS:
         reason = "a generator or coroutine function"
     if reason is not None:

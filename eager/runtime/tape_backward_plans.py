@@ -65,6 +65,7 @@ from ..graph import Graph, SymbolicTensor, building_apart
 from ..ops.array_ops import broadcast_to
 from ..tensor import EagerTensor, IndexedSlices
 from ..core.tensor_conversion import convert_to_tensor
+from ..devices import registry as _registry
 from .compiler import compile_program
 from .passes import optimize
 from .program import Program
@@ -339,6 +340,7 @@ def _make_plan(needed, grads, source_ids, source_set, need, entries=None):
     placeholders, and compiles it (module doc, step 2); `_UNPLANNABLE` if a rule cannot be
     traced. With `entries` (the whole tape `needed` was pruned from), the plan's feeds are
     found by position in `entries` rather than in `needed`."""
+    _report_earlier_failures()
     try:
         program, kept_slots, _, structure = _trace(needed, grads, source_ids, source_set,
                                                    need)
@@ -350,6 +352,17 @@ def _make_plan(needed, grads, source_ids, source_set, need, entries=None):
         kept_slots = tuple((position[id(needed[index])], kept, slot)
                            for index, kept, slot in kept_slots)
     return _Plan(run, kept_slots, structure)
+
+
+def _report_earlier_failures():
+    """Synchronizes the devices whose kernels run later (once per compiled plan: rare), so
+    that a kernel failure still queued there is raised to the caller now. Inside the trace a
+    captured constant's read would report it, and `_make_plan` would take it for a rule that
+    cannot be traced: the error lost and the failed kernel's output used as a value."""
+    if _registry.is_initialized():
+        for device in _registry.devices():
+            if not device.inline:
+                device.synchronize()
 
 
 def _trace(needed, grads, source_ids, source_set, need, batch=0):

@@ -36,6 +36,7 @@ import struct
 
 import numpy as np
 
+from ...base.errors import OpError
 from ...graph.placeholder import PLACEHOLDER
 from ...ops import math_ops as _m
 from ...tensor import EagerTensor
@@ -181,6 +182,12 @@ def _merge_equal_constants(program) -> dict:
             continue
         try:
             data = np.asarray(t.numpy()).tobytes()
+        except OpError:
+            # Reading the value synchronized its device, which reports (once) an earlier
+            # kernel's failure (a simulated GPU's, an async executor's): the caller's error to
+            # see, not a constant this pass may skip. Swallowed, it was lost for good and the
+            # failed op's output read as whatever its buffer held.
+            raise
         except Exception:  # noqa: BLE001
             continue
         key = (t.dtype, tuple(t.shape), t._meta.device, data)
