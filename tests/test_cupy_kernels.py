@@ -119,6 +119,19 @@ def _fallback_recorder(calls):
     return fallback
 
 
+def test_a_launch_never_hands_one_modules_kernel_to_another():
+    """The installed launches are shared by the whole process: a kernel object built for one
+    array module (a stand-in here, CuPy on a GPU) must not be called for another. (On the H200,
+    a test launching `Sum` and `Sigmoid` through a stand-in left them cached for CuPy, and
+    every later float32 sum and sigmoid on that worker failed.)"""
+    x = np.array([-1.0, 0.5, 2.0], np.float32)
+    launch = get_op("Sigmoid").cupy_kernel
+    first, second = _Recording(), _Recording()
+    for xp in (first, second, first):
+        _same(launch(xp, x), get_op("Sigmoid").kernel(np, x))
+    assert first.ran == ["eager_sigmoid", "eager_sigmoid"] and second.ran == ["eager_sigmoid"]
+
+
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.uint8, np.bool_])
 def test_dtypes_the_table_does_not_cover_run_the_ops_own_kernel(dtype):
     xp, calls = _Recording(), []

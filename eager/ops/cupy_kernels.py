@@ -243,16 +243,21 @@ class DirectLaunch:
     kernel, which it calls for whatever the entry does not cover (see the module doc). Hot: every
     covered op on a GPU; the per-dtype lookup is one dict get on this object."""
 
-    __slots__ = ("op_name", "source", "fallback", "_kernels", "_reduction")
+    __slots__ = ("op_name", "source", "fallback", "_module", "_kernels", "_reduction")
 
     def __init__(self, op_name, source, fallback):
         self.op_name = op_name
         self.source = source
         self.fallback = fallback
-        self._kernels = {}  # dtype -> kernel object, or False where not covered
+        # The per-dtype kernels of one array module, `_module`: a kernel object built by a
+        # stand-in module (tests) must never be launched on CuPy arrays, nor CuPy's on others.
+        self._module = None
+        self._kernels = {}  # dtype -> kernel object of `_module`, or False where not covered
         self._reduction = isinstance(source, ReductionSource)
 
     def kernel_for(self, xp, dtype):
+        if xp is not self._module:
+            self._module, self._kernels = xp, {}
         kernel = self._kernels.get(dtype)
         if kernel is None:
             kernel = self._kernels[dtype] = build(xp, self.source, dtype) or False
@@ -260,7 +265,7 @@ class DirectLaunch:
 
     def __call__(self, xp, *arrays, **attrs):
         x = arrays[0]
-        kernel = self._kernels.get(x.dtype)
+        kernel = self._kernels.get(x.dtype) if xp is self._module else None
         if kernel is None:
             kernel = self.kernel_for(xp, x.dtype)
         if kernel is not False:
