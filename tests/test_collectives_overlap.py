@@ -55,6 +55,9 @@ class LoopbackEngine(Collectives):
         return [np.asarray(a) * a.dtype.type(2) if op in ("sum", "mean") else np.array(a)
                 for a in arrays]
 
+    def broadcast(self, array, root=0):
+        return np.array(array)
+
     def close(self):
         self._calls.close()
 
@@ -250,3 +253,91 @@ def test_a_traced_step_called_in_async_mode_overlaps_on_the_executor(engine):
     for a, b in zip(values, want):
         np.testing.assert_array_equal(a, b)
     assert [name for name, _ in engine.exchanges] == ["loopback-collectives"] * 2
+
+
+# -- eager steps: buckets started by the backward walk ---------------------------------------------
+
+def _eager_strategy_step(engine, clip=False, loss_all_reduce=False):
+    """A one-replica strategy over the loopback engine, and an eager SGD step in `strategy.run`
+    (the 32-64-48-4 MLP, 2000-byte buckets: the last layer and the middle bias first, then one
+    tensor each). Returns (strategy, variables, step)."""
+    from eager.distribute.strategy import Strategy  # noqa: PLC0415 - the base, for a test engine
+
+    strategy = Strategy(["/device:CPU:0"], engine)
+    strategy.extended.bucket_bytes = 2000
+    rng = np.random.RandomState(0)
+    with strategy.scope():
+        weights = []
+        for n_in, n_out in ((32, 64), (64, 48), (48, 4)):
+            weights += [tf.Variable(rng.randn(n_in, n_out).astype(np.float32) * 0.3),
+                        tf.Variable(rng.randn(n_out).astype(np.float32) * 0.1)]
+        opt = tf.keras.optimizers.SGD(0.1)
+    x = tf.constant(rng.randn(8, 32).astype(np.float32))
+
+    def replica_step():
+        with tf.GradientTape() as tape:
+            h = x
+            for i in range(0, len(weights), 2):
+                h = tf.matmul(h, weights[i]) + weights[i + 1]
+                if i + 2 < len(weights):
+                    h = tf.nn.relu(h)
+            loss = tf.reduce_mean(h * h)
+        grads = tape.gradient(loss, weights)
+        if clip:
+            grads, _ = tf.clip_by_global_norm(grads, 1.0)
+        if loss_all_reduce:
+            tf.distribute.get_replica_context().all_reduce("sum", loss)
+        opt.apply_gradients(zip(grads, weights))
+
+    return strategy, weights, lambda: strategy.run(replica_step)
+
+
+@pytest.mark.parametrize("variant", ["plain", "clipped", "loss all-reduced", "async"])
+def test_an_eager_step_starts_each_bucket_during_the_backward_pass(engine, monkeypatch,
+                                                                   variant):
+    """DDP's hooks: each bucket's all-reduce is started (on the communication thread) as soon
+    as its last gradient is final, before the walk reaches the first layer, and the step ends
+    at the weights of the same step whose exchanges all wait for the end of the backward pass.
+    Gradients changed before `apply_gradients` (clipped) are exchanged again, as given."""
+    from eager.distribute import eager_overlap  # noqa: PLC0415 - the module under test
+
+    kwargs = {"clip": variant == "clipped", "loss_all_reduce": variant == "loss all-reduced"}
+    engine.asynchronous = False
+    _, want_weights, want_step = _eager_strategy_step(engine, **kwargs)
+    for _ in range(3):
+        want_step()
+    without_overlap = list(engine.exchanges)
+    assert {name for name, _ in without_overlap} == {"MainThread"}
+    engine.asynchronous = True
+    engine.exchanges.clear()
+    final_when_started = []  # per started bucket: how many of the 6 gradients were final
+    start = eager_overlap.StartedGradients._start
+
+    def recording_start(record, k):
+        final_when_started.append(sum(t is not None for t in record.tensors))
+        start(record, k)
+
+    monkeypatch.setattr(eager_overlap.StartedGradients, "_start", recording_start)
+    strategy, weights, step = _eager_strategy_step(engine, **kwargs)
+    for _ in range(3):
+        if variant == "async":
+            with tf.experimental.async_scope():
+                step()
+        else:
+            step()
+    for got, want in zip(weights, want_weights):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    # Four buckets a step, the first started when only the last layer and the middle bias
+    # had their gradients.
+    assert final_when_started == [3, 4, 5, 6] * 3
+    buckets = [[(4,), (48, 4), (48,)], [(64, 48)], [(64,)], [(32, 64)]]
+    started = [("loopback-collectives", shapes) for shapes in buckets]
+    if variant == "clipped":  # started, dropped, then the clipped gradients exchanged
+        # (on whichever thread is free: a synchronous call queues behind started ones)
+        assert [shapes for _, shapes in engine.exchanges] == (buckets + buckets) * 3
+        assert [name for name, _ in engine.exchanges[:4]] == ["loopback-collectives"] * 4
+    elif variant == "loss all-reduced":  # the loss's all-reduce waits behind the buckets
+        assert engine.exchanges == (started + [("loopback-collectives", [()])]) * 3
+    else:
+        assert engine.exchanges == started * 3
+    assert strategy.extended._started_gradients is None

@@ -519,18 +519,20 @@ def test_two_workers_end_at_the_one_device_weights(mlp_runs, config):
             np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
 
 
-def test_traced_steps_start_their_all_reduces_on_the_communication_thread(mlp_runs):
+def test_steps_start_their_all_reduces_on_the_communication_thread(mlp_runs):
     """With overlap on (the SGD runs), a traced step's all-reduces are split and started on
     the engine's thread: one per gradient (buckets of one) per step for one replica per
-    worker, one fused bucket per gradient for two; eager steps and overlap off never start
-    one. Their weights are checked against one device above."""
+    worker, one fused bucket per gradient for two; an eager step with one replica per worker
+    starts each bucket from its backward pass (`eager_overlap`), one with two does not; with
+    overlap off none is started. Their weights are checked against one device above."""
     runs, _ = mlp_runs
     for rank in (0, 1):
         started = runs[rank]["started"]
         # 3 steps; the first call traces (its collectives run as traced, unsplit).
         assert started["sgd-traced-1"] >= 2 * 4, started
         assert started["sgd-traced-2"] >= 2 * 4, started
-        assert started["sgd-eager-1"] == started["sgd-eager-2"] == 0, started
+        assert started["sgd-eager-1"] >= 3 * 4, started
+        assert started["sgd-eager-2"] == 0, started
         assert all(started[f"adam-{mode}-{n}"] == 0 for mode in ("eager", "traced")
                    for n in (1, 2)), started
 

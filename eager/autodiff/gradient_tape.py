@@ -23,7 +23,7 @@ from . import tape as _tape
 from .tape_backward import (aggregate, backward, backward_batched, backward_single_source,
                             ones_seed)
 
-__all__ = ["GradientTape", "UnconnectedGradients"]
+__all__ = ["GradientTape", "UnconnectedGradients", "set_gradient_ready_hook"]
 
 _log = logging.getLogger("eager")
 
@@ -50,6 +50,21 @@ def _unconnected(value):
 
 
 _NESTED = (list, tuple, dict)
+
+#: `hook(sources, source_tensors)` -> None or `on_ready(source_id, gradient)`: see
+#: `set_gradient_ready_hook`.
+_READY_HOOK = None
+
+
+def set_gradient_ready_hook(hook) -> None:
+    """Installs `hook(sources, source_tensors)`, asked by every `gradient` call with a list of
+    sources (the flat sources as given, variables included, and the tensors differentiated
+    with respect to, whose `_tape_id`s the callback is given) for a callback
+    `on_ready(source_id, gradient)` that the backward walk calls as soon as each source's
+    gradient is final, or None (the usual answer: no callback, a compiled plan may run). The data-parallel strategies install one to start all-reducing gradient buckets
+    during the backward pass; autodiff never imports them. `None` uninstalls it."""
+    global _READY_HOOK
+    _READY_HOOK = hook
 
 
 def _flat_sequence(structure) -> bool:
@@ -252,17 +267,22 @@ class GradientTape:
                                         unconnected)
             self._finish()
             return result
-        results = self._gradients(flat_targets, flat_out, _source_tensors(_flatten(sources)),
-                                  unconnected)
+        flat_sources = _flatten(sources)
+        source_tensors = _source_tensors(flat_sources)
+        on_ready = None
+        if _READY_HOOK is not None:
+            on_ready = _READY_HOOK(flat_sources, source_tensors)
+        results = self._gradients(flat_targets, flat_out, source_tensors, unconnected, on_ready)
         self._finish()
         return _pack(sources, results)
 
-    def _gradients(self, targets, target_grads, source_tensors, unconnected):
-        """The gradients for `source_tensors` (from `_source_tensors`)."""
+    def _gradients(self, targets, target_grads, source_tensors, unconnected, on_ready=None):
+        """The gradients for `source_tensors` (from `_source_tensors`); `on_ready` as
+        `tape_backward.backward`'s."""
         ids = [s._tape_id for s in source_tensors]
         paused = self._pause()
         try:
-            grads = backward(self._tape, targets, target_grads, ids)
+            grads = backward(self._tape, targets, target_grads, ids, on_ready)
         finally:
             if paused is not None:  # (see `_pause`)
                 paused[0].insert(paused[1], self._tape)

@@ -158,11 +158,17 @@ def backward_single_source(tape, target, source_id):
     return backward(tape, (target,), _NO_SEED, (source_id,))[0]
 
 
-def backward(tape, targets, target_grads, source_ids):
+def backward(tape, targets, target_grads, source_ids, on_ready=None):
     """Gradients (summed over targets) for each id in `source_ids`; None where unconnected.
 
     `targets` are tensors; `target_grads` the matching seed gradients (None means ones).
     Hot path of every training step: set operations instead of generator loops.
+
+    `on_ready(source_id, gradient)`, when given, is called during the walk as soon as a
+    source's gradient is final (no record left to walk reads the source), with the tensor this
+    call returns for it: a data-parallel step starts all-reducing a bucket of gradients while
+    the walk computes the next (DDP's gradient hooks). A compiled plan computes every gradient
+    at once, so with `on_ready` the walk runs instead of the planner.
     """
     ids = tape.ids
     source_set = ids.intersection(source_ids)
@@ -179,12 +185,14 @@ def backward(tape, targets, target_grads, source_ids):
             grads[tid] = [g]
     if not source_set or not grads:
         return [None] * len(source_ids)
-    if _planner is not None:
+    if _planner is not None and on_ready is None:
         planned = _planner(tape, grads, source_ids, source_set)
         if planned is not None:
             return planned
     make_seeds(grads)
     needed, need = prune(tape.entries, source_set, grads)
+    if on_ready is not None:
+        return _walk_reporting(needed, grads, source_ids, source_set, need, on_ready)
     return walk(needed, grads, source_ids, source_set, need)
 
 
@@ -231,40 +239,76 @@ def walk(needed, grads, source_ids, source_set, need):
     (tensor id -> list of gradients, seeded with the targets') is consumed. Returns the summed
     gradient of each source id (None if none)."""
     for record in needed:
-        out_grads = []
-        missing = False
-        for o in record[OUTPUT_IDS]:
-            g = grads.get(o) if o in source_set else grads.pop(o, None)
-            if g is None:
-                missing = True
-            elif len(g) == 1:
-                g = g[0]
-            else:
-                g = aggregate(g)
-            out_grads.append(g)
-        if missing and all(g is None for g in out_grads):
-            continue
-        entry = RecordedOp(record)
-        if missing:
-            _fill_unused(entry, out_grads)
-        op = entry.op
-        if op is not None and op.gradient is None:
-            raise _no_gradient_error(entry)
-        input_ids = entry.input_ids
-        entry.input_needed = tuple([i in need for i in input_ids])
-        in_grads = entry.backward(entry, *out_grads)
-        if in_grads.__class__ is not tuple and in_grads.__class__ is not list:
-            in_grads = (in_grads,)
-        if len(in_grads) != len(input_ids):
-            raise ValueError(f"The gradient of {entry.name} returned {len(in_grads)} gradients "
-                             f"for {len(input_ids)} inputs.")
-        for tid, g in zip(input_ids, in_grads):
-            if g is not None and tid in need:
-                if tid in grads:
-                    grads[tid].append(g)
-                else:
-                    grads[tid] = [g]
+        _step(record, grads, source_set, need)
     return [aggregate(grads.get(s)) if s in source_set else None for s in source_ids]
+
+
+def _walk_reporting(needed, grads, source_ids, source_set, need, on_ready):
+    """`walk`, calling `on_ready(source_id, gradient)` for each source as soon as its gradient
+    is final: after the last record that reads it (before the walk for a source no record
+    reads, a target's own seed). The gradient reported is summed then and is what the walk
+    returns for that source."""
+    last_reader = {}  # source id -> index in `needed` of the last record reading it
+    for k, record in enumerate(needed):
+        for tid in record[INPUT_IDS]:
+            if tid in source_set:
+                last_reader[tid] = k
+    finishing = {}
+    for sid, k in last_reader.items():
+        finishing.setdefault(k, []).append(sid)
+
+    def report(sids):
+        for sid in sids:
+            g = grads.get(sid)
+            if g is not None:
+                total = aggregate(g)
+                grads[sid] = [total]
+                on_ready(sid, total)
+
+    report([sid for sid in source_set if sid not in last_reader])
+    for k, record in enumerate(needed):
+        _step(record, grads, source_set, need)
+        if k in finishing:
+            report(finishing[k])
+    return [aggregate(grads.get(s)) if s in source_set else None for s in source_ids]
+
+
+def _step(record, grads, source_set, need):
+    """One record of the walk: its outputs' gradients (consumed, a source's kept) through its
+    gradient function, added to its inputs'."""
+    out_grads = []
+    missing = False
+    for o in record[OUTPUT_IDS]:
+        g = grads.get(o) if o in source_set else grads.pop(o, None)
+        if g is None:
+            missing = True
+        elif len(g) == 1:
+            g = g[0]
+        else:
+            g = aggregate(g)
+        out_grads.append(g)
+    if missing and all(g is None for g in out_grads):
+        return
+    entry = RecordedOp(record)
+    if missing:
+        _fill_unused(entry, out_grads)
+    op = entry.op
+    if op is not None and op.gradient is None:
+        raise _no_gradient_error(entry)
+    input_ids = entry.input_ids
+    entry.input_needed = tuple([i in need for i in input_ids])
+    in_grads = entry.backward(entry, *out_grads)
+    if in_grads.__class__ is not tuple and in_grads.__class__ is not list:
+        in_grads = (in_grads,)
+    if len(in_grads) != len(input_ids):
+        raise ValueError(f"The gradient of {entry.name} returned {len(in_grads)} gradients "
+                         f"for {len(input_ids)} inputs.")
+    for tid, g in zip(input_ids, in_grads):
+        if g is not None and tid in need:
+            if tid in grads:
+                grads[tid].append(g)
+            else:
+                grads[tid] = [g]
 
 
 def _fill_unused(entry, out_grads):

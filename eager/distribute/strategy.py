@@ -25,10 +25,12 @@ from ..core import context as _core
 from ..devices import registry as _devices
 from ..ops import array_ops, collective_ops, composite_ops, loss_scaling, math_ops
 from ..core.tensor_conversion import convert_to_tensor
+from ..tensor import Tensor
 from ..variables import (VariableAggregation, VariableSynchronization, variable_creator_scope)
 from . import buckets as _buckets
 from . import context as _ctx
 from . import cross_device_ops as _cross_device_ops
+from . import eager_overlap as _eager_overlap
 from .collectives.local import LocalCollectives
 from .input_context import InputContext  # noqa: F401 - part of this module's API
 from .input_lib import DistributedDataset, DistributedDatasetsFromFunction
@@ -113,6 +115,8 @@ class StrategyExtended:
         self._collectives = LocalCollectives() if collectives is None else collectives
         self._group_key = collective_ops.register_group(self._collectives)
         self._instance_keys = itertools.count(1)
+        # The buckets an eager backward pass started (`eager_overlap`), for batch_reduce_to.
+        self._started_gradients = None
 
     @property
     def _num_workers(self):
@@ -162,6 +166,18 @@ class StrategyExtended:
     def _num(self):
         return len(self.worker_devices)
 
+    @property
+    def _component_devices(self):
+        """Where a distributed variable's components live, one device per component: every
+        replica's device here (mirrored); `CentralStorageStrategy` keeps one copy."""
+        return self.worker_devices
+
+    @property
+    def _reduce_device(self):
+        """Where the replicas' values are summed (and gathered) before the result is copied
+        back to each replica: the first replica's device (TF's in-process rule)."""
+        return self.worker_devices[0]
+
     def _broadcast_initial_value(self, variable):
         """Every worker's copy of a new variable starts as rank 0's (TF's rule: random
         initializers differ across processes). Nothing to do within one process."""
@@ -206,14 +222,19 @@ class StrategyExtended:
         first = (_buckets.FIRST_BUCKET_BYTES
                  if collective_ops.overlaps(self._group_key, self._collectives.size)
                  else self.bucket_bytes)
-        for bucket in _buckets.plan_buckets(list(zip(shapes, dtypes)), self.bucket_bytes,
-                                            first):
+        # Buckets an eager backward pass already started (`eager_overlap`): waited for here.
+        started = (_eager_overlap.take_started(self, len(components), reduce_op)
+                   if single_replica else None)
+        plan = _buckets.plan_buckets(list(zip(shapes, dtypes)), self.bucket_bytes, first)
+        for k, bucket in enumerate(plan):
             if single_replica:
                 # One replica per process: the bucket's tensors go to the other processes as
                 # they are, in one exchange (no fused buffer, no split back).
-                with _core.device(self.worker_devices[0]):
-                    reduced = self._all_reduce_bucket_across_processes(
-                        [components[i][0] for i in bucket], reduce_op)
+                tensors = [components[i][0] for i in bucket]
+                reduced = None if started is None else started.result_for(k, bucket, tensors)
+                if reduced is None:
+                    with _core.device(self.worker_devices[0]):
+                        reduced = self._all_reduce_bucket_across_processes(tensors, reduce_op)
                 for i, part in zip(bucket, reduced):
                     results[i][0] = part
                 continue
@@ -226,7 +247,7 @@ class StrategyExtended:
                 reduced = self._replica_all_reduce(
                     fused, "mean" if reduce_op is ReduceOp.MEAN else "sum")
             else:
-                with _core.device(self.worker_devices[0]):
+                with _core.device(self._reduce_device):
                     total = composite_ops.add_n([array_ops.identity(f) for f in fused]) \
                         if n > 1 else fused[0]
                     if reduce_op is ReduceOp.MEAN and n > 1:
@@ -239,27 +260,43 @@ class StrategyExtended:
                                            [shapes[i] for i in bucket], _Ops)
                 for i, part in zip(bucket, parts):
                     results[i][r] = part
+        if started is not None:
+            started.drain()  # buckets of a plan other than this one: waited for, dropped
         return [Mirrored(r) for r in results]
 
     def reduce_to(self, reduce_op, value):
+        reduce_op = as_reduce_op(reduce_op)
+        if not isinstance(value, DistributedValues) and self._num > 1:
+            # The same value on every replica (TF's reduce_non_distributed_value): zero stays
+            # zero, MEAN is the value itself, and a SUM of it is refused as ill-defined.
+            if not isinstance(value, Tensor) and np.all(np.asarray(value) == 0):
+                return value
+            if reduce_op is ReduceOp.MEAN:
+                return value
+            raise ValueError(f"A non-DistributedValues value {value} cannot be reduced with "
+                             f"the given reduce op {reduce_op}.")
         return self.batch_reduce_to(reduce_op, [value])[0]
 
     def update_in_replica(self, variable, method, value, read_value, kwargs):
-        """A MirroredVariable written in replica context, by its aggregation (TF's rules)."""
+        """A distributed variable (mirrored, or one central copy) written in replica context,
+        by its aggregation (TF's rules): the replicas' values reduced, then written into every
+        component on its device."""
         agg = variable.aggregation
         if agg == VariableAggregation.NONE and self._num_replicas_in_sync > 1:
-            raise ValueError("You must specify an aggregation method to update a "
-                             "MirroredVariable in Replica Context. You can do so by passing an "
-                             "explicit value for argument `aggregation` to tf.Variable(..)."
+            kind = variable._KIND
+            raise ValueError(f"You must specify an aggregation method to update a {kind} in "
+                             "Replica Context. You can do so by passing an explicit value for "
+                             "argument `aggregation` to tf.Variable(..)."
                              "e.g. `tf.Variable(..., aggregation=tf.VariableAggregation.SUM)`"
                              "`tf.VariableAggregation` lists the possible aggregation methods."
-                             "This is required because MirroredVariable should always be kept "
-                             "in sync. When updating them or assigning to them in a replica "
-                             "context, we automatically try to aggregate the values before "
-                             "updating the variable. For this aggregation, we need to know the "
-                             "aggregation method. Another alternative is to not try to update "
-                             "such MirroredVariable in replica context. You can do this by "
-                             "using `strategy.extended.update()`.")
+                             f"This is required because {kind} should always be kept in sync. "
+                             "When updating them or assigning to them in a replica context, we "
+                             "automatically try to aggregate the values before updating the "
+                             "variable. For this aggregation, we need to know the aggregation "
+                             f"method. Another alternative is to not try to update such {kind} "
+                             "in replica context, but in cross replica context. You can enter "
+                             "cross replica context by calling "
+                             "`tf.distribute.get_replica_context().merge_call(merge_fn, ..)`.")
         context = _ctx.current()[1]
 
         def merge(strategy, v):
@@ -272,7 +309,7 @@ class StrategyExtended:
                 v = strategy.extended.reduce_to(ReduceOp.from_variable_aggregation(agg), v)
             for i, component in enumerate(variable.values):
                 part = v.values[i] if isinstance(v, DistributedValues) else v
-                with _core.device(self.worker_devices[i]):
+                with _core.device(self._component_devices[i]):
                     getattr(component, method)(part, read_value=False)
         context.merge_call(merge, args=(value,))
         return variable.value() if read_value else None
@@ -306,8 +343,8 @@ class Strategy:
         current, _ = _ctx.current()
         if current is not None and current is not self and not isinstance(current,
                                                                           _DefaultStrategy):
-            raise ValueError("Mixing different tf.distribute.Strategy objects: "
-                             f"{self!r} is not {current!r}")
+            raise RuntimeError("Mixing different tf.distribute.Strategy objects: "
+                               f"{self!r} is not {current!r}")
         if current is self:  # re-entered: the creator is already installed
             with _ctx.entered(self, _ctx.current()[1]):
                 yield self
@@ -396,7 +433,7 @@ class Strategy:
         """≈ `strategy.gather`: the replicas' values concatenated along `axis` (every
         worker's, in replica order, when there are several)."""
         components = self._extended._to_components(value)
-        with _core.device(self._extended.worker_devices[0]):
+        with _core.device(self._extended._reduce_device):
             local = array_ops.concat([array_ops.identity(c) for c in components], axis)
             if not self._extended._in_multi_worker_mode():
                 return local

@@ -20,9 +20,9 @@ it and returns the reduced tensors. Started in the order issued, on every worker
 (`eager.distribute.collectives.ordered`). A traced step never holds them: the graph keeps one
 `CollectiveReduceN` (one meaning, one gradient) and the runtime's `overlap_collectives` pass
 splits it, moving the start to just after the bucket's last gradient is computed, so the
-exchange runs while the backward pass computes the next bucket. Eagerly (synchronous or
-asynchronous) the all-reduce runs where it is issued: an eager step's buckets are reduced only
-once `tape.gradient` has returned them.
+exchange runs while the backward pass computes the next bucket. An eager step issues the
+start itself, from the backward walk, as soon as a bucket's gradients are final
+(`eager.distribute.eager_overlap`).
 
 `CollectiveReduceN` is the same all-reduce of several tensors at once (a gradient bucket),
 one output per input, shapes kept: the engine packs them into its own transfer buffer (the
