@@ -61,8 +61,9 @@ def set_gradient_ready_hook(hook) -> None:
     sources (the flat sources as given, variables included, and the tensors differentiated
     with respect to, whose `_tape_id`s the callback is given) for a callback
     `on_ready(source_id, gradient)` that the backward walk calls as soon as each source's
-    gradient is final, or None (the usual answer: no callback, a compiled plan may run). The data-parallel strategies install one to start all-reducing gradient buckets
-    during the backward pass; autodiff never imports them. `None` uninstalls it."""
+    gradient is final, or None (the usual answer: no callback, a compiled plan may run). The
+    data-parallel strategies install one to start all-reducing gradient buckets during the
+    backward pass; autodiff never imports them. `None` uninstalls it."""
     global _READY_HOOK
     _READY_HOOK = hook
 
