@@ -3,9 +3,10 @@ optimizers sit below this layer and call the hook, never import it).
 
 Inside `strategy.run`, `optimizer.apply_gradients` pauses each replica in a `merge_call`; the
 merge sums the replicas' gradients (TF's rule: SUM, the loss is scaled by the global batch
-size) in buckets, then runs the optimizer's fused update once per device on that device's
-components and slots, and advances `iterations` once. In cross-replica context the given
-gradients go to every component.
+size) in buckets, then runs the optimizer's fused update once per component device
+(`extended._component_devices`: every replica's device for mirrored variables, the parameter
+device for `CentralStorageStrategy`'s central ones) on that device's components and slots, and
+advances `iterations` once. In cross-replica context the given gradients go to every component.
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ def _is_distributed(variables):
     return any(getattr(v, "_is_distributed_variable", False) for v in variables)
 
 
-def _apply_components(strategy, opt, grads_per_replica, variables):
-    with strategy.scope(), opt._slot_lock:  # slots of mirrored variables are mirrored
+def _apply_components(strategy, opt, grads_per_component, variables):
+    with strategy.scope(), opt._slot_lock:  # slots of distributed variables are distributed
         opt._create_slots(variables)
     opt.built = True
     lr = opt._current_lr()
-    for r, device in enumerate(strategy.extended.worker_devices):
+    for r, device in enumerate(strategy.extended._component_devices):
         work = []
-        for grad, var in zip(grads_per_replica[r], variables):
+        for grad, var in zip(grads_per_component[r], variables):
             if grad is None:
                 continue
             slots, _ = opt._slots_of[var._handle.uid]
@@ -45,12 +46,12 @@ def _apply_components(strategy, opt, grads_per_replica, variables):
 def _merge_apply(strategy, opt, grads, variables):
     present = [i for i, g in enumerate(grads) if g is not None]
     reduced = strategy.extended.batch_reduce_to(ReduceOp.SUM, [grads[i] for i in present])
-    n = len(strategy.extended.worker_devices)  # this process's replicas
-    per_replica = [[None] * len(grads) for _ in range(n)]
+    n = len(strategy.extended._component_devices)  # mirrored: this process's replicas
+    per_component = [[None] * len(grads) for _ in range(n)]
     for i, mirrored in zip(present, reduced):
         for r in range(n):
-            per_replica[r][i] = mirrored.values[r]
-    _apply_components(strategy, opt, per_replica, variables)
+            per_component[r][i] = mirrored.values[r]
+    _apply_components(strategy, opt, per_component, variables)
 
 
 def distributed_apply(opt, grads, variables) -> bool:
@@ -63,7 +64,7 @@ def distributed_apply(opt, grads, variables) -> bool:
     if replica is not None:
         replica.merge_call(_merge_apply, args=(opt, list(grads), variables))
         return True
-    n = len(strategy.extended.worker_devices)  # this process's replicas
+    n = len(strategy.extended._component_devices)
     _apply_components(strategy, opt, [list(grads)] * n, variables)
     return True
 
