@@ -56,8 +56,12 @@ def train(strategy, opt_cls, traced):
 """
 
 
-def _run(body, devices="cpu"):
+def _run(body, devices="cpu", cpus_only=False):
+    """`body` in a fresh process with 2 logical CPUs (`devices="cpu"`) or 2 simulated GPUs; the
+    suite's own simulated GPUs are passed on unless `cpus_only`."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if cpus_only:
+        env.pop("EAGER_SIMULATED_GPUS", None)
     if devices == "gpu":
         env["EAGER_SIMULATED_GPUS"] = "2"
     code = f"DEVICES = {devices!r}\n" + _SETUP + textwrap.dedent(body)
@@ -522,3 +526,28 @@ def test_mirrored_strategy_over_devices_this_machine_lacks_places_softly():
     doubled = s.run(lambda: v * 2.0)
     assert [t.numpy() for t in s.experimental_local_results(doubled)] == [2.0, 2.0]
     assert float(s.reduce("SUM", doubled, axis=None)) == 4.0
+
+
+def test_worker_devices_are_tfs_canonical_names():
+    """TensorFlow 2.21 (two logical CPUs): `extended.worker_devices` and `parameter_devices`
+    are full device names; MirroredStrategy() with no GPU takes every logical CPU,
+    MultiWorkerMirroredStrategy() without a cluster only the first."""
+    out = _run("""
+        M, O = tf.distribute.MirroredStrategy, tf.distribute.OneDeviceStrategy
+        print(M(["/cpu:0", "/cpu:1"]).extended.worker_devices)
+        print(M(["/device:CPU:0"]).extended.worker_devices)
+        print(M().extended.worker_devices)
+        print(O("/cpu:1").extended.worker_devices)
+        print(O("cpu:0").extended.worker_devices)
+        print(tf.distribute.MultiWorkerMirroredStrategy().extended.worker_devices)
+        print(M(["/cpu:0", "/cpu:1"]).extended.parameter_devices)
+        s, seen = M(["/cpu:0", "/cpu:1"]), []
+        s.run(lambda: seen.append(tf.distribute.get_replica_context().devices))
+        print(tuple(seen))
+    """, cpus_only=True)
+    full = "/job:localhost/replica:0/task:0/device:"
+    assert out.splitlines() == [
+        f"('{full}CPU:0', '{full}CPU:1')", f"('{full}CPU:0',)",
+        f"('{full}CPU:0', '{full}CPU:1')", f"('{full}CPU:1',)", f"('{full}CPU:0',)",
+        f"('{full}CPU:0',)", f"('{full}CPU:0', '{full}CPU:1')",
+        f"(('{full}CPU:0',), ('{full}CPU:1',))"]

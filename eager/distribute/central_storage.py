@@ -27,11 +27,10 @@ one-machine form):
 from __future__ import annotations
 
 from ..devices import registry as _devices
-from ..devices.spec import DeviceSpec
 from ..core import context as _core
 from ..variables import VariableAggregation, VariableSynchronization
 from . import context as _ctx
-from .strategy import Strategy, StrategyExtended
+from .strategy import Strategy, StrategyExtended, canonical_device
 from .values import DistributedVariable
 
 __all__ = ["AggregatingVariable", "CentralStorageStrategy"]
@@ -39,16 +38,6 @@ __all__ = ["AggregatingVariable", "CentralStorageStrategy"]
 _LOCAL_CPU = "/device:CPU:0"  # TF's parameter (and reduction) device when there are several
 _AGGREGATIONS = (VariableAggregation.NONE, VariableAggregation.SUM, VariableAggregation.MEAN,
                  VariableAggregation.ONLY_FIRST_REPLICA)
-
-
-def _canonicalize(name):
-    """TF's `device_util.canonicalize`: '/gpu:1' -> '/job:localhost/replica:0/task:0/device:
-    GPU:1' (a missing type is the CPU, a missing index 0). ValueError for a malformed name."""
-    spec = _devices.parse_device(getattr(name, "name", name))
-    full = DeviceSpec("localhost", 0, 0, "CPU", 0).make_merged_spec(spec)
-    if spec.device_type is not None and spec.device_index is None:
-        full = DeviceSpec(full.job, full.replica, full.task, full.device_type, 0)
-    return full.to_string()
 
 
 class AggregatingVariable(DistributedVariable):
@@ -133,7 +122,7 @@ class CentralStorageStrategy(Strategy):
             gpus = _devices.list_logical_devices("GPU")
             compute_devices = [f"/device:GPU:{i}" for i in range(len(gpus))] or [_LOCAL_CPU]
         # A device this machine lacks is no error: its work is placed softly, as in TF.
-        compute_devices = [_canonicalize(d) for d in compute_devices]
+        compute_devices = [canonical_device(d) for d in compute_devices]
         super().__init__(compute_devices)
         if parameter_device is None:
             parameter_device = compute_devices[0] if len(compute_devices) == 1 else _LOCAL_CPU

@@ -35,7 +35,7 @@ from .cluster_resolver import (ClusterSpec, SimpleClusterResolver, TFConfigClust
                                worker_count)
 from .collective_util import CommunicationOptions
 from .cross_device_ops import select_process_engine
-from .strategy import Strategy, _device_name
+from .strategy import Strategy, _device_name, canonical_device
 
 #: Environment variables through which MPI launchers tell a process the size of its job
 #: (MPICH/Hydra, Open MPI, PMIx): read so a plain `python train.py` never initializes MPI.
@@ -151,7 +151,9 @@ class MultiWorkerMirroredStrategy(Strategy):
         for d in devices:
             _devices.resolve(_devices.parse_device(d), soft=False)
         engine = _world_collectives(communication_options, devices[0])
-        super().__init__(devices, engine)
+        # TF's canonical names, in this process's own job (TF names a worker's devices
+        # '/job:worker/.../task:<i>/...'; eager's device scopes know only this process's).
+        super().__init__([canonical_device(d) for d in devices], engine)
         if communication_options.bytes_per_pack:
             self._extended.bucket_bytes = int(communication_options.bytes_per_pack)
         self._communication_options = communication_options

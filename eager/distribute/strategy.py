@@ -23,6 +23,7 @@ import numpy as np
 from ..base import nest
 from ..core import context as _core
 from ..devices import registry as _devices
+from ..devices.spec import DeviceSpec
 from ..ops import array_ops, collective_ops, composite_ops, loss_scaling, math_ops
 from ..core.tensor_conversion import convert_to_tensor
 from ..tensor import Tensor
@@ -117,6 +118,11 @@ class StrategyExtended:
         self._instance_keys = itertools.count(1)
         # The buckets an eager backward pass started (`eager_overlap`), for batch_reduce_to.
         self._started_gradients = None
+
+    @property
+    def parameter_devices(self):
+        """Where variables live: every replica's device (mirrored), as TF's."""
+        return self.worker_devices
 
     @property
     def _num_workers(self):
@@ -462,14 +468,25 @@ def _device_name(device):
     return getattr(device, "name", str(device))
 
 
+def canonical_device(name) -> str:
+    """TF's `device_util.canonicalize`, the form of `extended.worker_devices`: '/gpu:1' ->
+    '/job:localhost/replica:0/task:0/device:GPU:1' (a missing type is the CPU, a missing index
+    0). ValueError for a malformed name."""
+    spec = _devices.parse_device(_device_name(name))
+    full = DeviceSpec("localhost", 0, 0, "CPU", 0).make_merged_spec(spec)
+    if spec.device_type is not None and spec.device_index is None:
+        full = DeviceSpec(full.job, full.replica, full.task, full.device_type, 0)
+    return full.to_string()
+
+
 class MirroredStrategy(Strategy):
     """≈ `tf.distribute.MirroredStrategy`: synchronous data parallelism over this process's
     devices (default: every GPU, else the CPU)."""
 
     def __init__(self, devices=None, cross_device_ops=None):
-        if devices is None:
-            gpus = _devices.list_logical_devices("GPU")
-            devices = [d.name for d in gpus] or ["/device:CPU:0"]
+        if devices is None:  # TF's: every GPU, else every (logical) CPU
+            devices = [d.name for d in (_devices.list_logical_devices("GPU")
+                                        or _devices.list_logical_devices("CPU"))]
         devices = [_device_name(d) for d in devices]
         if not devices:
             raise ValueError("Must specify at least one device.")
@@ -477,6 +494,7 @@ class MirroredStrategy(Strategy):
             raise ValueError(f"No duplicates allowed in `devices` argument: {devices}")
         for d in devices:
             _devices.resolve(_devices.parse_device(d), soft=False)  # an unknown device: error
+        devices = [canonical_device(d) for d in devices]
         super().__init__(devices)
         self._cross_device_ops = cross_device_ops
         self._extended._replica_all_reduce = _cross_device_ops.replica_all_reduce(
@@ -487,7 +505,7 @@ class OneDeviceStrategy(Strategy):
     """≈ `tf.distribute.OneDeviceStrategy`: everything on one device."""
 
     def __init__(self, device):
-        super().__init__([_device_name(device)])
+        super().__init__([canonical_device(device)])
 
 
 class _DefaultStrategy(Strategy):
