@@ -26,7 +26,8 @@ in one process run (and PyTorch's CUDA tensors beside them when PyTorch is insta
   PyTorch's `x + y`: the lowest host cost any eager op on CuPy can reach.
 
 Each row prints as soon as it is measured. `--profile` prints, after the rows, where the host
-time of 20000 eager `x + y` and of 100 eager SGD steps goes (cProfile, by own time).
+time of 20000 eager `x + y` and of 100 eager and 100 traced SGD steps goes (cProfile, by own
+time).
 """
 
 from __future__ import annotations
@@ -174,8 +175,8 @@ def launch_floor_rows(cupy, stream, rounds):
 
 
 def profile_host_time(gpu):
-    """Prints cProfile's top functions by own time for eager's `x + y` on the GPU and for the
-    eager SGD step (see the module doc)."""
+    """Prints cProfile's top functions by own time for eager's `x + y` on the GPU, the eager
+    SGD step and the traced one (see the module doc)."""
     import cProfile  # noqa: PLC0415 - only with --profile
     import pstats  # noqa: PLC0415
 
@@ -184,10 +185,13 @@ def profile_host_time(gpu):
     params = [eager.Variable(p) for p in np_params]
     opt = eager.optimizers.SGD(LR)
     xb, yb = eager.constant(xn), eager.constant(yn)
+    traced_step = traced_mlp_step([eager.Variable(p) for p in np_params])
     for label, work in (("x + y, 20000 times", lambda: [ex + ey for _ in range(20000)]),
                         ("eager SGD step, 100 times",
                          lambda: [eager_variable_mlp_step(params, opt, xb, yb)
-                                  for _ in range(100)])):
+                                  for _ in range(100)]),
+                        ("traced SGD step, 100 times",
+                         lambda: [traced_step(xb, yb) for _ in range(100)])):
         work()
         gpu.synchronize()
         profiler = cProfile.Profile()
