@@ -2,8 +2,9 @@
 
 Buffers go to MPI through the buffer protocol (`Allreduce`, `Allgather`, `Bcast` with capital
 letters), never as pickled objects: `all_reduce` reduces a contiguous array (anything else
-through one contiguous copy) into a new one, leaving the caller's buffer as it was; among the
-processes of one host, large buffers go through a shared-memory window (`shared_memory`).
+through one contiguous copy) into a new one, leaving the caller's buffer as it was; large
+buffers go through each host's shared-memory window (`shared_memory`), and in a job across
+hosts, then between one leader process per host (`hierarchical`).
 The engine works on a duplicate of the communicator it is given, so a training script's own
 MPI traffic never matches eager's.
 
@@ -30,7 +31,7 @@ from ...base import errors
 from ..failure import abort_on_uncaught_error
 from .base import Collectives, check_reduce_op
 from .ordered import OrderedCalls
-from .shared_memory import NodeAllReduce
+from .hierarchical import window_engine
 
 _MPI_OPS = {"sum": MPI.SUM, "mean": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
 
@@ -57,21 +58,31 @@ class MPICollectives(Collectives):
     has at least two cores per process (the thread waits inside MPI, which polls a core, and
     copies and reduces buffers: with no core of its own it slows the computation it should
     hide behind). Either way only if MPI lets two threads take turns calling it.
+    `host_of_rank`: None (the default: processes that share a machine share a shared-memory
+    window), or one non-negative int per rank naming its group, which refines the machines
+    (ranks on different machines never share a window): for tests, which simulate several
+    hosts on one machine, and for machines whose processes should be grouped otherwise.
+    Every process passes the same list.
     """
 
     def __init__(self, comm=None, timeout_seconds: float | None = None,
-                 abort_on_error: bool = True, overlap: bool | None = None):
+                 abort_on_error: bool = True, overlap: bool | None = None,
+                 host_of_rank=None):
         if timeout_seconds is not None and not timeout_seconds > 0:
             raise ValueError(f"timeout_seconds must be a positive number of seconds or None, "
                              f"got {timeout_seconds!r}.")
+        if host_of_rank is not None:
+            host_of_rank = _checked_hosts(host_of_rank,
+                                          (MPI.COMM_WORLD if comm is None else comm).Get_size())
         self._comm = (MPI.COMM_WORLD if comm is None else comm).Dup()
         self.rank = self._comm.Get_rank()
         self.size = self._comm.Get_size()
         self.timeout_seconds = timeout_seconds
         if abort_on_error:
             abort_on_uncaught_error(MPI.COMM_WORLD if comm is None else comm)
-        # One host: large buffers are reduced through a shared-memory window (shared_memory.py).
-        self._node = NodeAllReduce.for_world(self._comm, self._barrier_on)
+        # Large buffers are reduced through each host's shared-memory window (shared_memory.py),
+        # and between hosts by one leader each (hierarchical.py); None: MPI's Allreduce.
+        self._node = window_engine(self._comm, self._wait, host_of_rank)
         # Every call, started or synchronous, in one order (ordered.py). Started calls run on
         # a thread of their own only if MPI lets two threads take turns calling it.
         self._calls = OrderedCalls(f"eager-mpi-collectives-{self.rank}")
@@ -137,8 +148,8 @@ class MPICollectives(Collectives):
     def _all_reduce(self, arrays, op):
         arrays = [np.asarray(a) for a in arrays]
         if (self._node is not None and len(arrays) > 1
-                and len({a.dtype for a in arrays}) == 1 and arrays[0].dtype.kind in "fiuc"
-                and self._node.fits(arrays)):
+                and len({a.dtype for a in arrays}) == 1
+                and self._node.supports(arrays[0].dtype, op) and self._node.fits(arrays)):
             # A bucket of one dtype: one round through the shared-memory window for all.
             sources = [np.asarray(a, order="C") for a in arrays]  # keeps 0-d arrays 0-d
             results = [np.empty_like(a) for a in sources]
@@ -190,7 +201,7 @@ class MPICollectives(Collectives):
             source = np.asarray(array, order="C")  # 0-d stays 0-d
         result = np.empty_like(source)
         try:
-            if self._node is not None and self._node.accepts(source):
+            if self._node is not None and self._node.accepts(source, op):
                 self._node.all_reduce(source, result, "sum" if op == "mean" else op)
             else:
                 self._wait("all_reduce", source, self._comm.Allreduce, self._comm.Iallreduce,
@@ -252,9 +263,6 @@ class MPICollectives(Collectives):
             time.sleep(sleep)
             sleep = min(_MAX_POLL_SLEEP_S, sleep * 2 or 1e-5)
 
-    def _barrier_on(self, name: str, comm) -> None:
-        self._wait(name, None, comm.Barrier, comm.Ibarrier)
-
     def _check_open(self, name: str) -> None:
         if self._comm is None:
             raise errors.FailedPreconditionError(
@@ -263,9 +271,9 @@ class MPICollectives(Collectives):
 
 def _overlap_by_default(comm, node) -> bool:
     """`EAGER_COLLECTIVE_OVERLAP` if set, else whether this host has two cores per process of
-    `comm` on it (see `MPICollectives`; `node`: the engine's `NodeAllReduce`, which knows them
+    `comm` on it (see `MPICollectives`; `node`: the engine's window engine, which knows them
     when every process shares this host). Collective: every process of `comm` calls it."""
-    if node is not None:
+    if node is not None and node.size == comm.Get_size():
         processes = node.size
     else:
         host = comm.Split_type(MPI.COMM_TYPE_SHARED)
@@ -281,6 +289,15 @@ def _overlap_by_default(comm, node) -> bool:
     except AttributeError:  # macOS, Windows
         cores = os.cpu_count() or 1
     return cores >= 2 * processes
+
+
+def _checked_hosts(host_of_rank, size: int) -> list:
+    hosts = list(host_of_rank)
+    if len(hosts) != size or not all(isinstance(h, (int, np.integer)) and not isinstance(h, bool)
+                                     and h >= 0 for h in hosts):
+        raise ValueError(f"host_of_rank must hold one non-negative int per rank ({size}), "
+                         f"got {host_of_rank!r}.")
+    return [int(h) for h in hosts]
 
 
 def _writable_contiguous(array):

@@ -20,6 +20,9 @@ Protocol for one piece of at most `PIECE_BYTES` (a longer buffer goes piece by p
 Consecutive pieces alternate between two sets of slots, so step 1 of the next piece never
 overwrites a slot another process is still reading in step 4 of this one: the barrier of step
 2 of the next piece is passed only once every process has finished step 4 of this one.
+
+In a job across hosts this protocol runs within each host, with a step between hosts added by
+`hierarchical.HostsAllReduce`.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ PIECE_BYTES = 4 << 20
 #: is below the protocol's two barriers.
 MIN_BYTES = 32 << 10
 
-_HEADER_WORDS = 4  # count, dtype char, op index, piece index (int64 each)
+#: int64 words of each process's header: element count, dtype char, op index, piece index.
+HEADER_WORDS = 4
 _OPS = ("sum", "max", "min")
 _REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 
@@ -45,10 +49,15 @@ _REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 class NodeAllReduce:
     """In-place all-reduce of contiguous numpy buffers among the processes of `comm`, which
     must all share one host (`MPI.COMM_TYPE_SHARED`). `wait_barrier(name)` is the caller's
-    barrier on `comm` (it may poll with a deadline, see `MPICollectives`)."""
+    barrier on `comm` (it may poll with a deadline, see `MPICollectives`). Built by
+    `hierarchical.window_engine`, which also chooses between this and the engine for jobs
+    across hosts."""
 
-    __slots__ = ("_comm", "_wait_barrier", "rank", "size", "_window", "_headers", "_slots",
-                 "_parity")
+    __slots__ = ("_comm", "_wait_barrier", "rank", "size", "_window", "_headers", "_shared",
+                 "_slots", "_parity")
+
+    #: int64 words of shared memory per parity beyond the headers (for a subclass's use).
+    _shared_words = 0
 
     def __init__(self, comm, wait_barrier):
         self._comm = comm
@@ -58,17 +67,12 @@ class NodeAllReduce:
         self._window = None
         self._parity = 0
 
-    @classmethod
-    def for_world(cls, comm, wait_barrier):
-        """The engine for `comm` if all its processes share this host, else None."""
-        node = comm.Split_type(MPI.COMM_TYPE_SHARED)
-        if node.Get_size() != comm.Get_size() or comm.Get_size() < 2:
-            node.Free()
-            return None
-        return cls(node, lambda name: wait_barrier(name, node))
+    def supports(self, dtype, op: str) -> bool:
+        """Whether buffers of `dtype` reduced with `op` can go through the window."""
+        return dtype.kind in "fiuc"
 
-    def accepts(self, buffer) -> bool:
-        return buffer.nbytes >= MIN_BYTES and buffer.dtype.kind in "fiuc"
+    def accepts(self, buffer, op: str = "sum") -> bool:
+        return buffer.nbytes >= MIN_BYTES and self.supports(buffer.dtype, op)
 
     def all_reduce(self, source, out, op: str) -> None:
         """Writes the reduction of every process's `source` into `out` (both contiguous, same
@@ -108,18 +112,33 @@ class NodeAllReduce:
     # -- the protocol -------------------------------------------------------------------------
 
     def _allocate(self):
-        size = 2 * (self.size * (_HEADER_WORDS * 8 + PIECE_BYTES))
+        header_bytes = 2 * self.size * HEADER_WORDS * 8
+        shared_bytes = 2 * self._shared_words * 8
+        size = header_bytes + shared_bytes + 2 * self.size * PIECE_BYTES
         self._window = MPI.Win.Allocate_shared(size if self.rank == 0 else 0, 1,
                                                comm=self._comm)
         memory, _ = self._window.Shared_query(0)
         raw = np.ndarray((size,), np.uint8, buffer=memory)
-        header_bytes = 2 * self.size * _HEADER_WORDS * 8
-        self._headers = raw[:header_bytes].view(np.int64).reshape(2, self.size, _HEADER_WORDS)
-        self._slots = raw[header_bytes:].reshape(2, self.size, PIECE_BYTES)
+        self._headers = raw[:header_bytes].view(np.int64).reshape(2, self.size, HEADER_WORDS)
+        self._shared = raw[header_bytes:header_bytes + shared_bytes].view(np.int64).reshape(
+            2, self._shared_words)
+        self._slots = raw[header_bytes + shared_bytes:].reshape(2, self.size, PIECE_BYTES)
 
     def _reduce_piece(self, pieces, outs, op, total, index):
         """One round of the protocol over `pieces` (flat arrays of one dtype), laid end to end
         in the slot; the result goes to `outs` (flat arrays of the same sizes)."""
+        _, headers, slots, n = self._write(pieces, op, total, index)
+        self._wait_barrier("all_reduce")
+        if (headers != headers[self.rank]).any():
+            raise mismatch_error(headers)
+        self._reduce_share(slots, n, op)
+        self._wait_barrier("all_reduce")
+        copy_result(slots[0], outs)
+
+    def _write(self, pieces, op, total, index):
+        """Step 1: this process's header and data into its slot of the next parity; returns
+        the parity, its headers, its slots viewed as the pieces' dtype, and the element
+        count."""
         parity = self._parity
         self._parity ^= 1
         n, dtype = sum(p.size for p in pieces), pieces[0].dtype
@@ -130,23 +149,30 @@ class NodeAllReduce:
         for piece in pieces:
             mine[offset:offset + piece.size] = piece
             offset += piece.size
-        self._wait_barrier("all_reduce")
-        if (headers != headers[self.rank]).any():
-            raise _mismatch(headers)
+        return parity, headers, slots, n
+
+    def _reduce_share(self, slots, n, op):
+        """Step 3: this process's share of the `n` elements, reduced across the slots in rank
+        order, in place in slot 0's share (which no other process reads or writes now)."""
         share = -(-n // self.size)
         lo, hi = min(n, self.rank * share), min(n, (self.rank + 1) * share)
-        if hi > lo:  # in place in slot 0's share, which no other process reads or writes now
+        if hi > lo:
             reduce, part = _REDUCE[op], slots[0, lo:hi]
             for other in range(1, self.size):
                 reduce(part, slots[other, lo:hi], out=part)
-        self._wait_barrier("all_reduce")
-        result, offset = slots[0], 0
-        for out in outs:
-            out[...] = result[offset:offset + out.size]
-            offset += out.size
 
 
-def _mismatch(headers) -> errors.InvalidArgumentError:
+def copy_result(result, outs) -> None:
+    """Step 4: the flat `result` into `outs`, laid end to end as the pieces were."""
+    offset = 0
+    for out in outs:
+        out[...] = result[offset:offset + out.size]
+        offset += out.size
+
+
+def mismatch_error(headers) -> errors.InvalidArgumentError:
+    """The error every process raises when the headers (one row per worker, in rank order)
+    disagree."""
     described = []
     for rank, (count, char, op, _) in enumerate(headers):
         described.append(f"worker {rank}: {int(count)} x {np.dtype(chr(int(char))).name} "
