@@ -341,3 +341,43 @@ def test_an_eager_step_starts_each_bucket_during_the_backward_pass(engine, monke
     else:
         assert engine.exchanges == started * 3
     assert strategy.extended._started_gradients is None
+
+
+def test_an_eager_step_with_a_variable_left_without_gradient_ends_at_the_same_weights(engine):
+    """A variable the loss does not use has no gradient: its bucket never starts, the
+    optimizer reduces the others as usual, and the buckets started for them are waited for and
+    dropped at the next backward pass, the same on every worker."""
+    from eager.distribute.strategy import Strategy  # noqa: PLC0415 - the base, for a test engine
+
+    def run(asynchronous):
+        engine.asynchronous = asynchronous
+        strategy = Strategy(["/device:CPU:0"], engine)
+        strategy.extended.bucket_bytes = 64
+        with strategy.scope():
+            w = tf.Variable(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
+            b = tf.Variable(np.zeros(4, np.float32))
+            unused = tf.Variable(np.ones(3, np.float32))
+            opt = tf.keras.optimizers.SGD(0.1)
+        x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+
+        def step():
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w) + b))
+            grads = tape.gradient(loss, [w, b, unused])
+            assert grads[2] is None
+            opt.apply_gradients(zip(grads, [w, b, unused]))
+
+        for _ in range(3):
+            strategy.run(step)
+        return [v.numpy() for v in (w, b, unused)], strategy
+
+    want, _ = run(False)
+    engine.exchanges.clear()
+    got, strategy = run(True)
+    for a, c in zip(got, want):
+        np.testing.assert_array_equal(a, c)
+    assert any(name == "loopback-collectives" for name, _ in engine.exchanges)
+    pending = strategy.extended._started_gradients  # the last step's, drained at the next
+    assert pending is not None and pending.started.count(None) < len(pending.started)
+    pending.drain()
+    assert pending.started.count(None) == len(pending.started)
