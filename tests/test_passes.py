@@ -857,6 +857,13 @@ def test_fused_kernels_on_a_gpu_run_as_one_device_kernel_or_fall_back(refuse):
         np.testing.assert_array_equal(kernel(xp, *feed), expected)
     assert len(xp.fused_names) == 1 and xp.fused_names[0].startswith("eager_fused_")
     assert xp.fused_names[0].isidentifier()  # (CUDA source names the kernel after it)
+    # The same cluster traced again (a function made again) names its device kernel the same,
+    # so CuPy compiles it once; another cluster gets another name.
+    (again,) = fuse_elementwise(program_of(trace(f, TensorSpec([4]), TensorSpec([4])))).nodes
+    assert again.op_def.kernel.on_device._name == kernel.on_device._name
+    (other,) = fuse_elementwise(program_of(trace(lambda x, y: eager.nn.relu(x * y - x),
+                                                 TensorSpec([4]), TensorSpec([4])))).nodes
+    assert other.op_def.kernel.on_device._name != kernel.on_device._name
     assert xp.fused_calls == (1 if refuse else 3)
     assert kernel.on_device.fused is not refuse
     np.testing.assert_array_equal(kernel(np, *feed), expected)  # the CPU never goes there

@@ -47,7 +47,7 @@ operand's buffer is exact only for kernels known to allocate their result.
 
 from __future__ import annotations
 
-import itertools
+import hashlib
 from collections import Counter
 
 import numpy as np
@@ -62,7 +62,6 @@ __all__ = ["fuse_elementwise", "MIN_CLUSTER"]
 MIN_CLUSTER = 2
 
 _NAMES_SHOWN = 8  # member names listed in a fused op's name before it is abbreviated
-_kernel_ids = itertools.count()
 
 
 def fuse_elementwise(program):
@@ -216,9 +215,19 @@ def _compile_kernel(name, steps, num_inputs):
         raise
     kernel = namespace["fused_kernel"]
     namespace["_on_device"] = kernel.on_device = _DeviceFused(
-        namespace["steps"], f"eager_fused_{next(_kernel_ids)}")
+        namespace["steps"], _device_kernel_name(steps, num_inputs))
     register_source(filename, source, kernel)
     return kernel
+
+
+def _device_kernel_name(steps, num_inputs) -> str:
+    """The CUDA kernel's name for a cluster: from what it computes (each member's op, operands
+    and attributes), so that the same cluster in another function (a function made again, a
+    retrace) gives `cupy.fuse` the same CUDA source, which CuPy compiles once and keeps, instead
+    of one more compiled module per function."""
+    what = repr((num_inputs, [(op_def.name, tuple(args), sorted(attrs.items(), key=str))
+                              for op_def, args, attrs, _ in steps]))
+    return "eager_fused_" + hashlib.sha1(what.encode()).hexdigest()[:16]
 
 
 class _DeviceFused:
