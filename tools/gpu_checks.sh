@@ -11,7 +11,8 @@
 # Runs from a checkout without installing it (PYTHONPATH), under $PYTHON (default python3),
 # which must have numpy, cupy, pytest, hypothesis, pytest-xdist and pytest-timeout. Each step
 # has its own time limit and a failed step does not stop the next: what was measured before a
-# limit is kept, since each bench row and each test result is written as it happens.
+# limit is kept, since each bench row and each test result is written as it happens (and the
+# suite, interrupted at its limit, still reports its failures with their tracebacks).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:-gpu-checks}}
@@ -35,7 +36,9 @@ timeout 180 "$py" bench/gpu.py --rounds 10 --profile > "$out/bench_gpu.txt" 2>&1
 echo "bench/gpu.py exit: $?" >> "$out/bench_gpu.txt"
 
 workers=$(( $(nproc) > 4 ? $(nproc) - 2 : 2 ))
-timeout "$suite_seconds" "$py" -m pytest -p no:cacheprovider -n "$workers" --dist load \
+# At the limit pytest gets an interrupt (SIGINT), as from Ctrl-C: it stops the workers and still
+# prints the tracebacks and the summary of what failed so far; a kill follows 30 s later.
+timeout -s INT -k 30 "$suite_seconds" "$py" -m pytest -p no:cacheprovider -n "$workers" --dist load \
   --timeout 120 -v --tb=short -rfE --durations=20 > "$out/suite.log" 2>&1
 echo "pytest exit: $?" >> "$out/suite.log"
 grep -E "(FAILED|ERROR) |passed|failed|pytest exit" "$out/suite.log" | tail -40
