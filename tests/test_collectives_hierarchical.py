@@ -238,3 +238,37 @@ def test_host_of_rank_is_checked(tmp_path):
     for out in outputs(tmp_path, proc, 2):
         assert out == {str(h): f"host_of_rank must hold one non-negative int per rank (2), "
                                f"got {h!r}." for h in ([0], [0, -1], [0, "a"], [0, 1.5])}
+
+
+def test_processes_that_group_themselves_differently_all_get_the_same_error(tmp_path):
+    """Every process compares its `host_of_rank` with the others' before using it: a process
+    passing another grouping (or none, or an invalid one) gets the error on every process
+    instead of the windows waiting on each other forever."""
+    proc = launch(tmp_path, """
+        import json
+        from mpi4py import MPI
+        from eager.distribute.collectives.mpi import MPICollectives
+
+        rank = MPI.COMM_WORLD.Get_rank()
+        out = {}
+        for case, hosts in (("other", [[0, 1], [0, 0]]), ("none", [[0, 0], None]),
+                            ("invalid", [[0, 0], [0]]), ("same", [[0, 1], [0, 1]])):
+            try:
+                c = MPICollectives(host_of_rank=hosts[rank], abort_on_error=False)
+                c.close()
+                out[case] = "no error"
+            except ValueError as e:
+                out[case] = str(e)
+        with open(f"result_{rank}.json", "w") as file:
+            json.dump(out, file)
+    """, 2)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first, second = outputs(tmp_path, proc, 2)
+    prefix = "every process must pass the same host_of_rank: "
+    assert first["other"] == second["other"] == (
+        prefix + "rank 0 passed [0, 1]; rank 1 passed [0, 0].")
+    assert first["none"] == second["none"] == prefix + "rank 0 passed [0, 0]; rank 1 passed None."
+    assert first["invalid"] == prefix + "rank 0 passed [0, 0]; rank 1 passed an invalid list."
+    assert second["invalid"] == ("host_of_rank must hold one non-negative int per rank (2), "
+                                 "got [0].")
+    assert first["same"] == second["same"] == "no error"

@@ -62,7 +62,8 @@ class MPICollectives(Collectives):
     window), or one non-negative int per rank naming its group, which refines the machines
     (ranks on different machines never share a window): for tests, which simulate several
     hosts on one machine, and for machines whose processes should be grouped otherwise.
-    Every process passes the same list.
+    Every process must pass the same list (or every one None): the processes compare theirs
+    when the engine is made, and a difference is the same ValueError on every process.
     """
 
     def __init__(self, comm=None, timeout_seconds: float | None = None,
@@ -71,12 +72,21 @@ class MPICollectives(Collectives):
         if timeout_seconds is not None and not timeout_seconds > 0:
             raise ValueError(f"timeout_seconds must be a positive number of seconds or None, "
                              f"got {timeout_seconds!r}.")
-        if host_of_rank is not None:
-            host_of_rank = _checked_hosts(host_of_rank,
-                                          (MPI.COMM_WORLD if comm is None else comm).Get_size())
-        self._comm = (MPI.COMM_WORLD if comm is None else comm).Dup()
+        world = MPI.COMM_WORLD if comm is None else comm
+        problem, row = _host_row(host_of_rank, world.Get_size())
+        self._comm = world.Dup()
         self.rank = self._comm.Get_rank()
         self.size = self._comm.Get_size()
+        # Every process's `host_of_rank`, compared before anything depends on it: processes
+        # that group themselves differently would wait on each other forever in the windows.
+        rows = np.empty((self.size, self.size), np.int64)
+        self._comm.Allgather(row, rows)
+        problem = problem or _hosts_disagreement(rows)
+        if problem is not None:
+            self._comm.Free()
+            self._comm = None
+            raise ValueError(problem)
+        host_of_rank = None if host_of_rank is None else [int(h) for h in row]
         self.timeout_seconds = timeout_seconds
         if abort_on_error:
             abort_on_uncaught_error(MPI.COMM_WORLD if comm is None else comm)
@@ -291,13 +301,31 @@ def _overlap_by_default(comm, node) -> bool:
     return cores >= 2 * processes
 
 
-def _checked_hosts(host_of_rank, size: int) -> list:
+_NOT_GIVEN, _MALFORMED = -2, -1  # a process's row in the `host_of_rank` comparison
+
+
+def _host_row(host_of_rank, size: int):
+    """(this process's complaint about its `host_of_rank` or None, its row for the comparison:
+    the groups, or `size` copies of _NOT_GIVEN / _MALFORMED)."""
+    if host_of_rank is None:
+        return None, np.full(size, _NOT_GIVEN, np.int64)
     hosts = list(host_of_rank)
     if len(hosts) != size or not all(isinstance(h, (int, np.integer)) and not isinstance(h, bool)
                                      and h >= 0 for h in hosts):
-        raise ValueError(f"host_of_rank must hold one non-negative int per rank ({size}), "
-                         f"got {host_of_rank!r}.")
-    return [int(h) for h in hosts]
+        return (f"host_of_rank must hold one non-negative int per rank ({size}), got "
+                f"{host_of_rank!r}.", np.full(size, _MALFORMED, np.int64))
+    return None, np.array(hosts, np.int64)
+
+
+def _hosts_disagreement(rows):
+    """The same complaint on every process when the processes' `host_of_rank` rows differ."""
+    if (rows == rows[0]).all():
+        return None
+
+    def shown(row):
+        return {_NOT_GIVEN: "None", _MALFORMED: "an invalid list"}.get(int(row[0]), row.tolist())
+    return ("every process must pass the same host_of_rank: "
+            + "; ".join(f"rank {r} passed {shown(row)}" for r, row in enumerate(rows)) + ".")
 
 
 def _writable_contiguous(array):
