@@ -66,15 +66,6 @@ class AggregatingVariable(DistributedVariable):
             return getattr(self._values[0], method)(value, read_value=read_value)
         return self._strategy.extended.update_in_replica(self, method, value, read_value, {})
 
-    def assign(self, value, use_locking=None, name=None, read_value=True):
-        return self._write("assign", value, read_value)
-
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        return self._write("assign_add", delta, read_value)
-
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        return self._write("assign_sub", delta, read_value)
-
     def __repr__(self):  # TF shows the wrapped variable
         return repr(self._values[0])
 

@@ -233,29 +233,29 @@ class DistributedVariable(Variable):
         parts = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
         return f"{self._KIND}:{{\n{parts}\n}}"
 
+    # -- writes: each kind's `_write(method, value, read_value)` (TF's rules per kind) --------
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        return self._write("assign", value, read_value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._write("assign_add", delta, read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._write("assign_sub", delta, read_value)
+
 
 class MirroredVariable(DistributedVariable):
     """≈ `tf.distribute` MirroredVariable (see the module doc)."""
 
     _KIND = "MirroredVariable"
 
-    def _write(self, method, value, read_value, kwargs):
+    def _write(self, method, value, read_value):
         rid = _replica_id()
         if rid is None:  # cross-replica: the same value into every component
             for component in self._values:
-                getattr(component, method)(value, read_value=False, **kwargs)
+                getattr(component, method)(value, read_value=False)
             return self.value() if read_value else None
-        return self._strategy.extended.update_in_replica(self, method, value, read_value,
-                                                         kwargs)
-
-    def assign(self, value, use_locking=None, name=None, read_value=True):
-        return self._write("assign", value, read_value, {})
-
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        return self._write("assign_add", delta, read_value, {})
-
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        return self._write("assign_sub", delta, read_value, {})
+        return self._strategy.extended.update_in_replica(self, method, value, read_value, {})
 
 
 class SyncOnReadVariable(DistributedVariable):
@@ -287,12 +287,3 @@ class SyncOnReadVariable(DistributedVariable):
                 getattr(component, method)(value, read_value=False)
             return self.value() if read_value else None
         return getattr(self._current(), method)(value, read_value=read_value)
-
-    def assign(self, value, use_locking=None, name=None, read_value=True):
-        return self._write("assign", value, read_value)
-
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        return self._write("assign_add", delta, read_value)
-
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        return self._write("assign_sub", delta, read_value)
