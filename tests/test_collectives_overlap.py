@@ -146,22 +146,31 @@ def test_buckets_run_from_the_last_tensor_with_a_small_first_bucket():
 
 # -- the pass on traced steps ---------------------------------------------------------------------
 
-def _mlp(engine, sizes=(32, 64, 48, 4)):
+def _mlp_weights_and_batch(sizes):
+    """An MLP's kernels and biases (variables, in the current scope) and a batch of 8."""
     rng = np.random.RandomState(0)
     weights = []
     for n_in, n_out in zip(sizes[:-1], sizes[1:]):
         weights += [tf.Variable(rng.randn(n_in, n_out).astype(np.float32) * 0.3),
                     tf.Variable(rng.randn(n_out).astype(np.float32) * 0.1)]
-    x = tf.constant(rng.randn(8, sizes[0]).astype(np.float32))
+    return weights, tf.constant(rng.randn(8, sizes[0]).astype(np.float32))
+
+
+def _mlp_loss(weights, x):
+    h = x
+    for i in range(0, len(weights), 2):
+        h = tf.matmul(h, weights[i]) + weights[i + 1]
+        if i + 2 < len(weights):
+            h = tf.nn.relu(h)
+    return tf.reduce_mean(h * h)
+
+
+def _mlp(engine, sizes=(32, 64, 48, 4)):
+    weights, x = _mlp_weights_and_batch(sizes)
 
     def step(x):
         with tf.GradientTape() as tape:
-            h = x
-            for i in range(0, len(weights), 2):
-                h = tf.matmul(h, weights[i]) + weights[i + 1]
-                if i + 2 < len(weights):
-                    h = tf.nn.relu(h)
-            loss = tf.reduce_mean(h * h)
+            loss = _mlp_loss(weights, x)
         grads = tape.gradient(loss, weights)
         reduced = [None] * len(grads)
         plan = buckets.plan_buckets([(g.shape, np.float32) for g in grads], bucket_bytes=1 << 20,
@@ -265,23 +274,13 @@ def _eager_strategy_step(engine, clip=False, loss_all_reduce=False):
 
     strategy = Strategy(["/device:CPU:0"], engine)
     strategy.extended.bucket_bytes = 2000
-    rng = np.random.RandomState(0)
     with strategy.scope():
-        weights = []
-        for n_in, n_out in ((32, 64), (64, 48), (48, 4)):
-            weights += [tf.Variable(rng.randn(n_in, n_out).astype(np.float32) * 0.3),
-                        tf.Variable(rng.randn(n_out).astype(np.float32) * 0.1)]
+        weights, x = _mlp_weights_and_batch((32, 64, 48, 4))
         opt = tf.keras.optimizers.SGD(0.1)
-    x = tf.constant(rng.randn(8, 32).astype(np.float32))
 
     def replica_step():
         with tf.GradientTape() as tape:
-            h = x
-            for i in range(0, len(weights), 2):
-                h = tf.matmul(h, weights[i]) + weights[i + 1]
-                if i + 2 < len(weights):
-                    h = tf.nn.relu(h)
-            loss = tf.reduce_mean(h * h)
+            loss = _mlp_loss(weights, x)
         grads = tape.gradient(loss, weights)
         if clip:
             grads, _ = tf.clip_by_global_norm(grads, 1.0)
