@@ -9,43 +9,20 @@ Skipped when mpi4py or mpiexec (the `distributed` extra) is missing.
 """
 
 import json
-import os
 import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mpi4py")
+from mpi_jobs import rank_results, run_job, skip_module_without_mpi
 
-from eager.distribute.run import find_mpiexec  # noqa: E402
+skip_module_without_mpi()
 
-ROOT = Path(__file__).resolve().parents[1]
 #: The longest a job here may take; a hang becomes a failure after it.
 JOB_TIMEOUT_S = 240
 
-try:
-    find_mpiexec()
-except FileNotFoundError:
-    pytest.skip("no mpiexec (install the `distributed` extra)", allow_module_level=True)
-
 
 def launch(tmp_path, body: str, processes: int, *args) -> subprocess.CompletedProcess:
-    script = tmp_path / "worker.py"
-    script.write_text(textwrap.dedent(body))
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop("TF_CONFIG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "eager.distribute.run", "-n", str(processes), str(script),
-         *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=JOB_TIMEOUT_S)
-
-
-def outputs(tmp_path, proc, processes: int) -> list:
-    """Every rank's result file, in rank order (their stdouts interleave)."""
-    files = [tmp_path / f"result_{rank}.json" for rank in range(processes)]
-    assert all(f.exists() for f in files), proc.stdout + proc.stderr
-    return [json.loads(f.read_text()) for f in files]
+    return run_job(tmp_path, body, *args, processes=processes, timeout_s=JOB_TIMEOUT_S)
 
 
 ALL_REDUCE_WORKER = """
@@ -183,7 +160,7 @@ def test_all_reduce_across_simulated_hosts_matches_numpy_with_identical_bits(
     processes = 4 if hosts is None else len(hosts)
     proc = launch(tmp_path, ALL_REDUCE_WORKER, processes, json.dumps(hosts), str(timeout))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    results = outputs(tmp_path, proc, processes)
+    results = rank_results(tmp_path, proc, processes)
     for out in results:
         assert out["engine"] == engine
         assert out["hosts"] == (len(set(hosts)) if engine == "HostsAllReduce" else None)
@@ -235,7 +212,7 @@ def test_host_of_rank_is_checked(tmp_path):
             json.dump(out, file)
     """, 2)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for out in outputs(tmp_path, proc, 2):
+    for out in rank_results(tmp_path, proc, 2):
         assert out == {str(h): f"host_of_rank must hold one non-negative int per rank (2), "
                                f"got {h!r}." for h in ([0], [0, -1], [0, "a"], [0, 1.5])}
 
@@ -263,7 +240,7 @@ def test_processes_that_group_themselves_differently_all_get_the_same_error(tmp_
             json.dump(out, file)
     """, 2)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    first, second = outputs(tmp_path, proc, 2)
+    first, second = rank_results(tmp_path, proc, 2)
     prefix = "every process must pass the same host_of_rank: "
     assert first["other"] == second["other"] == (
         prefix + "rank 0 passed [0, 1]; rank 1 passed [0, 0].")

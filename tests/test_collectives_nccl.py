@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import fake_nccl
+from mpi_jobs import mpi_skip_reason, rank_results, run_job
 from eager import errors
 from eager.distribute import cross_device_ops
 from eager.distribute.collective_util import CommunicationImplementation as Impl
@@ -398,16 +399,9 @@ def test_traced_step_never_orders_one_replicas_nccl_op_after_anothers():
         assert all(i < instance for _, i in waits_for), result["ops"]
 
 
+@pytest.mark.skipif(mpi_skip_reason() is not None, reason=str(mpi_skip_reason()))
 def test_unique_id_exchange_over_real_mpi_processes(tmp_path):
-    pytest.importorskip("mpi4py")
-    from eager.distribute.run import find_mpiexec  # noqa: PLC0415 - needs the MPI extra
-
-    try:
-        find_mpiexec()
-    except FileNotFoundError:
-        pytest.skip("no mpiexec (install the `distributed` extra)")
-    script = tmp_path / "worker.py"
-    script.write_text(textwrap.dedent("""
+    proc = run_job(tmp_path, """
         import json, sys
         from eager.distribute.collectives.mpi import MPICollectives
         from eager.distribute.collectives.nccl import exchange_unique_id
@@ -422,13 +416,9 @@ def test_unique_id_exchange_over_real_mpi_processes(tmp_path):
         got = exchange_unique_id(mpi, Nccl)
         with open(f"result_{mpi.rank}.json", "w") as f:
             json.dump({"id": list(got), "own": list(Nccl.get_unique_id())}, f)
-        """))
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop("TF_CONFIG", None)
-    proc = subprocess.run([sys.executable, "-m", "eager.distribute.run", "-n", "2", str(script)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+        """)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    results = [json.loads((tmp_path / f"result_{r}.json").read_text()) for r in (0, 1)]
+    results = rank_results(tmp_path, proc, 2)
     assert results[0]["id"] == results[0]["own"]
     assert results[1]["id"] == results[0]["own"] != results[1]["own"]
     assert all(-128 <= v <= 127 for v in results[1]["id"])

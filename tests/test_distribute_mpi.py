@@ -11,33 +11,18 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-pytest.importorskip("mpi4py")
+from mpi_jobs import ROOT, run_job, skip_module_without_mpi
 
-from eager.distribute.run import find_mpiexec  # noqa: E402
+skip_module_without_mpi()
 
-ROOT = Path(__file__).resolve().parents[1]
+from eager.distribute.run import find_mpiexec  # noqa: E402 - needs the extra (skipped above)
+
 #: The longest a 2-process job here may take; a hang becomes a failure after it.
 JOB_TIMEOUT_S = 180
-
-try:
-    find_mpiexec()
-except FileNotFoundError:
-    pytest.skip("no mpiexec (install the `distributed` extra)", allow_module_level=True)
-
-
-def run_job(tmp_path, body: str, *args, processes=2) -> subprocess.CompletedProcess:
-    script = tmp_path / "worker.py"
-    script.write_text(textwrap.dedent(body))
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop("TF_CONFIG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "eager.distribute.run", "-n", str(processes), str(script),
-         *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=JOB_TIMEOUT_S)
 
 
 def results_by_rank(tmp_path, proc, processes=2) -> dict:
