@@ -3,82 +3,23 @@ device reaches with batch B; names, reprs and errors as TensorFlow 2.21 gives th
 recorded from TF). Each scenario runs in a fresh process so it can configure its devices."""
 
 import json
-import os
-import pathlib
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
 
 import eager as tf
+from distribute_scripts import run_scenario
 from eager.ops.collective_ops import collective_reduce, register_group, unregister_group
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-_SETUP = """
-import numpy as np
-import eager as tf
-if DEVICES == "cpu":
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    NAMES = ["/cpu:0", "/cpu:1"]
-else:
-    NAMES = ["/gpu:0", "/gpu:1"]
-rng = np.random.RandomState(0)
-X = rng.randn(16, 3).astype(np.float32)
-Y = rng.randn(16, 1).astype(np.float32)
-
-def train(strategy, opt_cls, traced):
-    with strategy.scope():
-        w = tf.Variable(np.ones((3, 1), np.float32))
-        b = tf.Variable(np.zeros((1,), np.float32))
-        opt = opt_cls(0.1)
-    ds = strategy.experimental_distribute_dataset(
-        tf.data.Dataset.from_tensor_slices((X, Y)).batch(8))
-
-    def step(xb, yb):
-        with tf.GradientTape() as tape:
-            per_example = tf.reduce_sum((tf.matmul(xb, w) + b - yb) ** 2, axis=1)
-            loss = tf.reduce_sum(per_example) / 8.0
-        grads = tape.gradient(loss, [w, b])
-        opt.apply_gradients(zip(grads, [w, b]))
-        return loss
-
-    def outer(xb, yb):
-        return strategy.reduce("SUM", strategy.run(step, (xb, yb)), axis=None)
-    run = tf.function(outer) if traced else outer
-    for _ in range(3):
-        for xb, yb in ds:
-            losses = run(xb, yb)
-    return w, b, losses
-"""
-
-
-def _run(body, devices="cpu", cpus_only=False):
-    """`body` in a fresh process with 2 logical CPUs (`devices="cpu"`) or 2 simulated GPUs; the
-    suite's own simulated GPUs are passed on unless `cpus_only`."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    if cpus_only:
-        env.pop("EAGER_SIMULATED_GPUS", None)
-    if devices == "gpu":
-        env["EAGER_SIMULATED_GPUS"] = "2"
-    code = f"DEVICES = {devices!r}\n" + _SETUP + textwrap.dedent(body)
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc.stdout
 
 
 @pytest.mark.parametrize("devices", ["cpu", "gpu"])
 @pytest.mark.parametrize("opt", ["SGD", "Adam"])
 def test_two_replicas_match_one_device(devices, opt):
-    out = _run(f"""
+    out = run_scenario(f"""
         for traced in (False, True):
-            w2, b2, l2 = train(tf.distribute.MirroredStrategy(NAMES), tf.keras.optimizers.{opt},
+            w2, b2, l2, _ = train(tf.distribute.MirroredStrategy(NAMES), tf.keras.optimizers.{opt},
                                traced)
-            w1, b1, l1 = train(tf.distribute.OneDeviceStrategy(NAMES[0]),
+            w1, b1, l1, _ = train(tf.distribute.OneDeviceStrategy(NAMES[0]),
                                tf.keras.optimizers.{opt}, traced)
             assert type(w2).__name__ == "MirroredVariable", type(w2)
             for a, c in zip(w2.values, b2.values):
@@ -92,7 +33,7 @@ def test_two_replicas_match_one_device(devices, opt):
 
 
 def test_names_reprs_and_errors_as_tf():
-    out = _run("""
+    out = run_scenario("""
         s = tf.distribute.MirroredStrategy(NAMES)
         assert s.num_replicas_in_sync == 2
         with s.scope():
@@ -162,7 +103,7 @@ def test_traced_step_chains_its_all_reduces_in_creation_order():
     """The all-reduces of a traced step are `CollectiveReduceV2` ops, each waiting (by an
     automatic control edge) for the one created before it and for no other op of theirs, so
     every worker issues them in program order; the step still computes the right numbers."""
-    _run("""
+    run_scenario("""
     strategy = tf.distribute.MirroredStrategy(NAMES)
     with strategy.scope():
         w = tf.Variable(np.ones((3, 1), np.float32))
@@ -322,15 +263,15 @@ def test_a_tf_config_cluster_without_mpi_processes_is_a_clear_error(monkeypatch)
 
 
 def test_multi_worker_strategy_from_two_local_devices_is_one_worker_of_two_replicas():
-    out = _run("""
+    out = run_scenario("""
         s = tf.distribute.MultiWorkerMirroredStrategy._from_local_devices(NAMES)
         data = tf.data.Dataset.range(8).batch(4)
         print([[t.numpy().tolist() for t in b.values]
                for b in s.experimental_distribute_dataset(data)])
         ids = s.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
         print(s.num_replicas_in_sync, list(ids.values))
-        w, b, _ = train(s, tf.keras.optimizers.SGD, True)
-        w1, b1, _ = train(tf.distribute.OneDeviceStrategy(NAMES[0]), tf.keras.optimizers.SGD,
+        w, b, _, _ = train(s, tf.keras.optimizers.SGD, True)
+        w1, b1, _, _ = train(tf.distribute.OneDeviceStrategy(NAMES[0]), tf.keras.optimizers.SGD,
                           True)
         np.testing.assert_allclose(w.values[1].numpy(), w1.numpy(), rtol=1e-5, atol=1e-6)
     """)
@@ -342,7 +283,7 @@ def test_a_traced_step_over_a_distributed_dataset_traces_once_and_returns_per_re
     PerReplicaSpec), so a traced step over a distributed dataset traces once, not once per
     batch; a PerReplica returned from the function comes back as a PerReplica. Goldens from
     TensorFlow 2.21 on 2 logical CPUs (the same script)."""
-    out = _run("""
+    out = run_scenario("""
     import warnings
     warnings.simplefilter("error")  # no retracing warning
     s = tf.distribute.MirroredStrategy(NAMES)
@@ -416,7 +357,7 @@ def test_loss_scaling_counts_the_strategys_replicas():
     `num_replicas_in_sync` and `scale_regularization_loss` by `num_replicas_in_sync`;
     cross-replica context is TF's RuntimeError. Goldens: TensorFlow 2.21 on 2 logical CPUs
     (per replica [1, 2, 3, 4] gives 10 / 8 = 1.25; 2.0 regularization gives 1.0)."""
-    out = _run("""
+    out = run_scenario("""
     s = tf.distribute.MirroredStrategy(NAMES)
     r = s.run(lambda: (tf.nn.compute_average_loss(tf.constant([1.0, 2.0, 3.0, 4.0])),
                        tf.nn.scale_regularization_loss(tf.constant(2.0)),
@@ -453,7 +394,7 @@ def test_input_options_place_and_replicate_as_tf_does():
     """`tf.distribute.InputOptions` (goldens from TF 2.21 on 2 logical CPUs): the repr, where
     each replica's part lives, PER_REPLICA's dataset function once per replica, and TF's
     errors."""
-    out = _run("""
+    out = run_scenario("""
         import json
         s = tf.distribute.MirroredStrategy(NAMES)
         O, R = tf.distribute.InputOptions, tf.distribute.InputReplicationMode
@@ -532,7 +473,7 @@ def test_worker_devices_are_tfs_canonical_names():
     """TensorFlow 2.21 (two logical CPUs): `extended.worker_devices` and `parameter_devices`
     are full device names; MirroredStrategy() with no GPU takes every logical CPU,
     MultiWorkerMirroredStrategy() without a cluster only the first."""
-    out = _run("""
+    out = run_scenario("""
         M, O = tf.distribute.MirroredStrategy, tf.distribute.OneDeviceStrategy
         print(M(["/cpu:0", "/cpu:1"]).extended.worker_devices)
         print(M(["/device:CPU:0"]).extended.worker_devices)

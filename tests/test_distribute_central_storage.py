@@ -9,37 +9,20 @@ variable is the short name ("CPU:0") throughout, so those goldens are compared b
 form. `strategy.extended.worker_devices` and `parameter_devices` are TF's strings exactly.
 Scenarios with two devices run in a fresh process so they can configure their devices."""
 
-import os
-import pathlib
-import subprocess
-import sys
-import textwrap
-
 import pytest
 
 import eager as tf
+from distribute_scripts import run_scenario
 from eager.distribute.experimental import CentralStorageStrategy
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 FULL = "/job:localhost/replica:0/task:0/device:"
 
-_SETUP = """
+_PRELUDE = """
 import os, tempfile
-import numpy as np
-import eager as tf
 from eager import keras
 CS = tf.distribute.experimental.CentralStorageStrategy
 FULL = "/job:localhost/replica:0/task:0/device:"
-if DEVICES == "cpu":
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    NAMES = ["/cpu:0", "/cpu:1"]
-else:
-    NAMES = ["/gpu:0", "/gpu:1"]
 KIND = DEVICES.upper()
-rng = np.random.RandomState(0)
-X = rng.randn(16, 3).astype(np.float32)
-Y = rng.randn(16, 1).astype(np.float32)
 
 def expect_error(cls, words, fn):
     try:
@@ -48,46 +31,16 @@ def expect_error(cls, words, fn):
         assert words in str(e), str(e)
     else:
         raise AssertionError(f"no {cls.__name__}")
-
-def train(strategy, opt_cls, traced):
-    with strategy.scope():
-        w = tf.Variable(np.ones((3, 1), np.float32))
-        b = tf.Variable(np.zeros((1,), np.float32))
-        opt = opt_cls(0.1)
-    ds = strategy.experimental_distribute_dataset(
-        tf.data.Dataset.from_tensor_slices((X, Y)).batch(8))
-
-    def step(xb, yb):
-        with tf.GradientTape() as tape:
-            per_example = tf.reduce_sum((tf.matmul(xb, w) + b - yb) ** 2, axis=1)
-            loss = tf.reduce_sum(per_example) / 8.0
-        grads = tape.gradient(loss, [w, b])
-        opt.apply_gradients(zip(grads, [w, b]))
-        return loss
-
-    def outer(xb, yb):
-        return strategy.reduce("SUM", strategy.run(step, (xb, yb)), axis=None)
-    run = tf.function(outer) if traced else outer
-    for _ in range(3):
-        for xb, yb in ds:
-            losses = run(xb, yb)
-    return w, b, losses, opt
 """
 
 
 def _run(body, devices="cpu"):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    if devices == "gpu":
-        env["EAGER_SIMULATED_GPUS"] = "2"
-    code = f"DEVICES = {devices!r}\n" + _SETUP + textwrap.dedent(body)
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.strip().endswith("ok"), proc.stdout[-2000:]
+    out = run_scenario(body, devices, prelude=_PRELUDE, timeout_s=600)
+    assert out.strip().endswith("ok"), out[-2000:]
 
 
-# TF 2.21, CentralStorageStrategy(["/cpu:0", "/cpu:1"]), `train` above, eager and traced alike:
-# (w, b, last summed loss).
+# TF 2.21, CentralStorageStrategy(["/cpu:0", "/cpu:1"]), `distribute_scripts.SETUP`'s `train`,
+# eager and traced alike: (w, b, last summed loss).
 TF_TRAINED = {
     "SGD": ([0.13034629821777344, 0.13245685398578644, 0.18812747299671173],
             [-0.5220690369606018], 0.3113024830818176),
