@@ -209,6 +209,12 @@ class Device:
         return self.compute_stream.launch_op(op.name, call_kernel, op.kernel, self.xp, arrays,
                                              attrs)
 
+    def kernel_for(self, op):
+        """The kernel `run` launches for `op` here (`kernel(xp, *arrays, **attrs)`): the op's
+        own kernel, or a backend's faster one for the same op (the CUDA backend's precompiled
+        CuPy kernel objects). A compiled program that calls kernels itself binds these."""
+        return op.kernel
+
     def ready_event(self, array) -> Event:
         """An event that completes once `array`'s producer has finished.
 

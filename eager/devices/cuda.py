@@ -187,6 +187,9 @@ class CUDADevice(Device):
     def run(self, op, arrays, attrs, inputs):
         return self.compute_stream.launch_kernel(op, self.xp, arrays, attrs)
 
+    def kernel_for(self, op):
+        return op.cupy_kernel or op.kernel
+
     def _empty_on_compute(self, shape, dtype):
         compute = self.compute_stream
         with compute._device, compute._stream:

@@ -60,6 +60,18 @@ quietly and the rest of the program runs on (about 5 ns a node; stateful nodes n
 Donation in the array form (`donate_arrays`) checks the array's reference count as held by a
 local of the generated code, calibrated the same way; in both forms, a donated buffer written
 before a signal holds the IEEE result and is kept.
+
+The device form. The same program also compiles to `<name>_arrays_on(feeds, xp, d)` for a
+device whose kernels run on the caller's thread and queue their work on a stream (a GPU through
+CuPy: `Device.inline` false, `Device.defers_kernels` false). A node is `v9 = g4(xp, v3, v7)`,
+with `g4` the kernel that device launches for the op (`Device.kernel_for`: the CUDA backend's
+precompiled CuPy kernel where the op has one), bound when the program first runs there. A call
+uses it when the device is the default one and every feed and constant lives there, with the
+same conditions as the array form otherwise, and when every op has a kernel for that device
+type (so placement would choose that device for every node); the whole call is then one
+`compute_stream.launch`: the device and its stream are entered once, not once per node, and no
+node pays placement, dispatch or wrapping. No node donates (CuPy's pool already recycles a
+freed block at once) and no node is guarded for floating-point signals (a GPU raises none).
 """
 
 from __future__ import annotations
@@ -99,18 +111,25 @@ class CompiledProgram:
     `source` is the generated code (also readable through `linecache` under `filename`)."""
 
     __slots__ = ("program", "source", "filename", "_fn", "_array_fn", "_array_device",
-                 "_n_feeds", "_line_nodes", "_missing", "_pure", "__weakref__")
+                 "_n_feeds", "_line_nodes", "_missing", "_pure", "_device_form", "_device_fns",
+                 "__weakref__")
 
-    def __init__(self, program, source, filename, fn, line_nodes, missing, array_fn=None):
+    def __init__(self, program, source, filename, fn, line_nodes, missing, array_fn=None,
+                 device_form=None):
         self.program = program
         self.source = source
         self.filename = filename
         self._fn = fn
         self._array_fn = array_fn  # the array form, or None where the program has none
-        # The device every constant is on (None: no constants); the array form runs only there.
+        # The device form's (code, namespace, function name), made into a function per device
+        # by `_device_fn`; None where the program has no array form.
+        self._device_form = device_form
+        self._device_fns = {}  # device -> its device form, or False where it cannot run there
+        # The device every constant is on (None: no constants); the array forms run only there.
         devices = {t._meta.device for t in program.constants.values()}
         if len(devices) > 1:
             self._array_fn = None
+            self._device_form = None
         self._array_device = devices.pop() if devices else None
         self._n_feeds = len(program.feeds)
         self._line_nodes = line_nodes  # generated line number -> Node (both forms)
@@ -126,10 +145,10 @@ class CompiledProgram:
         if st is None:
             st = _context.thread_state()
         array_fn = self._array_fn
-        if array_fn is not None:
-            device = _FAST_PATH.device
+        device = _FAST_PATH.device
+        if array_fn is not None and device is not None:
             constants_on = self._array_device
-            if (device is not None and not st.device_stack and not _config.log_placement
+            if (not st.device_stack and not _config.log_placement
                     and not _dispatch.hooks.check_inference
                     and (constants_on is None or constants_on is device)):
                 for t in feed_values:
@@ -149,11 +168,50 @@ class CompiledProgram:
                         if error is exc:
                             raise
                         raise error from exc
+        elif device is None and self._device_form is not None:
+            device = _FAST_PATH.default
+            if (device is not None and not device.inline and not st.device_stack
+                    and not _config.log_placement and not _dispatch.hooks.check_inference
+                    and (self._array_device is None or self._array_device is device)):
+                for t in feed_values:
+                    if t.__class__ is not EagerTensor or t._meta.device is not device:
+                        break
+                else:
+                    device_fn = self._device_fns.get(device)
+                    if device_fn is None:
+                        device_fn = self._device_fn(device)
+                    if device_fn:
+                        try:
+                            return device.compute_stream.launch(device_fn, feed_values,
+                                                                device.xp, device)
+                        except Exception as exc:
+                            error = self._array_error(exc, device)
+                            if error is exc:
+                                raise
+                            raise error from exc
         try:
             return self._fn(feed_values, st)
         except Exception as exc:
             self._annotate(exc)
             raise
+
+    def _device_fn(self, device):
+        """The device form bound to `device`'s kernels (module doc), or False where it may not
+        run there: kernels deferred to stream workers (the simulated GPU), or an op without a
+        kernel for the device type (placement would move that node elsewhere)."""
+        fn = False
+        code, namespace, name = self._device_form
+        nodes = self.program.nodes
+        if not device.defers_kernels and all(
+                node.op_def is PLACEHOLDER or device.device_type in node.op_def.device_types
+                for node in nodes):
+            bound = dict(namespace)
+            for index, node in enumerate(nodes):
+                bound[f"g{index}"] = device.kernel_for(node.op_def)
+            exec(code, bound)  # noqa: S102 - our generated code again, with these kernels
+            fn = bound[name]
+        self._device_fns[device] = fn
+        return fn
 
     def _array_error(self, exc, device):
         """What a failure of the array form raises (module doc): an op error as it is; another
@@ -276,18 +334,23 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
         lines.extend(_deletions(node, index, names, last_use, kept))
     fetched = ", ".join(names[v] for v in program.fetches)
     lines.append(f"    return [{fetched}]")
-    array_fn_name = None
+    array_fn_name = device_fn_name = None
     if not placed and missing is None and _has_array_form(program):
         array_fn_name = feed_fn_name + "_arrays"
         _array_lines(program, array_fn_name, namespace, last_use, kept, lines, line_nodes)
+        device_fn_name = feed_fn_name + "_arrays_on"
+        _array_lines(program, device_fn_name, namespace, last_use, kept, lines, line_nodes,
+                     device_kernels=True)
     source = "\n".join(lines) + "\n"
 
     filename = take_filename(f"eager plan {program.name}")  # reused once `compiled` is gone
     try:
         code = compile(source, filename, "exec")
         exec(code, namespace)  # noqa: S102 - our own generated code, from our own graph
+        device_form = (code, namespace, device_fn_name) if device_fn_name else None
         compiled = CompiledProgram(program, source, filename, namespace[feed_fn_name],
-                                   line_nodes, missing, namespace.get(array_fn_name))
+                                   line_nodes, missing, namespace.get(array_fn_name),
+                                   device_form)
     except BaseException:
         release_filename(filename)
         raise
@@ -322,14 +385,17 @@ def _has_array_form(program) -> bool:
             and not any(spec.dtype.is_string for spec in program.specs.values()))
 
 
-def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes):
+def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes,
+                 device_kernels=False):
     """Appends the array form of `program` to `lines` (module doc): feeds unwrapped once, one
-    kernel call per node on arrays, each fetched value wrapped once at the end."""
+    kernel call per node on arrays, each fetched value wrapped once at the end. With
+    `device_kernels`, the device form instead: each node calls `g<index>`, the device's kernel
+    for its op (bound per device), never an operator, a donation or a signal guard."""
     namespace["wrap"] = _dispatch.wrap_output
     namespace["donate_arrays"] = _donate_arrays
     namespace["quietly"] = quietly
     namespace["FP_SIGNALS"] = FP_SIGNALS
-    pure = _is_pure(program)
+    pure = _is_pure(program) or device_kernels
     names = {}
     lines.append(f"def {fn_name}(feeds, xp, d):")
     if program.feeds:
@@ -348,13 +414,17 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes)
             for v in node.outputs:
                 names[v] = "None"
             continue
-        f = f"f{index}"
-        namespace[f] = node.op_def.kernel
+        if device_kernels:
+            f = f"g{index}"  # bound per device (`CompiledProgram._device_fn`)
+        else:
+            f = f"f{index}"
+            namespace[f] = node.op_def.kernel
         args = "".join(f", {names[v]}" for v in node.inputs)
-        donor = _donor(program, node, index, last_use, kept)
+        donor = None if device_kernels else _donor(program, node, index, last_use, kept)
         if donor is not None:
             call = f"donate_arrays(u{index}, {f}, xp{args}, {donor})"
-        elif node.op_def.infix is not None and not node.attrs and len(node.inputs) == 2:
+        elif (not device_kernels and node.op_def.infix is not None and not node.attrs
+              and len(node.inputs) == 2):
             call = f" {node.op_def.infix} ".join(names[v] for v in node.inputs)  # the kernel
         elif node.attrs:
             call = f"{f}(xp{args}, **a{index})"
@@ -558,7 +628,7 @@ def _comment(node) -> str:
 #: generated function may not take one of these names, or it would hide the helper it calls.
 _GENERATED_GLOBALS = frozenset({"run", "place", "donate", "wrap", "donate_arrays", "quietly",
                                 "FP_SIGNALS", "st", "feeds", "xp"})
-_GENERATED_BINDING = re.compile(r"^(?:c|ca|u|d|r|k|a|f|v)\d+$")
+_GENERATED_BINDING = re.compile(r"^(?:c|ca|u|d|r|k|a|f|g|v)\d+$")
 
 
 def _identifier(name: str) -> str:
@@ -569,6 +639,6 @@ def _identifier(name: str) -> str:
     if not cleaned or cleaned[0].isdigit():
         cleaned = "f_" + cleaned
     if cleaned in _GENERATED_GLOBALS or _GENERATED_BINDING.match(cleaned) or \
-            keyword.iskeyword(cleaned) or cleaned.endswith("_arrays"):
+            keyword.iskeyword(cleaned) or cleaned.endswith(("_arrays", "_arrays_on")):
         cleaned += "_program"
     return cleaned

@@ -1,0 +1,173 @@
+"""Runs scenarios on eager's CUDA backend over the recorded CuPy (`recording_cupy`) and prints
+what they gave as JSON: `python tests/recorded_gpu_worker.py`. `test_recorded_gpu.py` runs it
+in a subprocess (the recorded module must be installed before eager first asks for CuPy) and
+compares the results with the same scenarios on the CPU (`scenario_values`, run there in the
+test's own process)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+LR = 0.1
+DIMS = (12, 8, 8, 4)
+BATCH = 5
+
+
+def mlp_data():
+    rng = np.random.default_rng(7)
+    params = []
+    for a, b in zip(DIMS[:-1], DIMS[1:]):
+        params += [(rng.standard_normal((a, b)) * 0.3).astype(np.float32),
+                   (rng.standard_normal(b) * 0.1).astype(np.float32)]
+    x = rng.standard_normal((BATCH, DIMS[0])).astype(np.float32)
+    y = np.eye(DIMS[-1], dtype=np.float32)[rng.integers(0, DIMS[-1], BATCH)]
+    return params, x, y
+
+
+def mlp_loss(tf, params, x, y):
+    w1, b1, w2, b2, w3, b3 = params
+    a1 = tf.nn.relu(tf.matmul(x, w1) + b1)
+    a2 = tf.nn.relu(tf.matmul(a1, w2) + b2)
+    logits = tf.matmul(a2, w3) + b3
+    return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
+
+
+def traced_sgd_step(tf, params):
+    """A custom training loop's step as TF's guides write it: `assign_sub(lr * g)`."""
+
+    @tf.function
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = mlp_loss(tf, params, x, y)
+        for p, g in zip(params, tape.gradient(loss, params)):
+            p.assign_sub(LR * g)
+        return loss
+
+    return step
+
+
+def eager_sgd_step(tf, params, optimizer, x, y):
+    with tf.GradientTape() as tape:
+        loss = mlp_loss(tf, params, x, y)
+    optimizer.apply_gradients(zip(tape.gradient(loss, params), params))
+    return loss
+
+
+def moving_average_step(tf, average, value):
+    """Keras' moving-statistics update: an elementwise expression assigned to a variable."""
+
+    @tf.function
+    def update():
+        average.assign(average * 0.9 + value * 0.1)
+        return tf.sigmoid(average) * 2.0 - 1.0
+
+    return update
+
+
+def scenario_values(tf):
+    """The scenarios' numbers (the same on any device): three traced SGD steps, three eager
+    ones with `optimizers.SGD`, a traced moving average, a function with a host-only op."""
+    np_params, xn, yn = mlp_data()
+    x, y = tf.constant(xn), tf.constant(yn)
+    out = {}
+    params = [tf.Variable(p) for p in np_params]
+    step = traced_sgd_step(tf, params)
+    out["traced losses"] = [float(step(x, y)) for _ in range(3)]
+    out["traced weights"] = [p.numpy().tolist() for p in params]
+    params = [tf.Variable(p) for p in np_params]
+    optimizer = tf.optimizers.SGD(LR)
+    out["eager losses"] = [float(eager_sgd_step(tf, params, optimizer, x, y)) for _ in range(3)]
+    out["eager weights"] = [p.numpy().tolist() for p in params]
+    average = tf.Variable(np.linspace(-1, 1, 6).astype(np.float32))
+    update = moving_average_step(tf, average, tf.constant(np.arange(6, dtype=np.float32)))
+    out["moving average"] = [update().numpy().tolist() for _ in range(2)]
+    out["moving average variable"] = average.numpy().tolist()
+
+    @tf.function
+    def checked(v):
+        tf.debugging.assert_greater(v, 0.0)  # `Assert` has only a host kernel
+        return tf.sqrt(v) * 3.0
+
+    out["host op"] = checked(tf.constant([4.0, 9.0])).numpy().tolist()
+    try:
+        checked(tf.constant([-1.0]))
+        out["host op error"] = None
+    except tf.errors.InvalidArgumentError as exc:
+        out["host op error"] = type(exc).__name__
+
+    @tf.function
+    def reshaped(v):
+        return tf.reshape(v * 2.0, [7])
+
+    try:
+        reshaped(tf.constant(np.ones(6, np.float32)))
+        out["reshape error"] = None
+    except tf.errors.InvalidArgumentError as exc:
+        out["reshape error"] = str(exc).splitlines()[0]
+    return out
+
+
+def launches(fn, recorder):
+    """Launches and stream entries of one call of `fn` (after three to warm up)."""
+    for _ in range(3):
+        fn()
+    recorder.reset()
+    fn()
+    return {"launches": recorder.launch_count(), "stream entries": recorder.STREAM_ENTRIES[0],
+            "kinds": dict(recorder.LAUNCHES)}
+
+
+def main():
+    import recording_cupy  # noqa: PLC0415 - installed before eager asks for CuPy
+
+    cupy = recording_cupy.install()
+    import eager as tf  # noqa: PLC0415
+
+    report = {"default device": tf.constant(1.0).device,
+              "backend": type(tf.devices.registry.lookup("GPU:0")).__name__}
+    report["values"] = scenario_values(tf)
+    np_params, xn, yn = mlp_data()
+    x, y = tf.constant(xn), tf.constant(yn)
+    params = [tf.Variable(p) for p in np_params]
+    step = traced_sgd_step(tf, params)
+    report["traced step"] = launches(lambda: step(x, y), recording_cupy)
+    compiled = step.experimental_get_program(x, y)._executable
+    report["device form"] = sorted(d.name for d, fn in compiled._device_fns.items() if fn)
+    eager_params = [tf.Variable(p) for p in np_params]
+    optimizer = tf.optimizers.SGD(LR)
+    report["eager step"] = launches(lambda: eager_sgd_step(tf, eager_params, optimizer, x, y),
+                                    recording_cupy)
+    c_params = [cupy.asarray(p) for p in np_params]
+    cx, cy = cupy.asarray(xn), cupy.asarray(yn)
+
+    def raw_step():  # the same step written by hand in CuPy (the GPU benchmark's floor)
+        w1, b1, w2, b2, w3, b3 = c_params
+        h1 = cx @ w1 + b1
+        a1 = cupy.maximum(h1, 0)
+        h2 = a1 @ w2 + b2
+        a2 = cupy.maximum(h2, 0)
+        logits = a2 @ w3 + b3
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        e = cupy.exp(shifted)
+        s = e.sum(axis=1, keepdims=True)
+        dlogits = (e / s - cy) / BATCH
+        dh2 = (dlogits @ w3.T) * (h2 > 0)
+        dh1 = (dh2 @ w2.T) * (h1 > 0)
+        grads = (cx.T @ dh1, dh1.sum(axis=0), a1.T @ dh2, dh2.sum(axis=0), a2.T @ dlogits,
+                 dlogits.sum(axis=0))
+        for p, g in zip(c_params, grads):
+            p -= LR * g
+
+    report["hand-written CuPy step"] = launches(raw_step, recording_cupy)
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

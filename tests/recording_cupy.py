@@ -1,0 +1,337 @@
+"""A CuPy module for machines without a GPU: numpy underneath, every launch recorded.
+
+`install()` puts it in `sys.modules` as `cupy` (and `cupyx`), so that eager's CUDA backend
+(`eager/devices/cuda.py`, the CuPy kernel layer, the compiled programs' device form) runs its
+real code on the CPU: one "GPU" whose arrays are `RecordedArray`s (numpy arrays that say they
+are CuPy's), whose streams, events and devices are context managers that do nothing but count
+how often they are entered, and whose kernel objects (`ElementwiseKernel`, `ReductionKernel`)
+evaluate their C sources with numpy (`cupy_stand_in`). Install it only in a fresh process (a
+test's subprocess, a benchmark's child): eager caches the CuPy module and its devices.
+
+What it records, per launch as CuPy would issue one: a ufunc call (an operator, `xp.exp(...)`),
+a module function that computes (`xp.matmul`, `xp.where`, ...), an array method that computes
+(`x.sum()`, `x.astype(other dtype)`, `x.copy()`), a kernel object's call, a `cupy.fuse`d
+function's call (one launch, whatever it runs inside). Views (reshape, transpose, basic
+indexing) launch nothing, as on CuPy. `LAUNCHES` counts them by kind; `inside_seconds()` is the
+host time spent inside them, so a benchmark can subtract it and see the caller's own time.
+`STREAM_ENTRIES` counts how often a stream was made current (`with stream:`).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import importlib.machinery
+import sys
+import time
+import types
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cupy_stand_in  # noqa: E402 - beside this file
+
+LAUNCHES = collections.Counter()
+STREAM_ENTRIES = [0]
+_state = {"depth": 0, "inside": 0.0}
+
+
+def reset() -> None:
+    LAUNCHES.clear()
+    STREAM_ENTRIES[0] = 0
+    _state["inside"] = 0.0
+
+
+def launch_count() -> int:
+    return sum(LAUNCHES.values())
+
+
+def inside_seconds() -> float:
+    return _state["inside"]
+
+
+class _Launch:
+    """Records one launch, unless it runs inside another (a fused function, a module function
+    calling a ufunc): only the outermost counts, as CuPy issues one kernel for it."""
+
+    __slots__ = ("kind", "start")
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def __enter__(self):
+        if not _state["depth"]:
+            LAUNCHES[self.kind] += 1
+            self.start = time.perf_counter()
+        _state["depth"] += 1
+
+    def __exit__(self, *exc):
+        _state["depth"] -= 1
+        if not _state["depth"]:
+            _state["inside"] += time.perf_counter() - self.start
+
+
+def _to_device(result):
+    if isinstance(result, np.generic):
+        return np.asarray(result).view(RecordedArray)
+    if isinstance(result, np.ndarray) and not isinstance(result, RecordedArray):
+        return result.view(RecordedArray)
+    if isinstance(result, tuple):
+        return tuple(_to_device(r) for r in result)
+    return result
+
+
+def _plain(value):
+    if isinstance(value, RecordedArray):
+        return value.view(np.ndarray)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    return value
+
+
+def _basic_index(key) -> bool:
+    keys = key if isinstance(key, tuple) else (key,)
+    return all(k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice))
+               for k in keys)
+
+
+class _DeviceMemory:
+    """`ndarray.data`: a pointer, and the device-to-device copy CuPy's memory offers."""
+
+    def __init__(self, array):
+        self._array = array
+        self.ptr = array.__array_interface__["data"][0]
+
+    def copy_from_device_async(self, source, nbytes, stream=None):
+        np.copyto(self._array.view(np.ndarray).reshape(-1).view(np.uint8)[:nbytes],
+                  source._array.view(np.ndarray).reshape(-1).view(np.uint8)[:nbytes])
+
+
+class RecordedArray(np.ndarray):
+    """A numpy array standing for a CuPy array on the recorded GPU."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        with _Launch(f"ufunc {ufunc.__name__}" + ("" if method == "__call__" else f".{method}")):
+            if "out" in kwargs:
+                kwargs["out"] = _plain(kwargs["out"])
+            result = getattr(ufunc, method)(*_plain(inputs), **kwargs)
+        return _to_device(result)
+
+    def get(self, stream=None, order="C", out=None):
+        return np.array(self.view(np.ndarray))
+
+    def set(self, array, stream=None):
+        self.view(np.ndarray)[...] = array
+
+    @property
+    def data(self):
+        return _DeviceMemory(self)
+
+    def astype(self, dtype, order="K", casting=None, subok=None, copy=True):
+        if not copy and np.dtype(dtype) == self.dtype:
+            return self  # CuPy launches nothing either
+        with _Launch("astype"):
+            result = self.view(np.ndarray).astype(dtype, order=order, copy=copy)
+        return _to_device(result)
+
+    def __getitem__(self, key):
+        if _basic_index(key):
+            return np.ndarray.__getitem__(self, key)
+        with _Launch("take"):
+            result = self.view(np.ndarray)[_plain(key)]
+        return _to_device(result)
+
+    def __setitem__(self, key, value):
+        with _Launch("setitem"):
+            self.view(np.ndarray)[_plain(key)] = _plain(value)
+
+
+def _computing_method(name):
+    base = getattr(np.ndarray, name)
+
+    def method(self, *args, **kwargs):
+        with _Launch(name):
+            result = base(self.view(np.ndarray), *_plain(args), **kwargs)
+        return _to_device(result)
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("sum", "max", "min", "mean", "prod", "any", "all", "argmax", "argmin", "cumsum",
+              "cumprod", "clip", "dot", "take", "repeat", "nonzero", "copy", "fill", "var",
+              "std", "sort", "argsort"):
+    setattr(RecordedArray, _name, _computing_method(_name))
+
+
+class _Ufunc:
+    """`cupy.exp` and friends: one launch per call (and per `reduce`, `at`, ...)."""
+
+    def __init__(self, ufunc):
+        self._ufunc = ufunc
+        self.__name__ = ufunc.__name__
+
+    def __call__(self, *args, **kwargs):
+        with _Launch(f"ufunc {self.__name__}"):
+            if "out" in kwargs:
+                kwargs["out"] = _plain(kwargs["out"])
+            result = self._ufunc(*_plain(args), **kwargs)
+        return _to_device(result)
+
+    def __getattr__(self, name):
+        attribute = getattr(self._ufunc, name)
+        if not callable(attribute):
+            return attribute
+
+        def method(*args, **kwargs):
+            with _Launch(f"ufunc {self.__name__}.{name}"):
+                result = attribute(*_plain(args), **kwargs)
+            return _to_device(result)
+
+        return method
+
+
+class _KernelObject:
+    """A `cupy.ElementwiseKernel` / `ReductionKernel`: the stand-in evaluates its source."""
+
+    def __init__(self, kind, made):
+        self._kind, self._made = kind, made
+        self.name = made.name
+
+    def __call__(self, *args, **kwargs):
+        with _Launch(f"{self._kind} {self.name}"):
+            result = self._made(*_plain(args), **kwargs)
+        return _to_device(result)
+
+
+class Stream:
+    def __init__(self, null=False, non_blocking=False, ptds=False):
+        self.ptr = id(self)
+
+    def __enter__(self):
+        STREAM_ENTRIES[0] += 1
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def use(self):
+        return self
+
+    def synchronize(self):
+        return None
+
+    def wait_event(self, event):
+        return None
+
+
+class Event:
+    def __init__(self, block=False, disable_timing=False, interprocess=False):
+        self.done = True
+
+    def record(self, stream=None):
+        return None
+
+    def synchronize(self):
+        return None
+
+
+class Device:
+    def __init__(self, device=0):
+        self.id = device
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def use(self):
+        return None
+
+    def synchronize(self):
+        return None
+
+
+class _MemoryPool:
+    def malloc(self, size):
+        raise NotImplementedError("the recorded GPU allocates through numpy")
+
+    def free_all_blocks(self):
+        return None
+
+    def used_bytes(self):
+        return 0
+
+    def total_bytes(self):
+        return 0
+
+
+def _fuse(*args, kernel_name=None, **kwargs):
+    def decorate(fn):
+        def fused(*arrays):
+            with _Launch("fused kernel"):
+                result = fn(*arrays)
+            return _to_device(result)
+        return fused
+    return decorate
+
+
+def _module():
+    cupy = types.ModuleType("cupy")
+    cupy.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
+    cupy.__version__ = "recorded (numpy)"
+    cupy.ndarray = RecordedArray
+    runtime = types.SimpleNamespace(
+        getDeviceCount=lambda: 1,
+        getDeviceProperties=lambda i: {"name": b"recorded GPU", "totalGlobalMem": 1 << 34},
+        memGetInfo=lambda: (1 << 33, 1 << 34))
+    cupy.cuda = types.SimpleNamespace(
+        Stream=Stream, Event=Event, Device=Device, runtime=runtime, MemoryPool=_MemoryPool,
+        get_elapsed_time=lambda start, end: 0.0, get_current_stream=Stream,
+        get_device_id=lambda: 0)
+    cupy.get_default_memory_pool = _MemoryPool
+    cupy.get_default_pinned_memory_pool = _MemoryPool
+    cupy.ElementwiseKernel = lambda *a, **k: _KernelObject(
+        "ElementwiseKernel", cupy_stand_in.ElementwiseKernel(*a, **k))
+    cupy.ReductionKernel = lambda *a, **k: _KernelObject(
+        "ReductionKernel", cupy_stand_in.ReductionKernel(*a, **k))
+    cupy.fuse = _fuse
+    cupy.asnumpy = lambda a, stream=None, order="C", out=None: np.array(_plain(a))
+    wrapped = {}
+
+    def attribute(name):  # module-level `cupy.<name>`: numpy's, launching where it computes
+        if name in wrapped:
+            return wrapped[name]
+        value = getattr(np, name)
+        if isinstance(value, np.ufunc):
+            value = _Ufunc(value)
+        elif callable(value) and not isinstance(value, type):
+            numpy_fn = value
+
+            def value(*args, **kwargs):
+                with _Launch(f"cupy.{name}"):
+                    result = numpy_fn(*_plain(args), **kwargs)
+                return _to_device(result)
+
+            value.__name__ = name
+        wrapped[name] = value
+        return value
+
+    cupy.__getattr__ = attribute
+    cupyx = types.ModuleType("cupyx")
+    cupyx.__spec__ = importlib.machinery.ModuleSpec("cupyx", None)
+    cupyx.errstate = lambda **kwargs: contextlib.nullcontext()
+    cupyx.empty_pinned = lambda shape, dtype=np.float64: np.empty(shape, dtype)
+    cupyx.scatter_add = lambda a, indices, values: np.add.at(_plain(a), _plain(indices),
+                                                             _plain(values))
+    return cupy, cupyx
+
+
+def install():
+    """Makes `import cupy` give the recorded GPU's module (module doc). Returns it."""
+    cupy, cupyx = _module()
+    sys.modules["cupy"] = cupy
+    sys.modules["cupyx"] = cupyx
+    return cupy

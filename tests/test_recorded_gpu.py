@@ -1,0 +1,82 @@
+"""Eager's CUDA backend run on the recorded CuPy (`tests/recording_cupy.py`): the real backend
+code, kernel layer and compiled programs' device form, on any machine. What a GPU would
+compute is compared with the CPU's; what it would launch is counted.
+
+The scenarios run in a subprocess (`recorded_gpu_worker.py`), since the recorded module must be
+`cupy` before eager first asks for it; the same scenarios run on the CPU in this process."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import eager
+from recorded_gpu_worker import scenario_values
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def report():
+    env = {k: v for k, v in os.environ.items() if k != "EAGER_SIMULATED_GPUS"}  # CUDA's path
+    done = subprocess.run([sys.executable, str(HERE / "recorded_gpu_worker.py")], env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def on_cpu():
+    return scenario_values(eager)
+
+
+def test_the_recorded_gpu_is_the_cuda_backend_and_the_default_device(report):
+    assert report["default device"] == "GPU:0"
+    assert report["backend"] == "CUDADevice"
+
+
+def test_training_steps_on_the_gpu_backend_give_the_cpus_values(report, on_cpu):
+    got = report["values"]
+    for key in ("traced losses", "eager losses"):
+        np.testing.assert_allclose(got[key], on_cpu[key], rtol=1e-6)
+    for key in ("traced weights", "eager weights"):
+        for g, e in zip(got[key], on_cpu[key]):
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(got["moving average"], on_cpu["moving average"], rtol=1e-6)
+    np.testing.assert_allclose(got["moving average variable"], on_cpu["moving average variable"],
+                               rtol=1e-6)
+
+
+def test_a_function_with_a_host_only_op_runs_and_fails_as_on_the_cpu(report, on_cpu):
+    """`Assert` has no GPU kernel: the device form does not run such a program (placement
+    puts that node on the CPU), and its result and error are the CPU's."""
+    got = report["values"]
+    assert got["host op"] == on_cpu["host op"] == [6.0, 9.0]
+    assert got["host op error"] == on_cpu["host op error"] == "InvalidArgumentError"
+
+
+def test_an_error_in_the_device_form_is_the_ops_error(report, on_cpu):
+    assert report["values"]["reshape error"] == on_cpu["reshape error"]
+    assert "Reshape" in on_cpu["reshape error"] and "6 values" in on_cpu["reshape error"]
+
+
+def test_a_traced_step_enters_the_stream_once_and_launches_less_than_cupy_by_hand(report):
+    traced, by_hand = report["traced step"], report["hand-written CuPy step"]
+    assert report["device form"] == ["GPU:0"]
+    assert traced["stream entries"] == 1  # the whole program in one launch scope
+    assert by_hand["launches"] == 39
+    # Fusion, the scaled-update pass, the four-launch softmax cross-entropy and the kernel
+    # layer: 28 launches where the hand-written step issues 39.
+    assert traced["launches"] <= 28, traced["kinds"]
+    assert traced["kinds"]["ElementwiseKernel eager_gradient_descent"] == 6
+    assert "ufunc subtract" not in traced["kinds"]  # no AssignSub left
+
+
+def test_an_eager_step_launches_no_more_than_cupy_by_hand(report):
+    eager_step = report["eager step"]
+    assert eager_step["launches"] <= 31, eager_step["kinds"]
+    assert eager_step["kinds"]["ReductionKernel eager_xent_loss"] == 1
