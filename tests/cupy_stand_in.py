@@ -3,13 +3,15 @@ subset `eager.ops.cupy_kernels` writes its sources in and evaluates them on nump
 CUDA's typing. So a typo or a wrong operator in a kernel source fails a CPU test.
 
 The subset: statements `TYPE name = expr;` and `name = expr;`; expressions with `?:`, `||`,
-`&&`, comparisons, `+ - * /`, unary `-` and `!`, parentheses, literals, calls of `exp`, `tanh`,
-`sqrt`, `fabs`, `isnan`, `copysign`, casts written `TYPE(expr)`, and, in a reduction,
-`_in_ind.size()` / `_out_ind.size()`. Typing follows CUDA C++ as CuPy compiles it: a float literal
-is a double, an integer literal takes the other operand's type, integer division truncates, and a
-float16 value (CuPy's `float16` class) is read as a float32 and rounded only where it is stored
-(a declaration, a cast or an output), so a float16 expression computes in float32 as on the GPU.
-The reduction folds in sequence where CuPy reduces in a tree: equal within rounding only.
+`&&`, comparisons, `+ - * /`, unary `-` and `!`, parentheses, literals, calls of `exp`, `log`,
+`tanh`, `sqrt`, `fabs`, `isnan`, `copysign`, casts written `TYPE(expr)`, and, in a reduction,
+`_in_ind.size()` / `_out_ind.size()`. A reduction takes any number of inputs, broadcast together
+as CuPy broadcasts them, and reduces their mapped values. Typing follows CUDA C++ as CuPy
+compiles it: a float literal is a double, an integer literal takes the other operand's type,
+integer division truncates, and a float16 value (CuPy's `float16` class) is read as a float32
+and rounded only where it is stored (a declaration, a cast or an output), so a float16
+expression computes in float32 as on the GPU. The reduction folds in sequence where CuPy reduces
+in a tree: equal within rounding only.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 
 _TOKEN = re.compile(r"\s*(?:(\d+\.\d*(?:e[-+]?\d+)?f?|\d+e[-+]?\d+f?)|(\d+)|([A-Za-z_]\w*)"
                     r"|(\|\||&&|==|!=|<=|>=|[-+*/<>!?:(),=]))")
-_FUNCTIONS = {"exp": np.exp, "tanh": np.tanh, "sqrt": np.sqrt, "fabs": np.abs,
+_FUNCTIONS = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "sqrt": np.sqrt, "fabs": np.abs,
               "isnan": np.isnan, "copysign": np.copysign}
 _CONCRETE = {"float": np.dtype(np.float32), "double": np.dtype(np.float64),
              "int": np.dtype(np.int32), "float16": np.dtype(np.float16)}
@@ -157,6 +159,8 @@ def run_statements(source, env, types, declared):
                     and tokens[2] == ("op", "=")):
                 if tokens[0][1] not in types:
                     raise NameError(f"unknown type {tokens[0][1]!r}")
+                if tokens[1][1] in declared or tokens[1][1] in env:
+                    raise SyntaxError(f"{tokens[1][1]!r} redeclared (a C++ compile error)")
                 declared[tokens[1][1]] = types[tokens[0][1]]
                 tokens = tokens[1:]
             if len(tokens) < 3 or tokens[0][0] != "name" or tokens[1] != ("op", "="):
@@ -219,7 +223,7 @@ class ElementwiseKernel:
 class ReductionKernel:
     def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
                  name="reduce_kernel", options=()):
-        (self.in_param,), (self.out_param,) = _params(in_params), _params(out_params)
+        self.in_params, (self.out_param,) = _params(in_params), _params(out_params)
         self.map_expr, self.reduce_expr = map_expr, reduce_expr
         self.post_map_expr, self.identity, self.name = post_map_expr, identity, name
 
@@ -227,23 +231,35 @@ class ReductionKernel:
         declared = {"_v": dtype}
         return run_statements(f"_v = {expression}", dict(env), types, declared)["_v"]
 
-    def __call__(self, x, axis=None, keepdims=False):
-        types = _types([self.in_param], [x])
+    def __call__(self, *args, axis=None, keepdims=False):
+        if len(args) != len(self.in_params):
+            raise TypeError(f"{self.name}: wrong number of arguments")
+        types = _types(self.in_params, args)
+        for (type_name, name), arg in zip(self.in_params, args):
+            if np.asarray(arg).dtype != types[type_name]:
+                raise TypeError(f"{self.name}: {name} is {np.asarray(arg).dtype}, "
+                                f"{type_name} is {types[type_name]}")
         dtype = types[self.out_param[0]]  # the reduce type: the output's
         types["_type_reduce"] = dtype
-        axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
-        kept = [i for i in range(x.ndim) if i not in axes]
-        mapped = self._value(self.map_expr, {self.in_param[1]: x}, types, dtype)
+        arrays = np.broadcast_arrays(*(np.asarray(a) for a in args))
+        shape = arrays[0].shape
+        ndim = len(shape)
+        axes = tuple(range(ndim)) if axis is None else tuple(
+            a % ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+        kept = [i for i in range(ndim) if i not in axes]
+        env = {name: a for (_, name), a in zip(self.in_params, arrays)}
+        mapped = np.broadcast_to(self._value(self.map_expr, env, types, dtype), shape)
         mapped = np.transpose(mapped, kept + list(axes))
         mapped = mapped.reshape(mapped.shape[:len(kept)] + (-1,))
         acc = np.full(mapped.shape[:-1], self._value(self.identity, {}, types, dtype))
         for i in range(mapped.shape[-1]):
             acc = self._value(self.reduce_expr, {"a": acc, "b": mapped[..., i]}, types, dtype)
-        env = {"a": acc, "_in_size": x.size, "_out_size": max(acc.size, 1)}
+        size = int(np.prod(shape))
+        env = {"a": acc, "_in_size": size, "_out_size": max(acc.size, 1)}
         out = run_statements(self.post_map_expr, env, types,
                              {self.out_param[1]: dtype})[self.out_param[1]]
         if keepdims:
-            out = out.reshape([1 if i in axes else d for i, d in enumerate(x.shape)])
+            out = out.reshape([1 if i in axes else d for i, d in enumerate(shape)])
         return out
 
 

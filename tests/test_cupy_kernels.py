@@ -287,3 +287,122 @@ def test_each_optimizer_update_source_equals_training_ops_numpy_arithmetic(name,
                                     *scalars, grad)
     for g, e in zip(got, expected):
         _same(g, e)
+
+
+# -- softmax cross-entropy in four launches ------------------------------------------------------
+
+class _CountingStandIn:
+    """The stand-in module, counting the kernel objects' calls."""
+
+    def __init__(self):
+        self.calls = []
+        recording = self
+
+        class Elementwise(ElementwiseKernel):
+            def __call__(self, *args):
+                recording.calls.append(self.name)
+                return super().__call__(*args)
+
+        class Reduction(StandIn.ReductionKernel):
+            def __call__(self, *args, **kwargs):
+                recording.calls.append(self.name)
+                return super().__call__(*args, **kwargs)
+
+        self.ElementwiseKernel, self.ReductionKernel = Elementwise, Reduction
+
+
+def _xent_cases(dtype):
+    rng = np.random.default_rng(3)
+    logits = rng.standard_normal((6, 5)).astype(dtype) * 4
+    logits[1] = [1e30, -1e30, 0.0, 3.0, -0.0] if dtype == np.float64 else [3e38, -3e38, 0, 3, -0.]
+    logits[2] = -np.inf
+    logits[2, 3] = 0.0
+    logits[3, 0] = np.nan
+    soft = rng.dirichlet(np.ones(5), 6).astype(dtype)
+    onehot = np.eye(5, dtype=dtype)[rng.integers(0, 5, 6)]
+    return [(logits, soft, -1), (logits, onehot, -1), (logits.T.copy(), soft.T.copy(), 0),
+            (rng.standard_normal((2, 3, 4)).astype(dtype),
+             rng.dirichlet(np.ones(3), (2, 4)).transpose(0, 2, 1).astype(dtype), 1)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_xent_in_four_launches_equals_the_cpu_kernel_within_rounding(dtype):
+    op = get_op("SoftmaxCrossEntropyWithLogits")
+    assert isinstance(op.cupy_kernel, cupy_kernels.SoftmaxXent)
+    launch = cupy_kernels.SoftmaxXent(op.kernel)
+    for logits, labels, axis in _xent_cases(dtype):
+        xp = _CountingStandIn()
+        with np.errstate(all="ignore"):
+            expected = op.kernel(np, logits, labels, axis=axis)
+            got = launch(xp, logits, labels, axis=axis)
+        # the row maximum is CuPy's own reduction; the rest three kernel objects
+        assert xp.calls == ["eager_xent_exp_sum", "eager_xent_loss", "eager_xent_backprop"]
+        for g, e in zip(got, expected):
+            assert g.shape == e.shape and g.dtype == e.dtype
+            np.testing.assert_allclose(g, e, rtol=2e-6 if dtype == np.float32 else 1e-14,
+                                       atol=1e-7 if dtype == np.float32 else 1e-16,
+                                       equal_nan=True)
+
+
+def test_softmax_xent_falls_back_where_the_cpu_kernel_converts_broadcasts_or_has_no_classes():
+    calls = []
+    launch = cupy_kernels.SoftmaxXent(_fallback_recorder(calls))
+    xp = _CountingStandIn()
+    f32 = np.ones((2, 3), np.float32)
+    assert launch(xp, f32.astype(np.float16), f32.astype(np.float16)) == "fallback"  # upcast
+    assert launch(xp, f32, f32.astype(np.float64)) == "fallback"  # labels converted
+    assert launch(xp, f32, np.ones(3, np.float32)) == "fallback"  # labels broadcast
+    assert launch(xp, np.ones((2, 0), np.float32), np.ones((2, 0), np.float32),
+                  axis=1) == "fallback"  # no classes
+    assert [c[1:] for c in calls] == [(2, {"axis": -1})] * 3 + [(2, {"axis": 1})]
+    assert xp.calls == []
+
+
+# -- fused elementwise clusters as one kernel object ---------------------------------------------
+
+_CHAINS = [
+    # (members as (op name, args)), number of inputs
+    ([("Mul", (("a", 0), ("a", 1))), ("AddV2", (("t", 0), ("a", 2))), ("Relu", (("t", 1),))], 3),
+    ([("Sigmoid", (("a", 0),)), ("Sigmoid", (("t", 0),)), ("Sub", (("t", 1), ("a", 1)))], 2),
+    ([("Square", (("a", 0),)), ("AddV2", (("t", 0), ("t", 0))), ("Maximum", (("t", 1), ("a", 1))),
+      ("Neg", (("t", 2),)), ("RealDiv", (("t", 3), ("a", 2)))], 3),
+    ([("ReluGrad", (("a", 0), ("a", 1))), ("Mul", (("a", 2), ("t", 0))), ("Tanh", (("t", 1),)),
+      ("Exp", (("t", 2),)), ("Minimum", (("a", 0), ("t", 3)))], 3),
+]
+
+
+def _run_members(members, arrays):
+    values = []
+    for op_name, args in members:
+        operands = [arrays[i] if kind == "a" else values[i] for kind, i in args]
+        values.append(get_op(op_name).kernel(np, *operands))
+    return values[-1]
+
+
+@pytest.mark.parametrize("chain", range(len(_CHAINS)))
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+def test_a_fused_source_computes_its_members_in_turn_bit_for_bit(chain, dtype):
+    members, n = _CHAINS[chain]
+    steps = [(op_name, args, {}) for op_name, args in members]
+    source = cupy_kernels.fused_source("fused", steps, n, np.dtype(dtype))
+    covered = all(TABLE[op_name].covers(np.dtype(dtype)) for op_name, _ in members)
+    assert (source is not None) == covered
+    if source is None:
+        return
+    rng = np.random.default_rng(chain)
+    arrays = [_values(dtype), rng.permutation(_values(dtype)),
+              np.asarray(rng.uniform(0.5, 3), dtype)][:n]  # a 0-d operand broadcasts
+    with np.errstate(all="ignore"):
+        expected = _run_members(members, arrays)
+        got = source.make(StandIn, np.dtype(dtype))(*arrays)
+    _same(got, expected)
+
+
+def test_a_fused_source_needs_every_member_in_the_table_and_no_attributes():
+    f32 = np.dtype(np.float32)
+    assert cupy_kernels.fused_source("f", [("Exp", (("a", 0),), {}),
+                                           ("Log", (("t", 0),), {})], 1, f32) is None
+    assert cupy_kernels.fused_source("f", [("Mul", (("a", 0), ("a", 0)), {"x": 1})], 1,
+                                     f32) is None
+    assert cupy_kernels.fused_source("f", [("Exp", (("a", 0),), {})], 1,
+                                     np.dtype(np.float16)) is None  # Exp leaves float16 to CuPy

@@ -20,8 +20,11 @@ from eager.core.registry import OpDef, registered_ops
 from eager.runtime import Node, Program, run_program
 from eager.runtime.passes import (DEFAULT_PASSES, PassOptions, bypass_identities,
                                   eliminate_common_subexpressions, fold_broadcasts,
-                                  fold_constants, fuse_elementwise, optimize, prune)
+                                  fold_constants, fold_scaled_updates, fuse_elementwise,
+                                  optimize, prune)
 from eager.core.specs import TensorSpec as Spec
+
+from cupy_stand_in import ElementwiseKernel
 
 F32 = eager.float32
 
@@ -870,6 +873,48 @@ def test_fused_kernels_on_a_gpu_run_as_one_device_kernel_or_fall_back(refuse):
     assert xp.fused_calls == (1 if refuse else 3)
 
 
+class _KernelObjectXp(_TracingXp):
+    """`_TracingXp` with CuPy's `ElementwiseKernel` (the numpy stand-in of `cupy_stand_in`),
+    counting the kernel objects made and called."""
+
+    def __init__(self):
+        super().__init__()
+        self.made, self.called = [], 0
+        outer = self
+
+        class Counting(ElementwiseKernel):
+            def __init__(self, *args, **kwargs):
+                outer.made.append(args[3])
+                super().__init__(*args, **kwargs)
+
+            def __call__(self, *args):
+                outer.called += 1
+                return super().__call__(*args)
+
+        self.ElementwiseKernel = Counting
+
+
+def test_a_cluster_of_the_kernel_layers_ops_runs_as_one_kernel_object_per_dtype():
+    def f(x, y):
+        return eager.nn.relu(eager.math.tanh(x * y + x) * y - x)
+
+    def g(x, y):
+        return eager.math.log(x * y) - y  # `Log` has no source in the kernel layer
+
+    xp = _KernelObjectXp()
+    for fn, dtype in ((f, np.float32), (f, np.float64), (g, np.float32)):
+        (node,) = fuse_elementwise(program_of(trace(fn, TensorSpec([4], eager.as_dtype(dtype)),
+                                                    TensorSpec([4], eager.as_dtype(dtype))))).nodes
+        feed = np.array([0, 1, -2.5, 1e6], dtype), np.array([0.5, -1, 2, 3], dtype)
+        expected = fn(*map(eager.constant, feed)).numpy()
+        for _ in range(2):
+            np.testing.assert_array_equal(node.op_def.kernel(xp, *feed), expected)
+        assert node.op_def.kernel.on_device.fused
+    assert [name.rsplit("_", 1)[1] for name in xp.made] == ["float32", "float64"]
+    assert xp.called == 4  # f's calls; g's cluster went to `fuse`
+    assert len(xp.fused_names) == 1 and xp.fused_calls == 2
+
+
 def test_a_fused_kernels_own_error_is_raised_after_the_device_attempt():
     def f(x, y):
         return eager.math.floordiv(x, y) + 1
@@ -981,6 +1026,104 @@ def test_fold_and_fuse_on_a_simulated_gpu(simulated_gpu):
     assert run_program(q, [eager.constant(feed)])[0]._meta.device is simulated_gpu
 
 
+# -- scaled updates ------------------------------------------------------------------------------
+def _update_program(update, *variables, specs=None):
+    specs = (TensorSpec([2, 3]),) if specs is None else specs
+    cf = eager.function(update).get_concrete_function(*specs)
+    return Program.from_graph(cf.graph, constants={ph: val for val, ph in cf.graph.captures})
+
+
+def _run_twice_on_copies(program, start, *feeds):
+    """The variables' values after running `program` twice from `start` (variables reset)."""
+    variables, values = start
+    for v, value in zip(variables, values):
+        v.assign(value)
+    for _ in range(2):
+        run_program(program, [eager.constant(f) for f in feeds])
+    return [v.numpy() for v in variables]
+
+
+def test_assign_sub_of_a_scaled_value_becomes_one_gradient_descent_update():
+    rng = np.random.default_rng(5)
+    start = rng.standard_normal((2, 3)).astype(np.float32)
+    v, w = eager.Variable(start), eager.Variable(start[0])
+
+    def update(g):
+        v.assign_sub(0.1 * g)  # scalar first
+        w.assign_sub(g[1] * eager.constant(0.3))  # scalar second
+        return v.read_value()
+
+    p = _update_program(update, v, w)
+    q = prune(fold_scaled_updates(p))
+    q.validate()
+    assert types(p).count("Mul") == 2 and "ResourceApplyGradientDescent" not in types(p)
+    assert types(q).count("ResourceApplyGradientDescent") == 2 and "Mul" not in types(q)
+    assert "AssignSubVariableOp" not in types(q)
+    assert [n.name for n in q.nodes if n.type == "ResourceApplyGradientDescent"] == [
+        n.name for n in p.nodes if n.type == "AssignSubVariableOp"]  # names and places kept
+    g = rng.standard_normal((2, 3)).astype(np.float32) * 1e3
+    g[0, 0] = np.inf
+    expected = _run_twice_on_copies(p, ([v, w], [start, start[0]]), g)
+    got = _run_twice_on_copies(q, ([v, w], [start, start[0]]), g)
+    for e, actual in zip(expected, got):
+        np.testing.assert_array_equal(actual, e)  # bit for bit: one rounding each, as before
+    np.testing.assert_array_equal(got[0], start - np.float32(0.1) * g - np.float32(0.1) * g)
+    assert optimize(p, options=PassOptions(validate=True)).nodes[-1].type == "Identity"
+
+
+def test_scaled_updates_are_left_alone_where_the_product_is_seen_broadcast_or_unknown():
+    v = eager.Variable(np.zeros((2, 3), np.float32))
+    s = eager.Variable(np.float32(1.0))
+    loose = eager.Variable(np.zeros((2, 3), np.float32), shape=eager.TensorShape(None))
+
+    def shared(g):
+        scaled = 0.1 * g
+        v.assign_sub(scaled)
+        return scaled  # the product is fetched: it must exist
+
+    def broadcast(g):
+        v.assign_sub(g * eager.ones([2, 1]))  # no scalar operand: the product broadcasts
+        s.assign_sub(2.0 * g[0, 0])  # a scalar variable and delta: that one is folded
+        return v.read_value()
+
+    def unknown_shape(g):
+        loose.assign_sub(0.5 * g)  # the variable's shape is not known
+        return g
+
+    for fn, folded in ((shared, 0), (broadcast, 1), (unknown_shape, 0)):
+        p = _update_program(fn, v)
+        q = fold_scaled_updates(p)
+        assert types(q).count("ResourceApplyGradientDescent") == folded, fn.__name__
+        if not folded:
+            assert q is p
+    p = _update_program(lambda g: v.assign_sub(0.1 * g), v, specs=(TensorSpec([None, 3]),))
+    assert fold_scaled_updates(p) is p  # delta's shape unknown
+
+
+def test_a_traced_training_step_runs_its_scaled_updates_as_before():
+    """The traced step of TensorFlow's guides (`assign_sub(lr * g)`), against eager."""
+    rng = np.random.default_rng(2)
+    start = [rng.standard_normal((4, 3)).astype(np.float32), np.zeros(3, np.float32)]
+    x = rng.standard_normal((8, 4)).astype(np.float32)
+
+    def step(params):
+        with eager.GradientTape() as tape:
+            loss = eager.reduce_mean(eager.square(eager.matmul(x, params[0]) + params[1]))
+        for p, g in zip(params, tape.gradient(loss, params)):
+            p.assign_sub(0.05 * g)
+        return loss
+
+    eager_params = [eager.Variable(a) for a in start]
+    traced_params = [eager.Variable(a) for a in start]
+    traced = eager.function(lambda: step(traced_params))
+    for _ in range(3):
+        assert float(traced()) == float(step(eager_params))
+    for e, t in zip(eager_params, traced_params):
+        np.testing.assert_array_equal(t.numpy(), e.numpy())
+    kinds = [n.type for n in traced.experimental_get_program().nodes]
+    assert kinds.count("ResourceApplyGradientDescent") == 2 and "AssignSubVariableOp" not in kinds
+
+
 # -- the pipeline ----------------------------------------------------------------------------------
 def _mlp_like(x, w, b):
     h = eager.nn.relu(eager.matmul(x, w) + b)
@@ -992,8 +1135,8 @@ def _mlp_like(x, w, b):
 
 def test_optimize_default_pipeline():
     assert DEFAULT_PASSES == ("prune", "fold_constants", "cse", "fold_broadcasts",
-                              "bypass_identities", "prune", "fuse_elementwise",
-                              "overlap_collectives")
+                              "bypass_identities", "fold_scaled_updates", "prune",
+                              "fuse_elementwise", "overlap_collectives")
     g = trace(_mlp_like, TensorSpec([4, 3]), TensorSpec([3, 2]), TensorSpec([2]))
     p = program_of(g)
     q = optimize(p, options=PassOptions(validate=True))

@@ -39,12 +39,14 @@ dtype in CuPy's tree order: equal to the CPU's within rounding, not bit for bit.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..core.registry import get_op
 
-__all__ = ["ElementwiseSource", "ReductionSource", "TABLE", "UPDATES", "DirectLaunch",
-           "build", "update_kernel", "install", "COMPILE_OPTIONS"]
+__all__ = ["ElementwiseSource", "ReductionSource", "TABLE", "UPDATES", "XENT", "DirectLaunch",
+           "SoftmaxXent", "build", "update_kernel", "fused_source", "install", "COMPILE_OPTIONS"]
 
 #: Every kernel here compiles without multiply-add contraction: each operation rounds on its
 #: own, as numpy's (and Keras') arithmetic does, so GPU results equal the CPU's.
@@ -86,14 +88,17 @@ class ElementwiseSource:
 
 class ReductionSource:
     """One `cupy.ReductionKernel`'s source (CuPy's names: `a` and `b` are partial results;
-    `_in_ind.size() / _out_ind.size()` is the number of elements reduced into each output)."""
+    `_in_ind.size() / _out_ind.size()` is the number of elements reduced into each output).
+    Its inputs (`in_params`, one by default) are broadcast together and mapped by `map_expr`
+    before they are reduced."""
 
     __slots__ = ("name", "map_expr", "reduce_expr", "post_map_expr", "identity", "dtypes",
-                 "reference")
+                 "reference", "in_params", "out_params")
 
-    in_params, out_params = "T x", "T y"
-
-    def __init__(self, name, map_expr, reduce_expr, post_map_expr, identity, dtypes, reference):
+    def __init__(self, name, map_expr, reduce_expr, post_map_expr, identity, dtypes, reference,
+                 in_params="T x", out_params="T y"):
+        self.in_params = in_params
+        self.out_params = out_params
         self.name = name
         self.map_expr = map_expr
         self.reduce_expr = reduce_expr
@@ -180,6 +185,21 @@ TABLE = {
                             _np_mean),
 }
 
+# SoftmaxCrossEntropyWithLogits in four launches instead of ten (`SoftmaxXent`): the row
+# maximum (CuPy's own reduction), then these three, each reading the logits, the maximum (and
+# the exponentials' sum, and the labels) broadcast along the class axis. The arithmetic is the
+# CPU kernel's, operation for operation: shifted = x - m, sum(exp(shifted)),
+# labels * (log(sum) - shifted), exp(shifted) / sum - labels.
+XENT = {
+    "exp_sum": ReductionSource("eager_xent_exp_sum", "exp(x - m)", "a + b", "s = a", "0",
+                               _WIDE_FLOATS, None, in_params="T x, T m", out_params="T s"),
+    "loss": ReductionSource("eager_xent_loss", "z * (log(s) - (x - m))", "a + b", "loss = a",
+                            "0", _WIDE_FLOATS, None, in_params="T x, T m, T s, T z",
+                            out_params="T loss"),
+    "backprop": ElementwiseSource("eager_xent_backprop", "T x, T m, T s, T z", "T bp",
+                                  "bp = exp(x - m) / s - z", _WIDE_FLOATS),
+}
+
 # The fused optimizer updates: `var`, the slots, and `training_ops`' arithmetic (Keras 3's,
 # operation for operation) in one kernel per variable. Their scalars are 0-d device arrays of
 # the variable's dtype; `T` resolves per call.
@@ -238,6 +258,40 @@ def update_kernel(xp, name, dtype):
     return build(xp, UPDATES[name], dtype)
 
 
+def fused_source(name, steps, num_inputs, dtype):
+    """One `ElementwiseSource` computing a fused elementwise cluster on `dtype` operands, or None
+    where some member has no elementwise source in `TABLE` covering `dtype` (or takes
+    attributes). `steps` lists the members in order as (op name, args, attrs), an arg being
+    ("a", input index) or ("t", earlier step); the kernel takes `a0, a1, ...` and writes the
+    last step's value to `out`. Each member's statements are its own source's, its parameters
+    renamed to what they read and its output declared as `T t<step>` (so it rounds to the
+    dtype where the unfused op's output would), its locals suffixed with the step: the same
+    operations in the same order as the members launched one by one."""
+    body = []
+    for j, (op_name, args, attrs) in enumerate(steps):
+        source = TABLE.get(op_name)
+        if attrs or not isinstance(source, ElementwiseSource) or not source.covers(dtype):
+            return None
+        params = [p.split()[1] for p in source.in_params.split(",")]
+        (out,) = [p.split()[1] for p in source.out_params.split(",")]
+        names = {p: (f"a{i}" if kind == "a" else f"t{i}") for p, (kind, i) in zip(params, args)}
+        names[out] = f"t{j}"
+        for statement in filter(str.strip, source.operation_for(dtype).split(";")):
+            words = statement.split()
+            if len(words) > 2 and words[0] == "T" and words[2] == "=":
+                names[words[1]] = f"{words[1]}_{j}"  # a local of the member's source
+            renamed = _IDENTIFIER.sub(lambda m: names.get(m.group(0), m.group(0)), statement)
+            if renamed.split()[0] == f"t{j}":
+                renamed = "T " + renamed.strip()  # the member's output: declared, rounded
+            body.append(renamed.strip())
+    body.append(f"out = t{len(steps) - 1}")
+    in_params = ", ".join(f"T a{i}" for i in range(num_inputs))
+    return ElementwiseSource(name, in_params, "T out", "; ".join(body), frozenset({dtype}))
+
+
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
 class DirectLaunch:
     """An op's kernel on CuPy through its table entry: `(xp, *arrays, **attrs)` as the op's own
     kernel, which it calls for whatever the entry does not cover (see the module doc). Hot: every
@@ -281,10 +335,49 @@ class DirectLaunch:
         return f"<DirectLaunch {self.op_name} via {self.source.name}>"
 
 
+class SoftmaxXent:
+    """`SoftmaxCrossEntropyWithLogits` on CuPy in four launches (`XENT`) where its own kernel
+    makes ten: float32/64 logits with labels of the same dtype and shape and at least one
+    class; anything else (float16, which the CPU kernel computes in float32; labels to
+    broadcast or convert; no classes) runs the op's own kernel. Returns (loss, backprop) as
+    that kernel does. Reductions sum in CuPy's tree order: equal to the CPU's within rounding."""
+
+    __slots__ = ("fallback", "_module", "_kernels")
+
+    op_name = "SoftmaxCrossEntropyWithLogits"
+
+    def __init__(self, fallback):
+        self.fallback = fallback
+        self._module = None
+        self._kernels = {}  # dtype -> (exp_sum, loss, backprop) kernel objects of `_module`
+
+    def __call__(self, xp, logits, labels, axis=-1):
+        dtype = logits.dtype
+        if (dtype not in _WIDE_FLOATS or labels.dtype != dtype or labels.shape != logits.shape
+                or not logits.ndim or not logits.shape[axis]):
+            return self.fallback(xp, logits, labels, axis=axis)
+        if xp is not self._module:
+            self._module, self._kernels = xp, {}
+        kernels = self._kernels.get(dtype)
+        if kernels is None:
+            kernels = self._kernels[dtype] = tuple(
+                build(xp, XENT[part], dtype) for part in ("exp_sum", "loss", "backprop"))
+        exp_sum, loss, backprop = kernels
+        m = logits.max(axis=axis, keepdims=True)
+        s = exp_sum(logits, m, axis=axis, keepdims=True)
+        return loss(logits, m, s, labels, axis=axis), backprop(logits, m, s, labels)
+
+    def __repr__(self):
+        return f"<SoftmaxXent via {', '.join(src.name for src in XENT.values())}>"
+
+
 def install():
     """Gives every op in `TABLE` its CuPy kernel (`OpDef.cupy_kernel`, which the CUDA backend
-    launches instead of `OpDef.kernel`). Run once when the op library is imported; it imports
-    no CuPy (kernels are built on their first launch)."""
+    launches instead of `OpDef.kernel`), and `SoftmaxCrossEntropyWithLogits` its four-launch
+    one. Run once when the op library is imported; it imports no CuPy (kernels are built on
+    their first launch)."""
     for op_name, source in TABLE.items():
         op = get_op(op_name)
         op.cupy_kernel = DirectLaunch(op_name, source, op.kernel)
+    op = get_op(SoftmaxXent.op_name)
+    op.cupy_kernel = SoftmaxXent(op.kernel)

@@ -7,23 +7,26 @@
 * `fold_broadcasts`: a `BroadcastTo` whose readers broadcast by themselves is bypassed
   (`broadcasts.py`).
 * `bypass_identities`: `x * 1` and `x / 1` read as `x` (`identities.py`).
+* `fold_scaled_updates`: `v.assign_sub(lr * g)` as one `ResourceApplyGradientDescent`
+  (`scaled_updates.py`).
 * `fuse_elementwise`: trees of elementwise ops as one node (`fusion.py`).
 * `overlap_collectives`: a cross-process all-reduce split into a start moved to just after its
   inputs and a wait where it was, so the exchange overlaps the computation between them
   (`collectives.py`).
 
 None of them ever removes, merges, folds or fuses a stateful node (splitting an all-reduce
-into its start and its wait keeps both stateful) or a node on a resource
+into its start and its wait keeps both stateful; a scaled update becomes one update of the same
+variable, with the same effect, in the same place) or a node on a resource
 (`Node.is_stateful`), or a node named in `targets`; each returns a program that passes
 `Program.validate` and computes the same fetches as its input under `run_program`.
 
 `optimize(program)` runs them in the order `DEFAULT_PASSES` gives: prune first (later passes
 then work only on what runs), fold, merge what folding made equal, bypass broadcasts, then
-identities (with the ones folding made, possibly no longer broadcast), prune what folding,
-merging and bypassing left unused, and fuse last (fusion needs final use
-counts, and its opaque nodes would hide duplicates from CSE), and split collectives after
-everything (the start's position depends on the final node order). Callers switch passes off by
-name with `PassOptions`, or give their own sequence of names.
+identities (with the ones folding made, possibly no longer broadcast), fold scaled updates,
+prune what folding, merging, bypassing and the updates left unused, and fuse last (fusion needs
+final use counts, and its opaque nodes would hide duplicates from CSE), and split collectives
+after everything (the start's position depends on the final node order). Callers switch passes
+off by name with `PassOptions`, or give their own sequence of names.
 """
 
 from __future__ import annotations
@@ -35,10 +38,11 @@ from .cse import eliminate_common_subexpressions
 from .fusion import fuse_elementwise
 from .identities import bypass_identities
 from .prune import prune
+from .scaled_updates import fold_scaled_updates
 
 __all__ = ["optimize", "PassOptions", "PASSES", "DEFAULT_PASSES", "prune", "fold_constants",
            "bypass_identities", "eliminate_common_subexpressions", "fold_broadcasts",
-           "fuse_elementwise", "overlap_collectives"]
+           "fold_scaled_updates", "fuse_elementwise", "overlap_collectives"]
 
 #: Every pass by the name `optimize` and `PassOptions` know it by.
 PASSES = {
@@ -47,13 +51,14 @@ PASSES = {
     "bypass_identities": bypass_identities,
     "cse": eliminate_common_subexpressions,
     "fold_broadcasts": fold_broadcasts,
+    "fold_scaled_updates": fold_scaled_updates,
     "fuse_elementwise": fuse_elementwise,
     "overlap_collectives": overlap_collectives,
 }
 
 #: The order `optimize` runs passes in by default (see the module doc for why).
 DEFAULT_PASSES = ("prune", "fold_constants", "cse", "fold_broadcasts", "bypass_identities",
-                  "prune", "fuse_elementwise", "overlap_collectives")
+                  "fold_scaled_updates", "prune", "fuse_elementwise", "overlap_collectives")
 
 
 class PassOptions:

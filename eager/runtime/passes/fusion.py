@@ -53,6 +53,7 @@ from collections import Counter
 import numpy as np
 
 from ...core.registry import NO_ATTRS, OpDef
+from ...ops import cupy_kernels as _cupy_kernels
 from ..program import Node
 from ..source_names import register_source, release_filename, take_filename
 
@@ -215,7 +216,8 @@ def _compile_kernel(name, steps, num_inputs):
         raise
     kernel = namespace["fused_kernel"]
     namespace["_on_device"] = kernel.on_device = _DeviceFused(
-        namespace["steps"], _device_kernel_name(steps, num_inputs))
+        namespace["steps"], _device_kernel_name(steps, num_inputs),
+        tuple((op_def.name, args, attrs) for op_def, args, attrs, _ in steps), num_inputs)
     register_source(filename, source, kernel)
     return kernel
 
@@ -231,22 +233,44 @@ def _device_kernel_name(steps, num_inputs) -> str:
 
 
 class _DeviceFused:
-    """A fused kernel on a GPU: the members' own kernels, traced by `cupy.fuse` into one CUDA
-    kernel (compiled once per input dtypes and ranks). A chain of n elementwise ops then costs
-    one launch and one pass over memory instead of n of each. The members are traced as they
-    are, so the arithmetic is the unfused ops' (the CUDA compiler may still contract a multiply
-    and an add into one rounding). A cluster the tracer cannot take (a kernel that inspects
-    values or shapes on the host) runs its kernels one by one, as on the CPU, from then on."""
+    """A fused kernel on a GPU: one CUDA kernel for the whole cluster, compiled once per dtype
+    (or dtypes and ranks), so a chain of n elementwise ops costs one launch and one pass over
+    memory instead of n of each.
 
-    __slots__ = ("_steps", "_name", "_fused", "_refused")
+    Where every member has a C source in the CuPy kernel layer (`cupy_kernels.TABLE`: the
+    arithmetic, `Relu`, `ReluGrad`, `Exp`, `Tanh`, `Sigmoid`, ...) and the operands share one
+    dtype they cover, the kernel is one `ElementwiseKernel` of the members' statements in turn
+    (`cupy_kernels.fused_source`), called directly: the cheapest launch CuPy offers, about half
+    the host time of a `cupy.fuse`d function's call. Otherwise `cupy.fuse` traces the members'
+    own kernels. Either way the arithmetic is the unfused ops' (the kernel layer's sources are
+    compiled without multiply-add contraction; `cupy.fuse` may still contract). A cluster the
+    tracer cannot take (a kernel that inspects values or shapes on the host) runs its kernels
+    one by one, as on the CPU, from then on."""
 
-    def __init__(self, steps, name):
+    __slots__ = ("_steps", "_name", "_members", "_num_inputs", "_fused", "_refused", "_module",
+                 "_kernels")
+
+    def __init__(self, steps, name, members, num_inputs):
         self._steps = steps
         self._name = name
+        self._members = members  # (op name, args, attrs) per member, for `fused_source`
+        self._num_inputs = num_inputs
         self._fused = None
         self._refused = False
+        self._module = None
+        self._kernels = {}  # dtype -> ElementwiseKernel of `_module`, or False: not covered
 
     def __call__(self, xp, *arrays):
+        dtype = arrays[0].dtype
+        if xp is self._module:
+            kernel = self._kernels.get(dtype)
+        else:
+            self._module, self._kernels = xp, {}
+            kernel = None
+        if kernel is None:
+            kernel = self._kernels[dtype] = self._kernel_object(xp, dtype)
+        if kernel is not False and all(a.dtype == dtype for a in arrays):
+            return kernel(*arrays)
         if not self._refused:
             fused = self._fused
             if fused is None:
@@ -266,9 +290,17 @@ class _DeviceFused:
                 self._refused = True
         return self._steps(xp, *arrays)
 
+    def _kernel_object(self, xp, dtype):
+        """The cluster's `ElementwiseKernel` for `dtype` operands, or False (see the class doc)."""
+        if getattr(xp, "ElementwiseKernel", None) is None:
+            return False
+        source = _cupy_kernels.fused_source(f"{self._name}_{dtype.name}", self._members,
+                                            self._num_inputs, dtype)
+        return False if source is None else source.make(xp, dtype)
+
     @property
     def fused(self) -> bool:
-        """Whether calls run as one device kernel (False until the first call, and after the
+        """Whether calls run as one device kernel: through a kernel object made from the
+        members' sources, or through `cupy.fuse` (False until the first call, and after the
         tracer refused the cluster)."""
-        return self._fused is not None and not self._refused
-
+        return any(self._kernels.values()) or (self._fused is not None and not self._refused)
