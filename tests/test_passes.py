@@ -1043,7 +1043,7 @@ def _run_twice_on_copies(program, start, *feeds):
     return [v.numpy() for v in variables]
 
 
-def test_assign_sub_of_a_scaled_value_becomes_one_gradient_descent_update():
+def test_assign_sub_of_a_scaled_value_becomes_one_gradient_descent_update(simulated_gpu):
     rng = np.random.default_rng(5)
     start = rng.standard_normal((2, 3)).astype(np.float32)
     v, w = eager.Variable(start), eager.Variable(start[0])
@@ -1071,7 +1071,19 @@ def test_assign_sub_of_a_scaled_value_becomes_one_gradient_descent_update():
     assert optimize(p, options=PassOptions(validate=True)).nodes[-1].type == "Identity"
 
 
-def test_scaled_updates_are_left_alone_where_the_product_is_seen_broadcast_or_unknown():
+def test_scaled_updates_of_variables_on_the_cpu_are_left_alone():
+    """There the compiled program scales the gradient in place already (module doc)."""
+    v = eager.Variable(np.zeros((2, 3), np.float32))
+    with eager.device("CPU:0"):
+        w = eager.Variable(np.zeros((2, 3), np.float32))
+    for variable in (v, w):
+        if variable.device.endswith("CPU:0"):
+            p = _update_program(lambda g, variable=variable: variable.assign_sub(0.1 * g))
+            assert fold_scaled_updates(p) is p
+
+
+def test_scaled_updates_are_left_alone_where_the_product_is_seen_broadcast_or_unknown(
+        simulated_gpu):
     v = eager.Variable(np.zeros((2, 3), np.float32))
     s = eager.Variable(np.float32(1.0))
     loose = eager.Variable(np.zeros((2, 3), np.float32), shape=eager.TensorShape(None))
@@ -1100,7 +1112,7 @@ def test_scaled_updates_are_left_alone_where_the_product_is_seen_broadcast_or_un
     assert fold_scaled_updates(p) is p  # delta's shape unknown
 
 
-def test_a_traced_training_step_runs_its_scaled_updates_as_before():
+def test_a_traced_training_step_runs_its_scaled_updates_as_before(simulated_gpu):
     """The traced step of TensorFlow's guides (`assign_sub(lr * g)`), against eager."""
     rng = np.random.default_rng(2)
     start = [rng.standard_normal((4, 3)).astype(np.float32), np.zeros(3, np.float32)]

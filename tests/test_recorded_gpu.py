@@ -61,6 +61,9 @@ def test_a_function_with_a_host_only_op_runs_and_fails_as_on_the_cpu(report, on_
 
 def test_an_error_in_the_device_form_is_the_ops_error(report, on_cpu):
     assert report["values"]["reshape error"] == on_cpu["reshape error"]
+    notes = report["values"]["reshape error notes"]
+    assert notes == on_cpu["reshape error notes"] and notes[0].startswith(
+        "Detected at node 'Reshape' (Reshape)")  # the failing node, found in the device form
     assert "Reshape" in on_cpu["reshape error"] and "6 values" in on_cpu["reshape error"]
 
 

@@ -280,7 +280,8 @@ def fused_source(name, steps, num_inputs, dtype):
             words = statement.split()
             if len(words) > 2 and words[0] == "T" and words[2] == "=":
                 names[words[1]] = f"{words[1]}_{j}"  # a local of the member's source
-            renamed = _IDENTIFIER.sub(lambda m: names.get(m.group(0), m.group(0)), statement)
+            renamed = _IDENTIFIER.sub(lambda m, names=names: names.get(m.group(0), m.group(0)),
+                                      statement)
             if renamed.split()[0] == f"t{j}":
                 renamed = "T " + renamed.strip()  # the member's output: declared, rounded
             body.append(renamed.strip())

@@ -65,7 +65,9 @@ The device form. The same program also compiles to `<name>_arrays_on(feeds, xp, 
 device whose kernels run on the caller's thread and queue their work on a stream (a GPU through
 CuPy: `Device.inline` false, `Device.defers_kernels` false). A node is `v9 = g4(xp, v3, v7)`,
 with `g4` the kernel that device launches for the op (`Device.kernel_for`: the CUDA backend's
-precompiled CuPy kernel where the op has one), bound when the program first runs there. A call
+precompiled CuPy kernel where the op has one). It is generated, as a module of its own, when the
+program first runs on such a device, with that device's kernels bound (a process without one
+never makes it). A call
 uses it when the device is the default one and every feed and constant lives there, with the
 same conditions as the array form otherwise, and when every op has a kernel for that device
 type (so placement would choose that device for every node); the whole call is then one
@@ -115,24 +117,26 @@ class CompiledProgram:
                  "__weakref__")
 
     def __init__(self, program, source, filename, fn, line_nodes, missing, array_fn=None,
-                 device_form=None):
+                 device_form=False):
         self.program = program
         self.source = source
         self.filename = filename
         self._fn = fn
         self._array_fn = array_fn  # the array form, or None where the program has none
-        # The device form's (code, namespace, function name), made into a function per device
-        # by `_device_fn`; None where the program has no array form.
+        # Whether the program has a device form (the array form's conditions); `_device_fn`
+        # generates it per device.
         self._device_form = device_form
         self._device_fns = {}  # device -> its device form, or False where it cannot run there
         # The device every constant is on (None: no constants); the array forms run only there.
         devices = {t._meta.device for t in program.constants.values()}
         if len(devices) > 1:
             self._array_fn = None
-            self._device_form = None
+            self._device_form = False
         self._array_device = devices.pop() if devices else None
         self._n_feeds = len(program.feeds)
-        self._line_nodes = line_nodes  # generated line number -> Node (both forms)
+        # generated file name -> {line number -> Node}: this module (both forms), and each
+        # device form's module once made
+        self._line_nodes = {filename: line_nodes}
         self._missing = missing  # an unfed placeholder node the program needs, or None
         self._pure = _is_pure(program)  # the array form may run again (module doc)
 
@@ -168,7 +172,7 @@ class CompiledProgram:
                         if error is exc:
                             raise
                         raise error from exc
-        elif device is None and self._device_form is not None:
+        elif device is None and self._device_form:
             device = _FAST_PATH.default
             if (device is not None and not device.inline and not st.device_stack
                     and not _config.log_placement and not _dispatch.hooks.check_inference
@@ -200,16 +204,30 @@ class CompiledProgram:
         run there: kernels deferred to stream workers (the simulated GPU), or an op without a
         kernel for the device type (placement would move that node elsewhere)."""
         fn = False
-        code, namespace, name = self._device_form
         nodes = self.program.nodes
         if not device.defers_kernels and all(
                 node.op_def is PLACEHOLDER or device.device_type in node.op_def.device_types
                 for node in nodes):
-            bound = dict(namespace)
+            name = _identifier(self.program.name) + "_arrays_on"
+            namespace = {"__name__": __name__}
             for index, node in enumerate(nodes):
-                bound[f"g{index}"] = device.kernel_for(node.op_def)
-            exec(code, bound)  # noqa: S102 - our generated code again, with these kernels
-            fn = bound[name]
+                namespace[f"g{index}"] = device.kernel_for(node.op_def)
+                namespace[f"k{index}"] = node.op_def
+                namespace[f"a{index}"] = node.attrs if node.attrs else NO_ATTRS
+            lines, line_nodes = [], {}
+            last_use, kept = _liveness(self.program)
+            _array_lines(self.program, name, namespace, last_use, kept, lines, line_nodes,
+                         device_kernels=True)
+            source = "\n".join(lines) + "\n"
+            filename = take_filename(f"eager plan {self.program.name} on {device.name}")
+            try:
+                exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - generated
+            except BaseException:
+                release_filename(filename)
+                raise
+            register_source(filename, source, self)
+            self._line_nodes[filename] = line_nodes
+            fn = namespace[name]
         self._device_fns[device] = fn
         return fn
 
@@ -229,8 +247,9 @@ class CompiledProgram:
         with its inputs read from the failed frame; None if no node's line raised."""
         tb, frame, node = exc.__traceback__, None, None
         while tb is not None:
-            if tb.tb_frame.f_code.co_filename == self.filename:
-                found = self._line_nodes.get(tb.tb_lineno)
+            line_nodes = self._line_nodes.get(tb.tb_frame.f_code.co_filename)
+            if line_nodes is not None:
+                found = line_nodes.get(tb.tb_lineno)
                 if found is not None:
                     frame, node = tb.tb_frame, found
             tb = tb.tb_next
@@ -255,8 +274,9 @@ class CompiledProgram:
         tb = exc.__traceback__
         node = None
         while tb is not None:
-            if tb.tb_frame.f_code.co_filename == self.filename:
-                node = self._line_nodes.get(tb.tb_lineno, node)
+            line_nodes = self._line_nodes.get(tb.tb_frame.f_code.co_filename)
+            if line_nodes is not None:
+                node = line_nodes.get(tb.tb_lineno, node)
             tb = tb.tb_next
         if node is None or getattr(exc, "_eager_node_noted", False):
             return
@@ -290,11 +310,7 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
         names[v] = f"c{v}"
         namespace[f"c{v}"] = value
 
-    last_use = {}
-    for index, node in enumerate(program.nodes):
-        for v in node.inputs:
-            last_use[v] = index
-    kept = set(program.fetches) | set(program.constants)
+    last_use, kept = _liveness(program)
 
     feed_fn_name = _identifier(program.name)
     lines = [f"def {feed_fn_name}(feeds, st):"]
@@ -334,28 +350,34 @@ def compile_program(program, *, placed=False) -> CompiledProgram:
         lines.extend(_deletions(node, index, names, last_use, kept))
     fetched = ", ".join(names[v] for v in program.fetches)
     lines.append(f"    return [{fetched}]")
-    array_fn_name = device_fn_name = None
+    array_fn_name = None
     if not placed and missing is None and _has_array_form(program):
         array_fn_name = feed_fn_name + "_arrays"
         _array_lines(program, array_fn_name, namespace, last_use, kept, lines, line_nodes)
-        device_fn_name = feed_fn_name + "_arrays_on"
-        _array_lines(program, device_fn_name, namespace, last_use, kept, lines, line_nodes,
-                     device_kernels=True)
     source = "\n".join(lines) + "\n"
 
     filename = take_filename(f"eager plan {program.name}")  # reused once `compiled` is gone
     try:
         code = compile(source, filename, "exec")
         exec(code, namespace)  # noqa: S102 - our own generated code, from our own graph
-        device_form = (code, namespace, device_fn_name) if device_fn_name else None
         compiled = CompiledProgram(program, source, filename, namespace[feed_fn_name],
                                    line_nodes, missing, namespace.get(array_fn_name),
-                                   device_form)
+                                   array_fn_name is not None)
     except BaseException:
         release_filename(filename)
         raise
     register_source(filename, source, compiled)
     return compiled
+
+
+def _liveness(program):
+    """(value -> index of the last node reading it, the values never deleted: fetches and
+    constants)."""
+    last_use = {}
+    for index, node in enumerate(program.nodes):
+        for v in node.inputs:
+            last_use[v] = index
+    return last_use, set(program.fetches) | set(program.constants)
 
 
 def _assignment(node, outs, call) -> str:

@@ -14,7 +14,10 @@ alpha, delta)`, at the assignment's place and with its name, when
 * one operand of the `Mul` is a scalar (rank 0) and the other, `delta`, has exactly the `Mul`'s
   fully known shape and dtype (so the product broadcasts nothing but the scalar);
 * the variable is a constant handle whose shape is known and equal to `delta`'s (so neither
-  form can fail: the assignment's own shape error needs no counterpart);
+  form can fail: the assignment's own shape error needs no counterpart), and it lives on an
+  accelerator (not the CPU: there the compiled program already scales the gradient in place,
+  into its own dying buffer, and the pair measured about 10% faster on the traced MLP step,
+  case (n), than the gradient descent kernel);
 * the product is read by the assignment alone (once), is not fetched, no node has a control
   input on it and it is not a target; both ask for the same device.
 
@@ -87,9 +90,10 @@ def _scalar_and_delta(program, product):
 
 
 def _variable_shape_is(program, handle, delta) -> bool:
-    """Whether `handle` is a constant variable handle of exactly `delta`'s known shape."""
+    """Whether `handle` is a constant handle of a variable off the CPU, of exactly `delta`'s
+    known shape."""
     tensor = program.constants.get(handle)
-    if tensor is None:
+    if tensor is None or tensor._meta.device.device_type == "CPU":
         return False
     _, shape = handle_data(tensor)
     return shape.is_fully_defined() and tuple(shape) == tuple(program.specs[delta].shape)
