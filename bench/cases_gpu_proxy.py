@@ -14,9 +14,19 @@
     the caller's whole time for `x + y` <= 4x the CPU operator fast path's (`x + y` on a
     CPU-only process, measured by this process before and after the child, best of both).
 
-The simulated GPU must be configured before the devices exist, so (p) runs in a child process
-that prints JSON. Not a `harness.Case`: `report(rounds, others, quick)` returns printable lines
-and the names of missed targets. Standalone:
+(p2) The CUDA backend itself (`eager/devices/cuda.py`, the CuPy kernel layer, the compiled
+    programs' device form) on the recorded CuPy of the tests (`tests/recording_cupy.py`:
+    numpy underneath, every launch counted, the time inside launches measured). For the MLP
+    784-256-256-10 SGD step at batch 128, written by hand in CuPy (the GPU benchmark's floor),
+    eagerly with a tape and `optimizers.SGD`, and traced (case (n)'s step): the CuPy launches
+    per step, and the host time per step outside the launches (the caller's own Python: for
+    eager, tape, dispatch and wrapping; on a GPU each launch adds CuPy's own cost, about 15 us
+    on an H200). No targets: on a GPU, fewer launches and less time outside them are what make
+    a step cheaper, and these show them without one.
+
+The simulated GPU and the recorded CuPy must be set up before the devices exist, so (p) and
+(p2) each run in a child process that prints JSON. Not a `harness.Case`: `report(rounds,
+others, quick)` returns printable lines and the names of missed targets. Standalone:
 
     python -m bench.cases_gpu_proxy [--quick]
 """
@@ -90,18 +100,68 @@ def _child(rounds, inner):
     return _best(impls, rounds, inner)
 
 
-def measure(rounds, inner=2000):
+def _recorded_child(rounds):
+    """Measures (p2) in this process, on the recorded CuPy: per step, the launches and the best
+    host time outside them."""
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "tests"))
+    import recording_cupy  # noqa: PLC0415 - the tests' recorded CuPy, before eager asks for it
+
+    cupy = recording_cupy.install()
+    import eager  # noqa: PLC0415
+    from bench.cases_autodiff import LR, mlp_data, mlp_gradients  # noqa: PLC0415
+    from bench.cases_runtime import traced_mlp_step  # noqa: PLC0415
+    from bench.cases_training import eager_variable_mlp_step  # noqa: PLC0415
+
+    np_params, xn, yn = mlp_data()
+    c_params = [cupy.asarray(p) for p in np_params]
+    cx, cy = cupy.asarray(xn), cupy.asarray(yn)
+
+    def by_hand():
+        _, grads = mlp_gradients(cupy, c_params, cx, cy, with_loss=False)
+        for param, grad in zip(c_params, grads):
+            param -= LR * grad
+
+    x, y = eager.constant(xn), eager.constant(yn)
+    params = [eager.Variable(p) for p in np_params]
+    optimizer = eager.optimizers.SGD(LR)
+    traced = traced_mlp_step([eager.Variable(p) for p in np_params])
+    steps = {"CuPy by hand": by_hand,
+             "eager": lambda: eager_variable_mlp_step(params, optimizer, x, y),
+             "traced": lambda: traced(x, y)}
+    out = {}
+    for name, step in steps.items():
+        for _ in range(3):
+            step()
+        recording_cupy.reset()
+        step()
+        launches, entries = recording_cupy.launch_count(), recording_cupy.STREAM_ENTRIES[0]
+        best = float("inf")
+        for _ in range(rounds):
+            recording_cupy.reset()
+            start = time.perf_counter()
+            for _ in range(5):
+                step()
+            best = min(best, (time.perf_counter() - start - recording_cupy.inside_seconds()) / 5)
+        out[name] = {"launches": launches, "stream entries": entries, "outside": best}
+    return out
+
+
+def _run_child(args):
     env = dict(os.environ)
     env.pop("EAGER_SIMULATED_GPUS", None)  # the child configures its devices itself
     root = Path(__file__).resolve().parents[1]
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
-    cpu_before = cpu_operator(rounds, inner)
-    out = subprocess.run([sys.executable, "-m", "bench.cases_gpu_proxy", "--child",
-                          str(rounds), str(inner)], capture_output=True, text=True, cwd=root,
-                         env=env)
+    out = subprocess.run([sys.executable, "-m", "bench.cases_gpu_proxy", *args],
+                         capture_output=True, text=True, cwd=root, env=env)
     if out.returncode:
         raise RuntimeError(f"the GPU proxy's child failed:\n{out.stderr}")
-    best = json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(rounds, inner=2000):
+    cpu_before = cpu_operator(rounds, inner)
+    best = _run_child(["--child", str(rounds), str(inner)])
     best["CPU x + y"] = min(cpu_before, cpu_operator(rounds, inner))
     return best
 
@@ -133,6 +193,16 @@ def report(rounds, others=None, quick=False):
     missed = [] if ok_above else ["(p) eager's host time above the launch"]
     if not ok_cpu:
         missed.append("(p) simulated-GPU x + y against the CPU fast path")
+    recorded = _run_child(["--recorded", str(min(rounds, 10))])
+    floor = recorded["CuPy by hand"]
+    lines.append("(p2) the CUDA backend on the recorded CuPy: MLP 784-256-256-10 SGD step, batch "
+                 "128, per step (host time outside the launches)")
+    for name, row in recorded.items():
+        ratio = row["launches"] / floor["launches"]
+        lines.append(f"  {name:<13} {row['launches']:3d} launches ({ratio:.2f}x)   "
+                     f"{row['stream entries']:3d} stream entries   "
+                     f"{row['outside'] * us:7.1f} us outside launches "
+                     f"({(row['outside'] - floor['outside']) * us:+7.1f} us)")
     return lines, missed
 
 
@@ -141,9 +211,13 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="few rounds (smoke test)")
     parser.add_argument("--child", nargs=2, type=int, metavar=("ROUNDS", "INNER"),
                         help=argparse.SUPPRESS)
+    parser.add_argument("--recorded", type=int, metavar="ROUNDS", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(_child(*args.child)))
+        return 0
+    if args.recorded:
+        print(json.dumps(_recorded_child(args.recorded)))
         return 0
     lines, missed = report(3 if args.quick else 20)
     print("\n".join(lines))

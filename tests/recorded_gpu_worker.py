@@ -1,7 +1,7 @@
-"""Runs scenarios on eager's CUDA backend over the recorded CuPy (`recording_cupy`) and prints
-what they gave as JSON: `python tests/recorded_gpu_worker.py`. `test_recorded_gpu.py` runs it
-in a subprocess (the recorded module must be installed before eager first asks for CuPy) and
-compares the results with the same scenarios on the CPU (`scenario_values`, run there in the
+"""Runs scenarios on eager's CUDA backend over the recorded CuPy (`recording_cupy`) and prints what
+they gave as JSON: `python tests/recorded_gpu_worker.py [--two-gpus]`. `test_recorded_gpu.py`
+runs it in a subprocess (the recorded module must be installed before eager first asks for CuPy)
+and compares the results with the same scenarios on the CPU (`scenario_values`, run there in the
 test's own process)."""
 
 from __future__ import annotations
@@ -123,17 +123,30 @@ def launches(fn, recorder):
     recorder.reset()
     fn()
     return {"launches": recorder.launch_count(), "stream entries": recorder.STREAM_ENTRIES[0],
-            "kinds": dict(recorder.LAUNCHES)}
+            "device entries": recorder.DEVICE_ENTRIES[0], "kinds": dict(recorder.LAUNCHES)}
 
 
-def main():
+def main(argv):
     import recording_cupy  # noqa: PLC0415 - installed before eager asks for CuPy
 
-    cupy = recording_cupy.install()
+    cupy = recording_cupy.install(device_count=2 if "--two-gpus" in argv else 1)
     import eager as tf  # noqa: PLC0415
 
+    a, b = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
     report = {"default device": tf.constant(1.0).device,
-              "backend": type(tf.devices.registry.lookup("GPU:0")).__name__}
+              "backend": type(tf.devices.registry.lookup("GPU:0")).__name__,
+              "x + y": launches(lambda: a + b, recording_cupy)}
+    if "--two-gpus" in argv:
+        with tf.device("GPU:1"):
+            c, d = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
+
+        def on_gpu1():
+            with tf.device("GPU:1"):
+                return c + d
+
+        report["x + y on GPU:1"] = launches(on_gpu1, recording_cupy)
+        print(json.dumps(report))
+        return
     report["values"] = scenario_values(tf)
     np_params, xn, yn = mlp_data()
     x, y = tf.constant(xn), tf.constant(yn)
@@ -172,4 +185,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

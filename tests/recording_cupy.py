@@ -14,7 +14,9 @@ a module function that computes (`xp.matmul`, `xp.where`, ...), an array method 
 function's call (one launch, whatever it runs inside). Views (reshape, transpose, basic
 indexing) launch nothing, as on CuPy. `LAUNCHES` counts them by kind; `inside_seconds()` is the
 host time spent inside them, so a benchmark can subtract it and see the caller's own time.
-`STREAM_ENTRIES` counts how often a stream was made current (`with stream:`).
+`STREAM_ENTRIES` and `DEVICE_ENTRIES` count how often a stream or a device was made current
+(`with stream:`, `with device:`). `install(device_count=2)` shows two devices (their arrays all
+live in the one host memory).
 """
 
 from __future__ import annotations
@@ -34,12 +36,13 @@ import cupy_stand_in  # noqa: E402 - beside this file
 
 LAUNCHES = collections.Counter()
 STREAM_ENTRIES = [0]
+DEVICE_ENTRIES = [0]
 _state = {"depth": 0, "inside": 0.0}
 
 
 def reset() -> None:
     LAUNCHES.clear()
-    STREAM_ENTRIES[0] = 0
+    STREAM_ENTRIES[0] = DEVICE_ENTRIES[0] = 0
     _state["inside"] = 0.0
 
 
@@ -242,6 +245,7 @@ class Device:
         self.id = device
 
     def __enter__(self):
+        DEVICE_ENTRIES[0] += 1
         return self
 
     def __exit__(self, *exc):
@@ -268,6 +272,18 @@ class _MemoryPool:
         return 0
 
 
+class RawKernel:
+    """`cupy.RawKernel`: CUDA C the stand-in cannot read, so a launch is recorded and computes
+    nothing (what a benchmark's launch floor needs)."""
+
+    def __init__(self, code, name, options=(), backend="nvrtc"):
+        self.name = name
+
+    def __call__(self, grid, block, args, shared_mem=0, stream=None):
+        with _Launch(f"RawKernel {self.name}"):
+            return None
+
+
 def _fuse(*args, kernel_name=None, **kwargs):
     def decorate(fn):
         def fused(*arrays):
@@ -278,13 +294,13 @@ def _fuse(*args, kernel_name=None, **kwargs):
     return decorate
 
 
-def _module():
+def _module(device_count):
     cupy = types.ModuleType("cupy")
     cupy.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
     cupy.__version__ = "recorded (numpy)"
     cupy.ndarray = RecordedArray
     runtime = types.SimpleNamespace(
-        getDeviceCount=lambda: 1,
+        getDeviceCount=lambda: device_count,
         getDeviceProperties=lambda i: {"name": b"recorded GPU", "totalGlobalMem": 1 << 34},
         memGetInfo=lambda: (1 << 33, 1 << 34))
     cupy.cuda = types.SimpleNamespace(
@@ -298,6 +314,7 @@ def _module():
     cupy.ReductionKernel = lambda *a, **k: _KernelObject(
         "ReductionKernel", cupy_stand_in.ReductionKernel(*a, **k))
     cupy.fuse = _fuse
+    cupy.RawKernel = RawKernel
     cupy.asnumpy = lambda a, stream=None, order="C", out=None: np.array(_plain(a))
     wrapped = {}
 
@@ -329,9 +346,9 @@ def _module():
     return cupy, cupyx
 
 
-def install():
-    """Makes `import cupy` give the recorded GPU's module (module doc). Returns it."""
-    cupy, cupyx = _module()
+def install(device_count=1):
+    """Makes `import cupy` give the recorded GPUs' module (module doc). Returns it."""
+    cupy, cupyx = _module(device_count)
     sys.modules["cupy"] = cupy
     sys.modules["cupyx"] = cupyx
     return cupy

@@ -159,6 +159,7 @@ def test_the_cuda_backend_launches_the_ops_direct_kernel_and_others_their_own():
     """`CUDAStream.launch_kernel` (run with stand-ins for CuPy's device, stream and module)."""
     stream = object.__new__(CUDAStream)
     stream._device = stream._stream = contextlib.nullcontext()
+    stream._only_device = False
     xp = _Recording()
     x = np.array([-1.0, 0.5, np.nan], np.float32)
     _same(stream.launch_kernel(get_op("Sigmoid"), xp, (x,), {}),

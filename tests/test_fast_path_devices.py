@@ -108,13 +108,20 @@ def test_operands_on_another_gpu_run_on_the_default_one(no_inference_check, plac
         registry.devices()
 
 
-def test_resource_ops_and_ops_without_a_gpu_kernel_are_placed(simulated_gpu,
-                                                               no_inference_check, placements):
-    v = tf.Variable([1.0, 2.0])
+def test_resource_ops_elsewhere_and_ops_without_a_gpu_kernel_are_placed(
+        simulated_gpu, no_inference_check, placements):
+    v = tf.Variable([1.0, 2.0])  # on the default device, GPU:0
     placements.clear()
     v.assign_add(tf.constant([1.0, 1.0]))
     np.testing.assert_array_equal(v.read_value().numpy(), [2.0, 3.0])
-    assert "AssignAddVariableOp" in placements
+    assert placements == []  # the handle and the value live where placement would run it
+    with tf.device("CPU:0"):
+        w = tf.Variable([1.0, 2.0])
+    placements.clear()
+    w.assign_add(tf.constant([1.0, 1.0]))  # the value on GPU:0, the variable on the CPU
+    assert placements == ["AssignAddVariableOp"]
+    np.testing.assert_array_equal(w.read_value().numpy(), [2.0, 3.0])
+    assert w.device.endswith("CPU:0") and v.device.endswith("GPU:0")
     placements.clear()
     s = tf.strings.as_string(tf.constant([1, 2]))  # strings live in host memory
     assert s.device == "CPU:0"

@@ -20,13 +20,17 @@ from recorded_gpu_worker import scenario_values
 HERE = Path(__file__).resolve().parent
 
 
-@pytest.fixture(scope="module")
-def report():
+def _worker(*args):
     env = {k: v for k, v in os.environ.items() if k != "EAGER_SIMULATED_GPUS"}  # CUDA's path
-    done = subprocess.run([sys.executable, str(HERE / "recorded_gpu_worker.py")], env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run([sys.executable, str(HERE / "recorded_gpu_worker.py"), *args],
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def report():
+    return _worker()
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +87,16 @@ def test_an_eager_step_launches_no_more_than_cupy_by_hand(report):
     eager_step = report["eager step"]
     assert eager_step["launches"] <= 31, eager_step["kinds"]
     assert eager_step["kinds"]["ReductionKernel eager_xent_loss"] == 1
+
+
+def test_an_op_enters_only_the_stream_where_the_process_has_one_gpu(report):
+    assert report["x + y"]["launches"] == 1
+    assert report["x + y"]["stream entries"] == 1 and report["x + y"]["device entries"] == 0
+    assert report["traced step"]["device entries"] == 0
+
+
+def test_with_two_gpus_an_op_makes_its_device_current_too():
+    two = _worker("--two-gpus")
+    for key in ("x + y", "x + y on GPU:1"):
+        assert two[key]["launches"] == 1, key
+        assert two[key]["stream entries"] == two[key]["device entries"] == 1, key

@@ -172,12 +172,12 @@ def execute(op, inputs, attrs=NO_ATTRS):
 def _on_default_device(op, inputs, attrs):
     """The default device when `place` would choose it for `op` and every input already lives
     there, else None (the general path then places the op and copies what must move): `op`
-    reads and writes no resource and has a kernel there, no input is pending or symbolic, and,
-    off the CPU, it neither reads nor makes strings. Asked only while
-    `FAST_PATH.placed_and_tapes` holds (no scope, interpreter or placement logging anywhere).
-    Hot path: every op on a GPU."""
+    has a kernel there, no input is pending or symbolic (an op on a resource then runs where
+    its resource lives: here), and, off the CPU, it neither reads nor makes strings. Asked only
+    while `FAST_PATH.placed_and_tapes` holds (no scope, interpreter or placement logging
+    anywhere). Hot path: every op on a GPU, variable reads and updates included."""
     device = _FAST_PATH.default
-    if op.resource_reads or op.resource_writes or device.device_type not in op.device_types:
+    if device.device_type not in op.device_types:
         return None
     for t in inputs:
         if t.__class__ is not EagerTensor or t._meta.device is not device:

@@ -79,7 +79,8 @@ class CUDAStream(Stream):
     by two timing events; when the trace stops, their GPU times (relative to a reference event
     taken when the stream was idle, at a known host time) become slices on the stream's lane."""
 
-    __slots__ = ("name", "_device", "_stream", "_timed", "_reference", "__weakref__")
+    __slots__ = ("name", "_device", "_stream", "_only_device", "_timed", "_reference",
+                 "__weakref__")
 
     def __init__(self, name: str, device_id: int):
         cupy = _cupy()
@@ -87,6 +88,9 @@ class CUDAStream(Stream):
         self._device = cupy.cuda.Device(device_id)
         with self._device:
             self._stream = cupy.cuda.Stream(non_blocking=True)
+        # With one CUDA device in the process, it is every thread's current device: a launch
+        # then enters only the stream (CuPy's device context costs the host on every op).
+        self._only_device = cupy.cuda.runtime.getDeviceCount() == 1
         self._timed = []  # (name, start event, end event) of the running trace
         self._reference = None  # (event, host ns) for the running trace
         _profiled_streams.add(self)
@@ -96,6 +100,9 @@ class CUDAStream(Stream):
         return self._stream
 
     def launch(self, fn, *args):
+        if self._only_device:
+            with self._stream:
+                return fn(*args)
         with self._device, self._stream:
             return fn(*args)
 
@@ -107,13 +114,15 @@ class CUDAStream(Stream):
         kernel = op.cupy_kernel or op.kernel
         if _PROFILE.active:
             return self.launch_op(op.name, call_kernel, kernel, xp, arrays, attrs)
+        if self._only_device:
+            with self._stream:
+                return kernel(xp, *arrays, **attrs) if attrs else kernel(xp, *arrays)
         with self._device, self._stream:
             return kernel(xp, *arrays, **attrs) if attrs else kernel(xp, *arrays)
 
     def launch_op(self, name, fn, *args):
         if not _PROFILE.active:
-            with self._device, self._stream:
-                return fn(*args)
+            return self.launch(fn, *args)
         cupy = _cupy()
         with self._device, self._stream:
             if self._reference is None:
