@@ -15,8 +15,15 @@
   instead of handing the error to whichever later test synchronizes first.
 """
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, settings
+
+if os.environ.get("EAGER_RECORDED_GPU"):  # the CUDA backend on numpy (tests/recording_cupy.py)
+    import recording_cupy
+
+    recording_cupy.install()
 
 import eager
 from eager.base.errors import OpError

@@ -95,6 +95,7 @@ def scenario_values(tf):
         tf.debugging.assert_greater(v, 0.0)  # `Assert` has only a host kernel
         return tf.sqrt(v) * 3.0
 
+    checked(tf.constant([1.0, 1.0]))  # (a first call runs op by op; later ones compiled)
     out["host op"] = checked(tf.constant([4.0, 9.0])).numpy().tolist()
     try:
         checked(tf.constant([-1.0]))
@@ -102,10 +103,18 @@ def scenario_values(tf):
     except tf.errors.InvalidArgumentError as exc:
         out["host op error"] = type(exc).__name__
 
+    @tf.function
+    def with_constant(v):  # values folded to constants: fetched as the constants' tensors
+        return v * 2.0, tf.ones([2]) + 1.0, tf.cast(tf.shape(v), tf.float32)
+
+    with_constant(tf.constant([3.0, 4.0]))  # (a first call runs op by op; later ones compiled)
+    out["fetched constant"] = [t.numpy().tolist() for t in with_constant(tf.constant([3.0, 4.0]))]
+
     @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
     def reshaped(v):  # the size is known only when it runs: the kernel's error
         return tf.reshape(v * 2.0, [7])
 
+    reshaped(tf.constant(np.ones(7, np.float32)))  # the first call runs op by op; not this
     try:
         reshaped(tf.constant(np.ones(6, np.float32)))
         out["reshape error"] = None

@@ -25,6 +25,7 @@ import collections
 import contextlib
 import importlib.machinery
 import sys
+import threading
 import time
 import types
 from pathlib import Path
@@ -37,7 +38,8 @@ import cupy_stand_in  # noqa: E402 - beside this file
 LAUNCHES = collections.Counter()
 STREAM_ENTRIES = [0]
 DEVICE_ENTRIES = [0]
-_state = {"depth": 0, "inside": 0.0}
+_state = {"inside": 0.0}
+_nesting = threading.local()  # per thread: how deep in launches it is
 
 
 def reset() -> None:
@@ -56,23 +58,28 @@ def inside_seconds() -> float:
 
 class _Launch:
     """Records one launch, unless it runs inside another (a fused function, a module function
-    calling a ufunc): only the outermost counts, as CuPy issues one kernel for it."""
+    calling a ufunc): only the outermost counts, as CuPy issues one kernel for it. Inside, numpy
+    signals nothing (`errstate(all="ignore")`): CuPy raises and warns on no IEEE condition."""
 
-    __slots__ = ("kind", "start")
+    __slots__ = ("kind", "start", "quiet")
 
     def __init__(self, kind):
         self.kind = kind
 
     def __enter__(self):
-        if not _state["depth"]:
+        depth = getattr(_nesting, "depth", 0)
+        if not depth:
             LAUNCHES[self.kind] += 1
+            self.quiet = np.errstate(all="ignore")  # a GPU signals no IEEE condition
+            self.quiet.__enter__()
             self.start = time.perf_counter()
-        _state["depth"] += 1
+        _nesting.depth = depth + 1
 
     def __exit__(self, *exc):
-        _state["depth"] -= 1
-        if not _state["depth"]:
+        _nesting.depth -= 1
+        if not _nesting.depth:
             _state["inside"] += time.perf_counter() - self.start
+            self.quiet.__exit__(*exc)
 
 
 def _to_device(result):
@@ -284,6 +291,26 @@ class RawKernel:
             return None
 
 
+class _RandomState:
+    """`cupy.random.RandomState`: takes CuPy's 64-bit seeds (numpy's stops at 2**32 - 1); its
+    draws are numpy's, launching as CuPy's would."""
+
+    def __init__(self, seed=None):
+        self._state = np.random.RandomState(None if seed is None else int(seed) % 2**32)
+
+    def __getattr__(self, name):
+        draw = getattr(self._state, name)
+
+        def launch(*args, dtype=None, **kwargs):  # CuPy's draws take a dtype
+            with _Launch(f"random {name}"):
+                result = draw(*_plain(args), **kwargs)
+                if dtype is not None:
+                    result = np.asarray(result).astype(dtype)
+            return _to_device(result)
+
+        return launch
+
+
 def _fuse(*args, kernel_name=None, **kwargs):
     def decorate(fn):
         def fused(*arrays):
@@ -315,6 +342,7 @@ def _module(device_count):
         "ReductionKernel", cupy_stand_in.ReductionKernel(*a, **k))
     cupy.fuse = _fuse
     cupy.RawKernel = RawKernel
+    cupy.random = types.SimpleNamespace(RandomState=_RandomState)
     cupy.asnumpy = lambda a, stream=None, order="C", out=None: np.array(_plain(a))
     wrapped = {}
 

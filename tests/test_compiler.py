@@ -412,11 +412,14 @@ def test_array_form_kernel_exception_becomes_an_op_error(cpu_only, no_inference_
 
     compiled = compile_program(_program(f, TensorSpec([None, 3]), TensorSpec([3, None])))
     runs = _count_array_runs(compiled)
-    with pytest.raises(eager.errors.InvalidArgumentError, match="MatMul"):
+    with pytest.raises(eager.errors.InvalidArgumentError, match="MatMul") as failed:
         # shapes the signature allows but the kernel refuses (3 != 4)
         compiled([eager.constant(np.ones((2, 3), np.float32)),
                   eager.constant(np.ones((4, 2), np.float32))])
     assert runs == [1]
+    # The node is noted from the frames the kernel's own exception passed through.
+    notes = getattr(failed.value, "__notes__", [])
+    assert any(n.startswith("Detected at node 'MatMul' (MatMul)") for n in notes), notes
 
 
 def test_tensor_form_runs_under_scopes_logging_and_other_devices(cpu_only, no_inference_check,

@@ -55,6 +55,12 @@ def test_training_steps_on_the_gpu_backend_give_the_cpus_values(report, on_cpu):
                                rtol=1e-6)
 
 
+def test_a_function_returning_a_folded_constant_returns_it_from_the_device_form(report,
+                                                                                on_cpu):
+    assert report["values"]["fetched constant"] == on_cpu["fetched constant"] == [
+        [6.0, 8.0], [2.0, 2.0], [2.0]]
+
+
 def test_a_function_with_a_host_only_op_runs_and_fails_as_on_the_cpu(report, on_cpu):
     """`Assert` has no GPU kernel: the device form does not run such a program (placement
     puts that node on the CPU), and its result and error are the CPU's."""

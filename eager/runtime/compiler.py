@@ -210,6 +210,8 @@ class CompiledProgram:
                 for node in nodes):
             name = _identifier(self.program.name) + "_arrays_on"
             namespace = {"__name__": __name__}
+            for v, value in self.program.constants.items():
+                namespace[f"c{v}"] = value  # a fetched constant is returned as its tensor
             for index, node in enumerate(nodes):
                 namespace[f"g{index}"] = device.kernel_for(node.op_def)
                 namespace[f"k{index}"] = node.op_def
@@ -234,12 +236,14 @@ class CompiledProgram:
     def _array_error(self, exc, device):
         """What a failure of the array form raises (module doc): an op error as it is; another
         exception as the op error `dispatch` would raise for the failing node's kernel, or as
-        it is where no node's line raised it; annotated either way."""
+        it is where no node's line raised it; annotated either way (the node found from the
+        frames `exc` passed through, which the new op error has not)."""
+        raised = exc
         if not isinstance(exc, OpError):
             error = self._kernel_error(exc, device)
             if error is not None:
                 exc = error
-        self._annotate(exc)
+        self._annotate(exc, raised)
         return exc
 
     def _kernel_error(self, exc, device):
@@ -269,9 +273,10 @@ class CompiledProgram:
         return _dispatch.kernel_error(node.op_def, tuple(inputs), node.attrs or NO_ATTRS, exc,
                                       device)
 
-    def _annotate(self, exc) -> None:
-        """Adds where the failing node came from (once, for the innermost generated frame)."""
-        tb = exc.__traceback__
+    def _annotate(self, exc, raised=None) -> None:
+        """Adds where the failing node came from (once, for the innermost generated frame of
+        `raised`'s traceback: by default `exc`'s own)."""
+        tb = (exc if raised is None else raised).__traceback__
         node = None
         while tb is not None:
             line_nodes = self._line_nodes.get(tb.tb_frame.f_code.co_filename)
