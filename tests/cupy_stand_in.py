@@ -1,6 +1,7 @@
 """A numpy stand-in for `cupy.ElementwiseKernel` and `cupy.ReductionKernel`: it parses the C
 subset `eager.ops.cupy_kernels` writes its sources in and evaluates them on numpy arrays, with
-CUDA's typing. So a typo or a wrong operator in a kernel source fails a CPU test.
+CUDA's typing and conversions (a float converted to an integer saturates, NaN to 0). So a typo
+or a wrong operator in a kernel source fails a CPU test.
 
 The subset: statements `TYPE name = expr;` and `name = expr;`; expressions with `?:`, `||`,
 `&&`, comparisons, `+ - * /`, unary `-` and `!`, parentheses, literals, calls of `exp`, `log`,
@@ -25,7 +26,8 @@ _TOKEN = re.compile(r"\s*(?:(\d+\.\d*(?:e[-+]?\d+)?f?|\d+e[-+]?\d+f?)|(\d+)|([A-
 _FUNCTIONS = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "sqrt": np.sqrt, "fabs": np.abs,
               "isnan": np.isnan, "copysign": np.copysign}
 _CONCRETE = {"float": np.dtype(np.float32), "double": np.dtype(np.float64),
-             "int": np.dtype(np.int32), "float16": np.dtype(np.float16)}
+             "int": np.dtype(np.int32), "float16": np.dtype(np.float16),
+             "float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
 
 
 def _tokens(text):
@@ -58,7 +60,19 @@ def _read(value):
 
 
 def _as(value, dtype):
-    return np.asarray(value).astype(dtype)
+    """`value` converted to `dtype` as CUDA converts: a float to an integer truncates toward
+    zero, saturates at the integer's limits and takes NaN to 0 (numpy leaves those undefined,
+    and on x86 gives the minimum); everything else as numpy's cast."""
+    value = np.asarray(value)
+    dtype = np.dtype(dtype)
+    if value.dtype.kind == "f" and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        wide = value.astype(np.float64)
+        clipped = np.clip(np.trunc(np.nan_to_num(wide, nan=0.0)), info.min, info.max)
+        out = clipped.astype(dtype)  # in range now, except float64's rounding of the limits:
+        out[...] = np.where(clipped >= float(info.max), info.max, out)  # 2**63 - 1 and such
+        return out
+    return value.astype(dtype)
 
 
 def _divide(a, b):

@@ -310,6 +310,7 @@ class _CountingStandIn:
                 return super().__call__(*args, **kwargs)
 
         self.ElementwiseKernel, self.ReductionKernel = Elementwise, Reduction
+        self.empty = np.empty
 
 
 def _xent_cases(dtype):
@@ -407,3 +408,41 @@ def test_a_fused_source_needs_every_member_in_the_table_and_no_attributes():
                                      f32) is None
     assert cupy_kernels.fused_source("f", [("Exp", (("a", 0),), {})], 1,
                                      np.dtype(np.float16)) is None  # Exp leaves float16 to CuPy
+
+
+# -- float -> integer casts in one launch --------------------------------------------------------
+
+_INT_TARGETS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32]
+
+
+@pytest.mark.parametrize("target", _INT_TARGETS)
+@pytest.mark.parametrize("source", [np.float16, np.float32, np.float64])
+def test_a_float_to_int_cast_in_one_launch_gives_tensorflows_cpu_values(source, target):
+    """Against `math_ops._float_to_int` on numpy (itself checked against TensorFlow's values in
+    test_cast_backends): NaN, infinities, values beyond the target and beyond the width."""
+    from eager.ops import math_ops  # noqa: PLC0415
+
+    values = np.array([0.0, -0.0, 0.5, -0.5, 1.9, -1.9, 127.5, 128.0, -129.0, 255.0, 256.0,
+                       65535.9, 65536.0, -32769.0, 2.0**31 - 1, 2.0**31, -2.0**31 - 0.5,
+                       -2.0**31 - 1, 2.0**32, 2.0**63, -2.0**63, 1e19, -1e19, 3e38, np.nan,
+                       np.inf, -np.inf, 1e-40], np.float64)
+    with np.errstate(all="ignore"):
+        x = values.astype(source)
+    xp = _CountingStandIn()
+    launch = cupy_kernels.CastLaunch(get_op("Cast").kernel)
+    got = launch(xp, x, dtype=eager.as_dtype(target))
+    with np.errstate(all="ignore"):
+        expected = math_ops._float_to_int(np, x, np.dtype(target))
+    _same(got, expected)
+    assert xp.calls == ["eager_float_to_int"]
+
+
+def test_other_casts_run_the_ops_own_kernel():
+    calls = []
+    launch = cupy_kernels.CastLaunch(_fallback_recorder(calls))
+    xp = _CountingStandIn()
+    f32 = np.ones(3, np.float32)
+    for x, target in ((f32, np.uint64), (f32, np.float64), (f32, np.bool_),
+                      (np.ones(3, np.int64), np.int32), (np.ones(0, np.float32), np.int32)):
+        assert launch(xp, x, dtype=eager.as_dtype(target)) == "fallback"
+    assert len(calls) == 5 and xp.calls == []

@@ -44,9 +44,11 @@ import re
 import numpy as np
 
 from ..core.registry import get_op
+from .math_ops import FLOAT_TO_INT_PLANS
 
-__all__ = ["ElementwiseSource", "ReductionSource", "TABLE", "UPDATES", "XENT", "DirectLaunch",
-           "SoftmaxXent", "build", "update_kernel", "fused_source", "install", "COMPILE_OPTIONS"]
+__all__ = ["ElementwiseSource", "ReductionSource", "TABLE", "UPDATES", "XENT", "FLOAT_TO_INT",
+           "DirectLaunch", "SoftmaxXent", "CastLaunch", "build", "update_kernel", "fused_source",
+           "install", "COMPILE_OPTIONS"]
 
 #: Every kernel here compiles without multiply-add contraction: each operation rounds on its
 #: own, as numpy's (and Keras') arithmetic does, so GPU results equal the CPU's.
@@ -200,6 +202,15 @@ XENT = {
                                   "bp = exp(x - m) / s - z", _WIDE_FLOATS),
 }
 
+# A float -> integer Cast with TensorFlow's CPU values (`math_ops._float_to_int`) in one launch
+# instead of about six: a float that truncates into the wide type's range is converted (C
+# defines that), anything else (NaN, infinities, beyond the width) becomes the width's minimum,
+# and the wide integer wraps to the target. `T` is the float, `W` the width (int32 or int64,
+# from `wide_min`), `O` the target (from the output array given).
+FLOAT_TO_INT = ElementwiseSource(
+    "eager_float_to_int", "T x, float64 low, float64 high, W wide_min", "O y",
+    "double v = double(x); y = O((v > low && v < high) ? W(v) : wide_min)", None)
+
 # The fused optimizer updates: `var`, the slots, and `training_ops`' arithmetic (Keras 3's,
 # operation for operation) in one kernel per variable. Their scalars are 0-d device arrays of
 # the variable's dtype; `T` resolves per call.
@@ -336,6 +347,38 @@ class DirectLaunch:
         return f"<DirectLaunch {self.op_name} via {self.source.name}>"
 
 
+class CastLaunch:
+    """`Cast` on CuPy: a float -> integer cast (to int8/16/32/64 or uint8/16/32) in one launch
+    (`FLOAT_TO_INT`) where the op's own kernel makes about six; any other cast (uint64's high
+    half, bool, float, complex, from an integer, empty) runs the op's own kernel."""
+
+    __slots__ = ("fallback", "_module", "_kernel")
+
+    op_name = "Cast"
+
+    def __init__(self, fallback):
+        self.fallback = fallback
+        self._module = self._kernel = None
+
+    def __call__(self, xp, x, dtype):
+        target = dtype.dtype
+        plan = FLOAT_TO_INT_PLANS.get(target) if x.dtype.kind == "f" else None
+        if plan is None or target == _U64 or not x.size:
+            return self.fallback(xp, x, dtype=dtype)
+        if xp is not self._module:
+            self._module, self._kernel = xp, FLOAT_TO_INT.make(xp, None)
+        _, _, _, limit, wide_min = plan
+        out = xp.empty(x.shape, target)
+        self._kernel(x, -limit - 1, limit, wide_min, out)
+        return out
+
+    def __repr__(self):
+        return f"<CastLaunch via {FLOAT_TO_INT.name}>"
+
+
+_U64 = np.dtype(np.uint64)
+
+
 class SoftmaxXent:
     """`SoftmaxCrossEntropyWithLogits` on CuPy in four launches (`XENT`) where its own kernel
     makes ten: float32/64 logits with labels of the same dtype and shape and at least one
@@ -380,5 +423,6 @@ def install():
     for op_name, source in TABLE.items():
         op = get_op(op_name)
         op.cupy_kernel = DirectLaunch(op_name, source, op.kernel)
-    op = get_op(SoftmaxXent.op_name)
-    op.cupy_kernel = SoftmaxXent(op.kernel)
+    for launch in (SoftmaxXent, CastLaunch):
+        op = get_op(launch.op_name)
+        op.cupy_kernel = launch(op.kernel)

@@ -395,9 +395,10 @@ def _cast_plan(target, wide):
             np.float64(np.iinfo(wide).max) + 1, wide.type(np.iinfo(wide).min))
 
 
-# Per integer target (see `_float_to_int`). The bounds are float64 scalars so that a float16
-# minimum or maximum is compared in float64 (a Python float would be taken as float16).
-_CAST_PLANS = {np.dtype(t): _cast_plan(t, w)
+# Per integer target (see `_float_to_int`; the CuPy kernel layer's one-launch cast reads them
+# too). The bounds are float64 scalars so that a float16 minimum or maximum is compared in
+# float64 (a Python float would be taken as float16).
+FLOAT_TO_INT_PLANS = {np.dtype(t): _cast_plan(t, w)
                for t, w in ((np.int8, np.int32), (np.int16, np.int32), (np.uint8, np.int32),
                             (np.uint16, np.int32), (np.int32, np.int32), (np.int64, np.int64),
                             (np.uint32, np.int64), (np.uint64, np.int64))}
@@ -421,7 +422,7 @@ def _float_to_int(xp, x, target):
     converted only where it truncates into the width's range, and integers wrap to the target
     (modular on every backend). So CuPy, whose float-to-integer casts are CUDA's (saturating,
     NaN to 0), gives the same values as numpy."""
-    low, high, wide, limit, wide_min = _CAST_PLANS[target]
+    low, high, wide, limit, wide_min = FLOAT_TO_INT_PLANS[target]
     if not x.size:
         return x.astype(target)
     if xp is np:  # two reductions find the common cases, one cast or two each (on a GPU,

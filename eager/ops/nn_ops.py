@@ -440,7 +440,7 @@ def _sparse_xent_kernel(xp, logits, labels):
     if classes == 0:  # then there are no labels either
         return (xp.zeros(x.shape[:-1], dtype=logits.dtype), xp.zeros(x.shape, dtype=logits.dtype))
     log_p = _log_softmax(xp, x, -1)
-    index = labels.astype(np.int64)[..., None]
+    index = labels.astype(np.int64, copy=False)[..., None]  # (read only: no copy of int64)
     loss = -xp.take_along_axis(log_p, index, axis=-1)[..., 0]
     backprop = xp.exp(log_p) - (xp.arange(classes) == index).astype(log_p.dtype)
     return loss.astype(logits.dtype, copy=False), backprop.astype(logits.dtype, copy=False)
