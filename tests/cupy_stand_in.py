@@ -68,9 +68,10 @@ def _as(value, dtype):
     if value.dtype.kind == "f" and dtype.kind in "iu":
         info = np.iinfo(dtype)
         wide = value.astype(np.float64)
-        clipped = np.clip(np.trunc(np.nan_to_num(wide, nan=0.0)), info.min, info.max)
-        out = clipped.astype(dtype)  # in range now, except float64's rounding of the limits:
-        out[...] = np.where(clipped >= float(info.max), info.max, out)  # 2**63 - 1 and such
+        clipped = np.asarray(np.clip(np.trunc(np.nan_to_num(wide, nan=0.0)), info.min,
+                                     info.max))
+        out = np.array(clipped.astype(dtype))  # in range, but float64 rounds 2**63 - 1 up:
+        out[...] = np.where(clipped >= float(info.max), info.max, out)
         return out
     return value.astype(dtype)
 
