@@ -202,6 +202,12 @@ def test_interrupting_a_running_cell_leaves_the_next_cells_running_normally(kern
 
     _, outputs = kernel.run(LOOPS[loop], on_output=interrupt_once_started)
     errors = [o for o in outputs if o["kind"] == "error"]
-    assert started and errors and errors[0]["ename"] == "KeyboardInterrupt", outputs
+    # IPython's own formatter can fail on a frame the interrupt caught at an instruction with
+    # no line number ("assert isinstance(frame_info.lineno, int)", ipython/ipython#13615); it
+    # then prints the interrupt's traceback as plain text instead of an error output.
+    streamed = "".join(o.get("text", "") for o in outputs if o["kind"] == "stream")
+    plain = ("Unexpected exception formatting exception" in streamed
+             and "KeyboardInterrupt" in streamed)
+    assert started and (errors and errors[0]["ename"] == "KeyboardInterrupt" or plain), outputs
     out = kernel.ok(AFTER)
     assert out.strip() == "[3.0, 6.0] [2.0] 4.0"
