@@ -310,7 +310,8 @@ class _CountingStandIn:
                 return super().__call__(*args, **kwargs)
 
         self.ElementwiseKernel, self.ReductionKernel = Elementwise, Reduction
-        self.empty = np.empty
+        self.empty, self.arange, self.take_along_axis = np.empty, np.arange, np.take_along_axis
+        self.asarray = np.asarray
 
 
 def _xent_cases(dtype):
@@ -446,3 +447,49 @@ def test_other_casts_run_the_ops_own_kernel():
                       (np.ones(3, np.int64), np.int32), (np.ones(0, np.float32), np.int32)):
         assert launch(xp, x, dtype=eager.as_dtype(target)) == "fallback"
     assert len(calls) == 5 and xp.calls == []
+
+
+# -- sparse softmax cross-entropy ----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
+def test_sparse_xent_in_seven_launches_equals_the_cpu_kernel_within_rounding(dtype, label_dtype):
+    op = get_op("SparseSoftmaxCrossEntropyWithLogits")
+    assert isinstance(op.cupy_kernel, cupy_kernels.SparseXent)
+    launch = cupy_kernels.SparseXent(op.kernel, op.cupy_kernel.check_labels)
+    rng = np.random.default_rng(4)
+    logits, _, _ = _xent_cases(dtype)[0]
+    cases = [(logits, rng.integers(0, 5, 6)),
+             (rng.standard_normal((2, 3, 4)).astype(dtype) * 3, rng.integers(0, 4, (2, 3))),
+             (np.zeros((1, 1), dtype), np.zeros(1))]
+    for x, labels in cases:
+        labels = labels.astype(label_dtype)
+        xp = _CountingStandIn()
+        with np.errstate(all="ignore"):
+            expected = op.kernel(np, x, labels)
+            got = launch(xp, x, labels)
+        assert xp.calls == ["eager_xent_exp_sum", "eager_sparse_xent_loss",
+                            "eager_sparse_xent_backprop"]
+        for g, e in zip(got, expected):
+            assert g.shape == e.shape and g.dtype == e.dtype
+            np.testing.assert_allclose(g, e, rtol=2e-6 if dtype == np.float32 else 1e-14,
+                                       atol=1e-7 if dtype == np.float32 else 1e-16,
+                                       equal_nan=True)
+
+
+def test_sparse_xent_checks_labels_as_the_cpu_and_falls_back_for_half_and_no_classes():
+    op = get_op("SparseSoftmaxCrossEntropyWithLogits")
+    launch = cupy_kernels.SparseXent(op.kernel, op.cupy_kernel.check_labels)
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(eager.errors.InvalidArgumentError) as on_cpu:
+        op.kernel(np, x, np.int64([0, 3]))
+    xp = _CountingStandIn()
+    with pytest.raises(eager.errors.InvalidArgumentError) as here:
+        launch(xp, x, np.int64([0, 3]))
+    assert str(here.value) == str(on_cpu.value) and "label value of 3" in str(here.value)
+    assert xp.calls == []  # nothing launched before the check
+    calls = []
+    fallback = cupy_kernels.SparseXent(_fallback_recorder(calls), op.cupy_kernel.check_labels)
+    assert fallback(xp, x.astype(np.float16), np.int64([0, 1])) == "fallback"
+    assert fallback(xp, np.zeros((2, 0), np.float32), np.int64([0, 0])) == "fallback"
+    assert len(calls) == 2 and xp.calls == []

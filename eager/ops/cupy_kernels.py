@@ -45,10 +45,11 @@ import numpy as np
 
 from ..core.registry import get_op
 from .math_ops import FLOAT_TO_INT_PLANS
+from .nn_ops import check_sparse_labels
 
-__all__ = ["ElementwiseSource", "ReductionSource", "TABLE", "UPDATES", "XENT", "FLOAT_TO_INT",
-           "DirectLaunch", "SoftmaxXent", "CastLaunch", "build", "update_kernel", "fused_source",
-           "install", "COMPILE_OPTIONS"]
+__all__ = ["ElementwiseSource", "ReductionSource", "TABLE", "UPDATES", "XENT", "SPARSE_XENT",
+           "FLOAT_TO_INT", "DirectLaunch", "SoftmaxXent", "SparseXent", "CastLaunch", "build",
+           "update_kernel", "fused_source", "install", "COMPILE_OPTIONS"]
 
 #: Every kernel here compiles without multiply-add contraction: each operation rounds on its
 #: own, as numpy's (and Keras') arithmetic does, so GPU results equal the CPU's.
@@ -200,6 +201,17 @@ XENT = {
                             out_params="T loss"),
     "backprop": ElementwiseSource("eager_xent_backprop", "T x, T m, T s, T z", "T bp",
                                   "bp = exp(x - m) / s - z", _WIDE_FLOATS),
+}
+
+# SparseSoftmaxCrossEntropyWithLogits after its label check (`SparseXent`): the row maximum and
+# `XENT["exp_sum"]`, the labels' logits gathered, then these two; the CPU kernel's operations in
+# its order (log_p = (x - m) - log(s), loss = -log_p[label], backprop = exp(log_p) - one-hot).
+SPARSE_XENT = {
+    "loss": ElementwiseSource("eager_sparse_xent_loss", "T xl, T m, T s", "T loss",
+                              "loss = -((xl - m) - log(s))", _WIDE_FLOATS),
+    "backprop": ElementwiseSource("eager_sparse_xent_backprop", "T x, T m, T s, I label, I col",
+                                  "T bp", "bp = exp((x - m) - log(s)) - (col == label ? T(1) : "
+                                  "T(0))", _WIDE_FLOATS),
 }
 
 # A float -> integer Cast with TensorFlow's CPU values (`math_ops._float_to_int`) in one launch
@@ -379,6 +391,49 @@ class CastLaunch:
 _U64 = np.dtype(np.uint64)
 
 
+class SparseXent:
+    """`SparseSoftmaxCrossEntropyWithLogits` on CuPy: the op's label check (TensorFlow's CPU
+    error for a label outside [0, classes)), then seven launches where its kernel makes about a
+    dozen: float32/64 logits of at least one class with integer labels; anything else (float16,
+    which the CPU kernel computes in float32; no classes) runs the op's own kernel. Returns
+    (loss, backprop) as that kernel does; the exponentials' sum is CuPy's tree order, equal to
+    the CPU's within rounding."""
+
+    __slots__ = ("fallback", "check_labels", "_module", "_kernels")
+
+    op_name = "SparseSoftmaxCrossEntropyWithLogits"
+
+    def __init__(self, fallback, check_labels):
+        self.fallback = fallback
+        self.check_labels = check_labels  # (xp, labels, classes, logits shape): raises
+        self._module = None
+        self._kernels = {}  # dtype -> (exp_sum, loss, backprop) kernel objects of `_module`
+
+    def __call__(self, xp, logits, labels):
+        dtype = logits.dtype
+        if dtype not in _WIDE_FLOATS or not logits.ndim or not logits.shape[-1]:
+            return self.fallback(xp, logits, labels)
+        classes = logits.shape[-1]
+        self.check_labels(xp, labels, classes, logits.shape)
+        if xp is not self._module:
+            self._module, self._kernels = xp, {}
+        kernels = self._kernels.get(dtype)
+        if kernels is None:
+            kernels = self._kernels[dtype] = (
+                build(xp, XENT["exp_sum"], dtype), build(xp, SPARSE_XENT["loss"], dtype),
+                build(xp, SPARSE_XENT["backprop"], dtype))
+        exp_sum, loss, backprop = kernels
+        index = labels.astype(np.int64, copy=False)[..., None]
+        m = logits.max(axis=-1, keepdims=True)
+        s = exp_sum(logits, m, axis=-1, keepdims=True)
+        picked = xp.take_along_axis(logits, index, axis=-1)
+        columns = xp.arange(classes, dtype=np.int64)
+        return loss(picked, m, s)[..., 0], backprop(logits, m, s, index, columns)
+
+    def __repr__(self):
+        return "<SparseXent via eager_xent_exp_sum, eager_sparse_xent_loss/backprop>"
+
+
 class SoftmaxXent:
     """`SoftmaxCrossEntropyWithLogits` on CuPy in four launches (`XENT`) where its own kernel
     makes ten: float32/64 logits with labels of the same dtype and shape and at least one
@@ -426,3 +481,5 @@ def install():
     for launch in (SoftmaxXent, CastLaunch):
         op = get_op(launch.op_name)
         op.cupy_kernel = launch(op.kernel)
+    op = get_op(SparseXent.op_name)
+    op.cupy_kernel = SparseXent(op.kernel, check_sparse_labels)

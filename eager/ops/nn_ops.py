@@ -415,8 +415,9 @@ def _sparse_xent_infer(logits, labels):
     return TensorSpec(None, logits.dtype), TensorSpec(None, logits.dtype)
 
 
-def _check_labels(xp, labels, classes, logits_shape):
-    """TF's CPU check: the first out-of-range label is an InvalidArgumentError."""
+def check_sparse_labels(xp, labels, classes, logits_shape):
+    """TF's CPU check: the first out-of-range label is an InvalidArgumentError (on every device:
+    also the CuPy kernel layer's `SparseXent`)."""
     flat = xp.asarray(labels).reshape(-1)
     if flat.size == 0:
         return
@@ -436,7 +437,7 @@ def _sparse_xent_kernel(xp, logits, labels):
     x = _upcast(xp, xp.asarray(logits))
     labels = xp.asarray(labels)
     classes = x.shape[-1]
-    _check_labels(xp, labels, classes, x.shape)
+    check_sparse_labels(xp, labels, classes, x.shape)
     if classes == 0:  # then there are no labels either
         return (xp.zeros(x.shape[:-1], dtype=logits.dtype), xp.zeros(x.shape, dtype=logits.dtype))
     log_p = _log_softmax(xp, x, -1)
