@@ -140,6 +140,7 @@ def main(argv):
 
     cupy = recording_cupy.install(device_count=2 if "--two-gpus" in argv else 1)
     import eager as tf  # noqa: PLC0415
+    from bench.cases_autodiff import mlp_gradients  # noqa: PLC0415 - after CuPy is installed
 
     a, b = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
     report = {"default device": tf.constant(1.0).device,
@@ -171,21 +172,8 @@ def main(argv):
     c_params = [cupy.asarray(p) for p in np_params]
     cx, cy = cupy.asarray(xn), cupy.asarray(yn)
 
-    def raw_step():  # the same step written by hand in CuPy (the GPU benchmark's floor)
-        w1, b1, w2, b2, w3, b3 = c_params
-        h1 = cx @ w1 + b1
-        a1 = cupy.maximum(h1, 0)
-        h2 = a1 @ w2 + b2
-        a2 = cupy.maximum(h2, 0)
-        logits = a2 @ w3 + b3
-        shifted = logits - logits.max(axis=1, keepdims=True)
-        e = cupy.exp(shifted)
-        s = e.sum(axis=1, keepdims=True)
-        dlogits = (e / s - cy) / BATCH
-        dh2 = (dlogits @ w3.T) * (h2 > 0)
-        dh1 = (dh2 @ w2.T) * (h1 > 0)
-        grads = (cx.T @ dh1, dh1.sum(axis=0), a1.T @ dh2, dh2.sum(axis=0), a2.T @ dlogits,
-                 dlogits.sum(axis=0))
+    def raw_step():  # the GPU benchmark's floor: the step written by hand in CuPy (counted only)
+        _, grads = mlp_gradients(cupy, c_params, cx, cy, with_loss=False)
         for p, g in zip(c_params, grads):
             p -= LR * g
 
