@@ -265,7 +265,8 @@ class ReductionKernel:
         env = {name: a for (_, name), a in zip(self.in_params, arrays)}
         mapped = np.broadcast_to(self._value(self.map_expr, env, types, dtype), shape)
         mapped = np.transpose(mapped, kept + list(axes))
-        mapped = mapped.reshape(mapped.shape[:len(kept)] + (-1,))
+        reduced = int(np.prod([shape[a] for a in axes]))  # (-1 cannot size an empty array)
+        mapped = mapped.reshape(mapped.shape[:len(kept)] + (reduced,))
         acc = np.full(mapped.shape[:-1], self._value(self.identity, {}, types, dtype))
         for i in range(mapped.shape[-1]):
             acc = self._value(self.reduce_expr, {"a": acc, "b": mapped[..., i]}, types, dtype)

@@ -297,6 +297,21 @@ def test_each_optimizer_update_source_equals_training_ops_numpy_arithmetic(name,
         _same(g, e)
 
 
+def test_gradient_descent_on_float16_rounds_the_product_as_numpy_does():
+    """Plain gradient descent runs fused for float16 variables too: the product must round to
+    float16 before the subtraction (one float32 expression would round once, and differ)."""
+    rng = np.random.default_rng(5)
+    var = rng.standard_normal(4096).astype(np.float16)
+    grad = rng.standard_normal(4096).astype(np.float16)
+    lr = np.asarray(0.3, np.float16)
+    got = var.copy()
+    cupy_kernels.update_kernel(StandIn, "gradient_descent", np.dtype(np.float16))(lr, grad, got)
+    expected = var - np.multiply(grad, lr)
+    np.testing.assert_array_equal(got, expected)
+    once = (var.astype(np.float32) - grad.astype(np.float32) * np.float32(lr)).astype(np.float16)
+    assert (once != expected).any()  # the values tell the two roundings apart
+
+
 # -- softmax cross-entropy in four launches ------------------------------------------------------
 
 def _xent_cases(dtype):

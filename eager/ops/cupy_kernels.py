@@ -242,8 +242,10 @@ def _momentum(nesterov):
 
 
 UPDATES = {
+    # The product is rounded to `T` before the subtraction, as numpy rounds it: for float16 a
+    # single expression would compute both in float32 and round once.
     "gradient_descent": ElementwiseSource("eager_gradient_descent", "T alpha, T delta", "T var",
-                                          "var = var - alpha * delta", None),
+                                          "var = var - T(alpha * delta)", None),
     "momentum": _momentum(False),
     "nesterov": _momentum(True),
     "adam": ElementwiseSource("eager_adam", _ADAM_PARAMS, "T var, T m, T v",
