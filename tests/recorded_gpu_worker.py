@@ -53,6 +53,26 @@ def traced_sgd_step(tf, params):
     return step
 
 
+def many_variables(tf):
+    """Eleven float32 variables (more than one grouped launch takes), two float64 ones and a
+    float16 one (not grouped), of assorted shapes, empty and scalar ones among them."""
+    rng = np.random.default_rng(11)
+    shapes = [(3, 2), (), (5,), (0,), (2, 2, 2), (7,), (1,), (4, 3), (6,), (2,), (3,)]
+    values = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    values += [rng.standard_normal(4), rng.standard_normal((2, 3)),
+               rng.standard_normal(5).astype(np.float16)]
+    return [tf.Variable(v) for v in values]
+
+
+def many_gradients(tf, variables, k):
+    """Gradients for `many_variables`: distinct per variable and per step `k`; one a transposed
+    (non-contiguous) tensor, which takes the per-variable kernel."""
+    grads = [tf.constant(np.linspace(-2.0 - k, 3.0 + i, int(np.prod(v.shape))).reshape(v.shape)
+                         .astype(v.dtype.as_numpy_dtype)) for i, v in enumerate(variables)]
+    grads[7] = tf.transpose(tf.constant(np.arange(12, dtype=np.float32).reshape(3, 4) - k))
+    return grads
+
+
 def eager_sgd_step(tf, params, optimizer, x, y):
     with tf.GradientTape() as tape:
         loss = mlp_loss(tf, params, x, y)
@@ -85,6 +105,11 @@ def scenario_values(tf):
     optimizer = tf.optimizers.SGD(LR)
     out["eager losses"] = [float(eager_sgd_step(tf, params, optimizer, x, y)) for _ in range(3)]
     out["eager weights"] = [p.numpy().tolist() for p in params]
+    many = many_variables(tf)
+    optimizer = tf.optimizers.SGD(LR)
+    for k in range(2):
+        optimizer.apply_gradients(zip(many_gradients(tf, many, k), many))
+    out["many variables"] = [v.numpy().tolist() for v in many]
     average = tf.Variable(np.linspace(-1, 1, 6).astype(np.float32))
     update = moving_average_step(tf, average, tf.constant(np.arange(6, dtype=np.float32)))
     out["moving average"] = [update().numpy().tolist() for _ in range(2)]
@@ -169,6 +194,10 @@ def main(argv):
     optimizer = tf.optimizers.SGD(LR)
     report["eager step"] = launches(lambda: eager_sgd_step(tf, eager_params, optimizer, x, y),
                                     recording_cupy)
+    many = many_variables(tf)
+    many_grads = many_gradients(tf, many, 0)
+    report["many variables step"] = launches(
+        lambda: optimizer.apply_gradients(zip(many_grads, many)), recording_cupy)
     c_params = [cupy.asarray(p) for p in np_params]
     cx, cy = cupy.asarray(xn), cupy.asarray(yn)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import importlib.machinery
+import re
 import sys
 import threading
 import time
@@ -280,15 +281,36 @@ class _MemoryPool:
 
 
 class RawKernel:
-    """`cupy.RawKernel`: CUDA C the stand-in cannot read, so a launch is recorded and computes
-    nothing (what a benchmark's launch floor needs)."""
+    """`cupy.RawKernel`: CUDA C the stand-in cannot read. A launch checks its argument count
+    against the kernel's signature and is recorded; it computes only where eager provides the
+    kernel's numpy reference (`_raw_reference`), else nothing (what a benchmark's launch floor
+    needs)."""
 
     def __init__(self, code, name, options=(), backend="nvrtc"):
         self.name = name
+        signature = re.search(rf"\b{re.escape(name)}\s*\(([^)]*)\)", code)
+        if signature is None:
+            raise ValueError(f"RawKernel: no kernel named {name!r} in its source")
+        self.arity = len([p for p in signature.group(1).split(",") if p.strip()])
+        self.reference = _raw_reference(name)
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None):
+        if len(args) != self.arity:
+            raise TypeError(f"RawKernel {self.name}: {len(args)} arguments for {self.arity} "
+                            f"parameters")
         with _Launch(f"RawKernel {self.name}"):
-            return None
+            if self.reference is not None:
+                self.reference(args)
+
+
+def _raw_reference(name):
+    """The numpy computation of eager's raw kernel `name` (checked against its CUDA source
+    compiled for the host in `test_grouped_updates`), or None."""
+    if name.startswith("eager_grouped_gradient_descent_"):
+        from eager.ops.cupy_grouped_updates import GroupedGradientDescent  # noqa: PLC0415
+
+        return GroupedGradientDescent.reference
+    return None
 
 
 class _RandomState:

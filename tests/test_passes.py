@@ -18,10 +18,12 @@ from eager.errors import InvalidArgumentError
 from eager.graph import Graph, trace
 from eager.core.registry import OpDef, registered_ops
 from eager.runtime import Node, Program, run_program
+from eager.core.dispatch import execute
+from eager.ops import training_ops
 from eager.runtime.passes import (DEFAULT_PASSES, PassOptions, bypass_identities,
                                   eliminate_common_subexpressions, fold_broadcasts,
                                   fold_constants, fold_scaled_updates, fuse_elementwise,
-                                  optimize, prune)
+                                  group_gradient_descent, optimize, prune)
 from eager.core.specs import TensorSpec as Spec
 
 from cupy_stand_in import ElementwiseKernel
@@ -1136,6 +1138,79 @@ def test_a_traced_training_step_runs_its_scaled_updates_as_before(simulated_gpu)
     assert kinds.count("ResourceApplyGradientDescent") == 2 and "AssignSubVariableOp" not in kinds
 
 
+# -- grouped updates -----------------------------------------------------------------------------
+def _gd(variable, lr, g):
+    execute(training_ops.APPLY_GRADIENT_DESCENT, (variable.handle, lr, g))
+
+
+def _everywhere(device):  # as if every device ran grouped updates (the CUDA backend does)
+    return True
+
+
+def _grouped(program):
+    return [n for n in program.nodes if n.type == "_GroupedResourceApplyGradientDescent"]
+
+
+def test_gradient_descent_updates_of_one_learning_rate_become_one_grouped_update():
+    rng = np.random.default_rng(8)
+    starts = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(3)]
+    variables = [eager.Variable(a) for a in starts]
+
+    def update(g):
+        for i, v in enumerate(variables):  # each update captures its own equal 0.1
+            _gd(v, eager.constant(0.1), g * float(i + 1))
+        return g
+
+    p = _update_program(update)
+    assert group_gradient_descent(p) is p  # the CPU runs one update per variable
+    q = group_gradient_descent(p, groups=_everywhere)
+    q.validate()
+    (node,) = _grouped(q)
+    assert "ResourceApplyGradientDescent" not in types(q)
+    assert node.name == [n.name for n in p.nodes if n.type == "ResourceApplyGradientDescent"][-1]
+    assert set(q.targets) <= {n.name for n in q.nodes} and node.name in q.targets
+    g = rng.standard_normal((2, 3)).astype(np.float32)
+    expected = _run_twice_on_copies(p, (variables, starts), g)
+    got = _run_twice_on_copies(q, (variables, starts), g)
+    for e, actual in zip(expected, got):
+        np.testing.assert_array_equal(actual, e)
+
+
+def test_a_group_closes_before_a_node_that_waits_for_a_member():
+    """Program order and edges are kept: a read of an updated variable sees its update, and a
+    variable's second update comes after its first."""
+    rng = np.random.default_rng(9)
+    starts = [rng.standard_normal(4).astype(np.float32) for _ in range(3)]
+    a, b, c = variables = [eager.Variable(s) for s in starts]
+    lr, other = eager.constant(0.5), eager.constant(0.25)
+
+    def update(g):
+        _gd(a, lr, g)
+        seen = a.read_value() * 2.0  # waits for a's update: the group {a} closes here
+        _gd(b, lr, g)
+        _gd(c, lr, seen)
+        _gd(b, lr, g * 3.0)  # b again: after its first update, so in a new group
+        _gd(a, other, g)  # another learning rate: a group of its own
+        return seen
+
+    p = _update_program(update, specs=(TensorSpec([4]),))
+    q = group_gradient_descent(p, groups=_everywhere)
+    q.validate()
+    assert [len(n.inputs) // 2 for n in _grouped(q)] == [2]  # {b, c}; the rest stay alone
+    assert types(q).count("ResourceApplyGradientDescent") == 3
+    g = rng.standard_normal(4).astype(np.float32)
+    for v, s in zip(variables, starts):
+        v.assign(s)
+    (expected_seen,) = run(p, g)
+    expected = [v.numpy() for v in variables]
+    for v, s in zip(variables, starts):
+        v.assign(s)
+    (seen,) = run(q, g)
+    np.testing.assert_array_equal(seen, expected_seen)
+    for v, e in zip(variables, expected):
+        np.testing.assert_array_equal(v.numpy(), e)
+
+
 # -- the pipeline ----------------------------------------------------------------------------------
 def _mlp_like(x, w, b):
     h = eager.nn.relu(eager.matmul(x, w) + b)
@@ -1147,8 +1222,9 @@ def _mlp_like(x, w, b):
 
 def test_optimize_default_pipeline():
     assert DEFAULT_PASSES == ("prune", "fold_constants", "cse", "fold_broadcasts",
-                              "bypass_identities", "fold_scaled_updates", "prune",
-                              "fuse_elementwise", "overlap_collectives")
+                              "bypass_identities", "fold_scaled_updates",
+                              "group_gradient_descent", "prune", "fuse_elementwise",
+                              "overlap_collectives")
     g = trace(_mlp_like, TensorSpec([4, 3]), TensorSpec([3, 2]), TensorSpec([2]))
     p = program_of(g)
     q = optimize(p, options=PassOptions(validate=True))

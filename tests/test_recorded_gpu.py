@@ -50,6 +50,8 @@ def test_training_steps_on_the_gpu_backend_give_the_cpus_values(report, on_cpu):
     for key in ("traced weights", "eager weights"):
         for g, e in zip(got[key], on_cpu[key]):
             np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-7)
+    for g, e in zip(got["many variables"], on_cpu["many variables"]):  # grouped: the same bits
+        np.testing.assert_array_equal(g, e)
     np.testing.assert_allclose(got["moving average"], on_cpu["moving average"], rtol=1e-6)
     np.testing.assert_allclose(got["moving average variable"], on_cpu["moving average variable"],
                                rtol=1e-6)
@@ -82,17 +84,29 @@ def test_a_traced_step_enters_the_stream_once_and_launches_less_than_cupy_by_han
     assert report["device form"] == ["GPU:0"]
     assert traced["stream entries"] == 1  # the whole program in one launch scope
     assert by_hand["launches"] == 39
-    # Fusion, the scaled-update pass, the four-launch softmax cross-entropy and the kernel
-    # layer: 28 launches where the hand-written step issues 39.
-    assert traced["launches"] <= 28, traced["kinds"]
-    assert traced["kinds"]["ElementwiseKernel eager_gradient_descent"] == 6
+    # Fusion, the scaled-update and grouped-update passes, the four-launch softmax
+    # cross-entropy and the kernel layer: 23 launches where the hand-written step issues 39.
+    assert traced["launches"] <= 23, traced["kinds"]
+    assert traced["kinds"]["RawKernel eager_grouped_gradient_descent_float"] == 1  # six updates
+    assert "ElementwiseKernel eager_gradient_descent" not in traced["kinds"]
     assert "ufunc subtract" not in traced["kinds"]  # no AssignSub left
 
 
 def test_an_eager_step_launches_no_more_than_cupy_by_hand(report):
     eager_step = report["eager step"]
-    assert eager_step["launches"] <= 31, eager_step["kinds"]
+    assert eager_step["launches"] <= 26, eager_step["kinds"]
     assert eager_step["kinds"]["ReductionKernel eager_xent_loss"] == 1
+    # SGD's six updates: one grouped launch.
+    assert eager_step["kinds"]["RawKernel eager_grouped_gradient_descent_float"] == 1
+    assert "ElementwiseKernel eager_gradient_descent" not in eager_step["kinds"]
+
+
+def test_sgd_groups_each_dtypes_contiguous_updates_eight_variables_a_launch(report):
+    kinds = report["many variables step"]["kinds"]
+    assert kinds["RawKernel eager_grouped_gradient_descent_float"] == 2  # 10 of the 11 float32
+    assert kinds["RawKernel eager_grouped_gradient_descent_double"] == 1
+    # The transposed gradient and the float16 variable: the per-variable kernel.
+    assert kinds["ElementwiseKernel eager_gradient_descent"] == 2
 
 
 def test_an_op_enters_only_the_stream_where_the_process_has_one_gpu(report):

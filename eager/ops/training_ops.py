@@ -536,9 +536,13 @@ SPARSE_APPLY_ADAM_WITH_AMSGRAD = _register(_SPARSE_AMSGRAD, _sparse_amsgrad_kern
                                            (4, 5, 6, 7, 8, 9), 10, 11)
 
 
-# The machinery the other training-op modules (`training_ops_adaptive`, `training_ops_options`)
-# share with this one, under the names they use.
+# The machinery the other training-op modules (`training_ops_adaptive`, `training_ops_options`,
+# `training_ops_grouped`) share with this one, under the names they use.
 locked_update = _locked_update
+check_grad = _check_grad
+holding = _holding
+storages_of = _storages
+handle_key = _handle_key
 writable = _writable
 in_blocks = _in_blocks
 densify = _densify

@@ -9,6 +9,8 @@
 * `bypass_identities`: `x * 1` and `x / 1` read as `x` (`identities.py`).
 * `fold_scaled_updates`: `v.assign_sub(lr * g)` as one `ResourceApplyGradientDescent`
   (`scaled_updates.py`).
+* `group_gradient_descent`: on a GPU, the gradient descent updates of several variables as one
+  grouped update, one launch per eight variables (`grouped_updates.py`).
 * `fuse_elementwise`: trees of elementwise ops as one node (`fusion.py`).
 * `overlap_collectives`: a cross-process all-reduce split into a start moved to just after its
   inputs and a wait where it was, so the exchange overlaps the computation between them
@@ -16,14 +18,16 @@
 
 None of them ever removes, merges, folds or fuses a stateful node (splitting an all-reduce
 into its start and its wait keeps both stateful; a scaled update becomes one update of the same
-variable, with the same effect, in the same place) or a node on a resource
+variable, with the same effect, in the same place; grouped updates have their members' effects,
+with every edge into and out of a member kept) or a node on a resource
 (`Node.is_stateful`), or a node named in `targets`; each returns a program that passes
 `Program.validate` and computes the same fetches as its input under `run_program`.
 
 `optimize(program)` runs them in the order `DEFAULT_PASSES` gives: prune first (later passes
 then work only on what runs), fold, merge what folding made equal, bypass broadcasts, then
 identities (with the ones folding made, possibly no longer broadcast), fold scaled updates,
-prune what folding, merging, bypassing and the updates left unused, and fuse last (fusion needs
+group the updates (the folded ones too), prune what folding, merging, bypassing and the updates
+left unused, and fuse last (fusion needs
 final use counts, and its opaque nodes would hide duplicates from CSE), and split collectives
 after everything (the start's position depends on the final node order). Callers switch passes
 off by name with `PassOptions`, or give their own sequence of names.
@@ -38,11 +42,13 @@ from .cse import eliminate_common_subexpressions
 from .fusion import fuse_elementwise
 from .identities import bypass_identities
 from .prune import prune
+from .grouped_updates import group_gradient_descent
 from .scaled_updates import fold_scaled_updates
 
 __all__ = ["optimize", "PassOptions", "PASSES", "DEFAULT_PASSES", "prune", "fold_constants",
            "bypass_identities", "eliminate_common_subexpressions", "fold_broadcasts",
-           "fold_scaled_updates", "fuse_elementwise", "overlap_collectives"]
+           "fold_scaled_updates", "group_gradient_descent", "fuse_elementwise",
+           "overlap_collectives"]
 
 #: Every pass by the name `optimize` and `PassOptions` know it by.
 PASSES = {
@@ -52,13 +58,15 @@ PASSES = {
     "cse": eliminate_common_subexpressions,
     "fold_broadcasts": fold_broadcasts,
     "fold_scaled_updates": fold_scaled_updates,
+    "group_gradient_descent": group_gradient_descent,
     "fuse_elementwise": fuse_elementwise,
     "overlap_collectives": overlap_collectives,
 }
 
 #: The order `optimize` runs passes in by default (see the module doc for why).
 DEFAULT_PASSES = ("prune", "fold_constants", "cse", "fold_broadcasts", "bypass_identities",
-                  "fold_scaled_updates", "prune", "fuse_elementwise", "overlap_collectives")
+                  "fold_scaled_updates", "group_gradient_descent", "prune", "fuse_elementwise",
+                  "overlap_collectives")
 
 
 class PassOptions:
