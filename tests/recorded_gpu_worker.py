@@ -105,11 +105,20 @@ def scenario_values(tf):
     optimizer = tf.optimizers.SGD(LR)
     out["eager losses"] = [float(eager_sgd_step(tf, params, optimizer, x, y)) for _ in range(3)]
     out["eager weights"] = [p.numpy().tolist() for p in params]
-    many = many_variables(tf)
-    optimizer = tf.optimizers.SGD(LR)
-    for k in range(2):
-        optimizer.apply_gradients(zip(many_gradients(tf, many, k), many))
-    out["many variables"] = [v.numpy().tolist() for v in many]
+    for name, make in (("many variables", lambda: tf.optimizers.SGD(LR)),
+                       ("many variables with Adam", lambda: tf.optimizers.Adam(0.01))):
+        many = many_variables(tf)
+        optimizer = make()
+        for k in range(2):
+            optimizer.apply_gradients(zip(many_gradients(tf, many, k), many))
+        out[name] = [v.numpy().tolist() for v in many]
+        traced_many = many_variables(tf)
+        traced_optimizer = make()
+        traced_apply = tf.function(lambda grads, variables=traced_many, opt=traced_optimizer:
+                                   opt.apply_gradients(zip(grads, variables)))
+        for k in range(2):
+            traced_apply(many_gradients(tf, traced_many, k))
+        out[name + ", traced"] = [v.numpy().tolist() for v in traced_many]
     average = tf.Variable(np.linspace(-1, 1, 6).astype(np.float32))
     update = moving_average_step(tf, average, tf.constant(np.arange(6, dtype=np.float32)))
     out["moving average"] = [update().numpy().tolist() for _ in range(2)]
@@ -198,6 +207,16 @@ def main(argv):
     many_grads = many_gradients(tf, many, 0)
     report["many variables step"] = launches(
         lambda: optimizer.apply_gradients(zip(many_grads, many)), recording_cupy)
+    adam_many = many_variables(tf)
+    adam = tf.optimizers.Adam(0.01)
+    report["many variables Adam step"] = launches(
+        lambda: adam.apply_gradients(zip(many_grads, adam_many)), recording_cupy)
+    traced_adam_many = many_variables(tf)
+    traced_adam = tf.optimizers.Adam(0.01)
+    apply = tf.function(lambda grads: traced_adam.apply_gradients(zip(grads,
+                                                                      traced_adam_many)))
+    report["many variables Adam step, traced"] = launches(lambda: apply(many_grads),
+                                                          recording_cupy)
     c_params = [cupy.asarray(p) for p in np_params]
     cx, cy = cupy.asarray(xn), cupy.asarray(yn)
 

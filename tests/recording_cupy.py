@@ -304,12 +304,12 @@ class RawKernel:
 
 
 def _raw_reference(name):
-    """The numpy computation of eager's raw kernel `name` (checked against its CUDA source
-    compiled for the host in `test_grouped_updates`), or None."""
-    if name.startswith("eager_grouped_gradient_descent_"):
-        from eager.ops.cupy_grouped_updates import GroupedGradientDescent  # noqa: PLC0415
+    """The numpy computation of eager's raw kernel `name` (a grouped optimizer update: checked
+    against its CUDA source compiled for the host in `test_grouped_updates`), or None."""
+    if name.startswith("eager_grouped_"):
+        from eager.ops.cupy_grouped_updates import GROUPED  # noqa: PLC0415
 
-        return GroupedGradientDescent.reference
+        return GROUPED[name[len("eager_grouped_"):name.rindex("_")]].reference
     return None
 
 

@@ -23,7 +23,7 @@ from eager.ops import training_ops
 from eager.runtime.passes import (DEFAULT_PASSES, PassOptions, bypass_identities,
                                   eliminate_common_subexpressions, fold_broadcasts,
                                   fold_constants, fold_scaled_updates, fuse_elementwise,
-                                  group_gradient_descent, optimize, prune)
+                                  group_updates, optimize, prune)
 from eager.core.specs import TensorSpec as Spec
 
 from cupy_stand_in import ElementwiseKernel
@@ -1147,8 +1147,8 @@ def _everywhere(device):  # as if every device ran grouped updates (the CUDA bac
     return True
 
 
-def _grouped(program):
-    return [n for n in program.nodes if n.type == "_GroupedResourceApplyGradientDescent"]
+def _grouped(program, kind="_GroupedResourceApplyGradientDescent"):
+    return [n for n in program.nodes if n.type == kind]
 
 
 def test_gradient_descent_updates_of_one_learning_rate_become_one_grouped_update():
@@ -1162,8 +1162,8 @@ def test_gradient_descent_updates_of_one_learning_rate_become_one_grouped_update
         return g
 
     p = _update_program(update)
-    assert group_gradient_descent(p) is p  # the CPU runs one update per variable
-    q = group_gradient_descent(p, groups=_everywhere)
+    assert group_updates(p) is p  # the CPU runs one update per variable
+    q = group_updates(p, groups=_everywhere)
     q.validate()
     (node,) = _grouped(q)
     assert "ResourceApplyGradientDescent" not in types(q)
@@ -1194,7 +1194,7 @@ def test_a_group_closes_before_a_node_that_waits_for_a_member():
         return seen
 
     p = _update_program(update, specs=(TensorSpec([4]),))
-    q = group_gradient_descent(p, groups=_everywhere)
+    q = group_updates(p, groups=_everywhere)
     q.validate()
     assert [len(n.inputs) // 2 for n in _grouped(q)] == [2]  # {b, c}; the rest stay alone
     assert types(q).count("ResourceApplyGradientDescent") == 3
@@ -1211,6 +1211,33 @@ def test_a_group_closes_before_a_node_that_waits_for_a_member():
         np.testing.assert_array_equal(v.numpy(), e)
 
 
+def test_adam_updates_of_one_step_become_one_grouped_update():
+    """An optimizer's traced step: its `ResourceApplyAdam` nodes share the step's scalars."""
+    rng = np.random.default_rng(4)
+    starts = [rng.standard_normal(s).astype(np.float32) for s in [(2, 3), (3,), (2, 3)]]
+    variables = [eager.Variable(a) for a in starts]
+    optimizer = eager.optimizers.Adam(0.01)
+    optimizer.build(variables)
+
+    def update(g):
+        optimizer.apply_gradients([(g, variables[0]), (g[0] * 2.0, variables[1]),
+                                   (-g, variables[2])])
+        return g
+
+    p = _update_program(update)
+    q = group_updates(p, groups=_everywhere)
+    q.validate()
+    (node,) = _grouped(q, "_GroupedResourceApplyAdam")
+    assert len(node.inputs) == 3 * 3 + 6 + 3 and "ResourceApplyAdam" not in types(q)
+    g = rng.standard_normal((2, 3)).astype(np.float32)
+    slots = list(optimizer.variables)  # the step counter too: the bias corrections read it
+    start_slots = [s.numpy() for s in slots]
+    expected = _run_twice_on_copies(p, (variables + slots, starts + start_slots), g)
+    got = _run_twice_on_copies(q, (variables + slots, starts + start_slots), g)
+    for e, actual in zip(expected, got):
+        np.testing.assert_array_equal(actual, e)
+
+
 # -- the pipeline ----------------------------------------------------------------------------------
 def _mlp_like(x, w, b):
     h = eager.nn.relu(eager.matmul(x, w) + b)
@@ -1222,9 +1249,8 @@ def _mlp_like(x, w, b):
 
 def test_optimize_default_pipeline():
     assert DEFAULT_PASSES == ("prune", "fold_constants", "cse", "fold_broadcasts",
-                              "bypass_identities", "fold_scaled_updates",
-                              "group_gradient_descent", "prune", "fuse_elementwise",
-                              "overlap_collectives")
+                              "bypass_identities", "fold_scaled_updates", "group_updates",
+                              "prune", "fuse_elementwise", "overlap_collectives")
     g = trace(_mlp_like, TensorSpec([4, 3]), TensorSpec([3, 2]), TensorSpec([2]))
     p = program_of(g)
     q = optimize(p, options=PassOptions(validate=True))

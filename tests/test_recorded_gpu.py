@@ -50,8 +50,10 @@ def test_training_steps_on_the_gpu_backend_give_the_cpus_values(report, on_cpu):
     for key in ("traced weights", "eager weights"):
         for g, e in zip(got[key], on_cpu[key]):
             np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-7)
-    for g, e in zip(got["many variables"], on_cpu["many variables"]):  # grouped: the same bits
-        np.testing.assert_array_equal(g, e)
+    for key in ("many variables", "many variables, traced", "many variables with Adam",
+                "many variables with Adam, traced"):
+        for g, e in zip(got[key], on_cpu[key]):  # grouped updates: the same bits
+            np.testing.assert_array_equal(g, e, err_msg=key)
     np.testing.assert_allclose(got["moving average"], on_cpu["moving average"], rtol=1e-6)
     np.testing.assert_allclose(got["moving average variable"], on_cpu["moving average variable"],
                                rtol=1e-6)
@@ -107,6 +109,14 @@ def test_sgd_groups_each_dtypes_contiguous_updates_eight_variables_a_launch(repo
     assert kinds["RawKernel eager_grouped_gradient_descent_double"] == 1
     # The transposed gradient and the float16 variable: the per-variable kernel.
     assert kinds["ElementwiseKernel eager_gradient_descent"] == 2
+
+
+@pytest.mark.parametrize("step", ["many variables Adam step", "many variables Adam step, traced"])
+def test_adam_groups_eagerly_and_traced(report, step):
+    kinds = report[step]["kinds"]
+    assert kinds["RawKernel eager_grouped_adam_float"] == 2
+    assert kinds["RawKernel eager_grouped_adam_double"] == 1
+    assert kinds["ElementwiseKernel eager_adam"] == 1  # the transposed gradient's variable
 
 
 def test_an_op_enters_only_the_stream_where_the_process_has_one_gpu(report):

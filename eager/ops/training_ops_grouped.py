@@ -1,107 +1,162 @@
-"""`_GroupedResourceApplyGradientDescent`: plain gradient descent on several variables as one op.
+"""Grouped optimizer updates: one op updating several variables, for a GPU.
 
-Why: an SGD step without momentum is one `ResourceApplyGradientDescent` per variable, and on a
-GPU each is a dispatch, a stream entry and a launch of host time, where the device work is tiny.
-This op takes n variables, one learning rate and n deltas; the CUDA backend runs it as one
-grouped launch per eight variables (`cupy_grouped_updates`). Elsewhere (numpy, the simulated
-GPUs) it runs `ResourceApplyGradientDescent`'s kernel once per pair, so its results are that
-op's, bit for bit, on every device.
+Why: an optimizer step is one fused update op per variable (`ResourceApplyGradientDescent`,
+`ResourceApplyAdam`), and on a GPU each is a dispatch, a stream entry and a launch of host time,
+where the device work is tiny. A grouped op takes n variables (with their slots), the update's
+scalars once, and the n gradients; the CUDA backend runs it as one launch per eight variables
+(`cupy_grouped_updates`). Elsewhere (numpy, the simulated GPUs) it runs the per-variable op's
+kernel once per variable, so its results are that op's, bit for bit, on every device.
 
-It is eager's own op (the leading underscore, as TensorFlow names its internal fused ops):
-optimizers use it only while executing eagerly on a device whose backend groups the updates
-(`groups_on`). A traced function keeps one `ResourceApplyGradientDescent` per variable, as
-TensorFlow's graphs have them. Inputs: n variable handles, alpha, then the n deltas. Errors
-(an uninitialized variable, a dtype or shape mismatch, a variable passed twice) name
-`ResourceApplyGradientDescent`, as the per-variable ops would; on the CUDA backend every pair is
-checked before any variable changes.
+The ops are eager's own (the leading underscore, as TensorFlow names its internal fused ops):
+`_GroupedResourceApplyGradientDescent` and `_GroupedResourceApplyAdam`. Optimizers use them
+while executing eagerly on a device whose backend groups (`groups_on`), and the
+`group_updates` pass makes them in traced steps there; on the CPU a program keeps one op per
+variable, as TensorFlow's graphs have them. Inputs: each variable's handle followed by its
+slots' (`KINDS[kind].handles` per variable), the scalars (`.scalars`), then the n gradients.
+Errors (an uninitialized variable, a dtype or shape mismatch, a variable passed twice) are the
+per-variable op's, named after it, and are raised before any variable changes.
 """
 
 from __future__ import annotations
 
 from ..core.registry import OpDef, op_error
-from .cupy_grouped_updates import GroupedGradientDescent
-from .cupy_kernels import update_kernel
-from .training_ops import (APPLY_GRADIENT_DESCENT, check_grad, handle_key, holding, storages_of,
-                           writable)
+from .cupy_grouped_updates import GROUPED
+from .training_ops import (APPLY_ADAM, APPLY_GRADIENT_DESCENT, check_grad, handle_key, holding,
+                           storages_of, writable)
 
-__all__ = ["GROUPED_GD", "MAX_GROUP", "grouped_gradient_descent", "groups_on"]
+__all__ = ["KINDS", "MAX_GROUP", "GroupedKind", "grouped_update", "groups_on"]
 
-GROUPED_GD = "_GroupedResourceApplyGradientDescent"
-_GD = APPLY_GRADIENT_DESCENT.name
 #: The most variables one op takes (a bigger update is several ops), so that at most this many
-#: OpDefs are ever made.
+#: OpDefs are ever made per kind.
 MAX_GROUP = 64
 
-_GROUPED = GroupedGradientDescent()
-_OPS: dict = {}  # n -> the OpDef for n variables
+
+class GroupedKind:
+    """One kind of grouped update: the per-variable op it groups, how many handles each
+    variable brings (itself and its slots) and how many scalars the op takes."""
+
+    __slots__ = ("name", "op", "handles", "scalars", "update", "_ops")
+
+    def __init__(self, name, op, handles, scalars):
+        self.name = name
+        self.op = op
+        self.handles = handles
+        self.scalars = scalars
+        self.update = GROUPED[name]  # the CUDA launch
+        self._ops = {}  # n -> OpDef
+
+    def split(self, inputs):
+        """(per-variable handle tuples, scalars, gradients) of a grouped op's inputs."""
+        h, s = self.handles, self.scalars
+        n = (len(inputs) - s) // (h + 1)
+        handles = [tuple(inputs[i * h:(i + 1) * h]) for i in range(n)]
+        return handles, inputs[n * h:n * h + s], inputs[n * h + s:]
 
 
-def _kernel(xp, *inputs):
-    """Every pair checked first (nothing is half applied), then each through
-    `ResourceApplyGradientDescent`'s own kernel, in order."""
-    n = (len(inputs) - 1) // 2
-    handles, alpha, deltas = inputs[:n], inputs[n], inputs[n + 1:]
-    for handle, storage, delta in zip(handles, storages_of(_GD, handles), deltas):
-        check_grad(_GD, handle.name, storage.value, delta)
-    gd = APPLY_GRADIENT_DESCENT.kernel
-    for handle, delta in zip(handles, deltas):
-        gd(xp, handle, alpha, delta)
-    return ()
+def _kernel(kind):
+    def kernel(xp, *inputs):
+        """Every variable checked first (nothing is half applied), then each through the
+        per-variable op's own kernel, in order."""
+        per_variable, scalars, grads = kind.split(inputs)
+        name = kind.op.name
+        storages = storages_of(name, [h for group in per_variable for h in group])
+        width = kind.handles
+        for i, (handles, grad) in enumerate(zip(per_variable, grads)):
+            _check(name, handles, storages[i * width:(i + 1) * width], grad)
+        for handles, grad in zip(per_variable, grads):
+            kind.op.kernel(xp, *handles, *scalars, grad)
+        return ()
+    return kernel
 
 
-def _cuda_kernel(xp, *inputs):
-    """The CUDA backend's: every pair checked with all the variables locked (in uid order), then
-    one grouped launch per eight pairs that `GroupedGradientDescent.covers`, and the fused
-    per-variable kernel for the rest."""
-    n = (len(inputs) - 1) // 2
-    handles, alpha, deltas = inputs[:n], inputs[n], inputs[n + 1:]
-    storages = storages_of(_GD, handles)
-    locks = [storages[i].lock for i in sorted(range(n), key=lambda i: handles[i].uid)]
-
-    def locked():
-        for handle, storage, delta in zip(handles, storages, deltas):
-            check_grad(_GD, handle.name, storage.value, delta)
-        arrays = [writable(s) for s in storages]
-        grouped = [i for i in range(n) if _GROUPED.covers(arrays[i], deltas[i])]
-        if len(grouped) > 1:
-            _GROUPED(xp, alpha, [arrays[i] for i in grouped], [deltas[i] for i in grouped])
-        else:
-            grouped = ()
-        for i in sorted(set(range(n)).difference(grouped)):
-            update_kernel(xp, "gradient_descent", arrays[i].dtype)(alpha, deltas[i], arrays[i])
-        for storage in storages:
-            storage.version += 1
-
-    holding(locks, locked)
-    return ()
+def _check(name, handles, storages, grad):
+    check_grad(name, handles[0].name, storages[0].value, grad)
+    first = storages[0].value
+    for handle, storage in zip(handles[1:], storages[1:]):
+        if storage.value.shape != first.shape or storage.value.dtype != first.dtype:
+            raise op_error(name, f"slot {handle.name} ({storage.value.dtype.name}"
+                                 f"{list(storage.value.shape)}) does not match the variable "
+                                 f"{handles[0].name} ({first.dtype.name}{list(first.shape)})")
 
 
-def _infer(*inputs):
-    n = (len(inputs) - 1) // 2
-    one = APPLY_GRADIENT_DESCENT.infer
-    for handle, delta in zip(inputs[:n], inputs[n + 1:]):
-        one(handle, inputs[n], delta)
-    if len({handle_key(h) for h in inputs[:n]}) < n:
-        raise op_error(_GD, "the same variable is passed twice to one grouped update")
-    return ()
+def _cuda_kernel(kind):
+    def kernel(xp, *inputs):
+        """The CUDA backend's: every variable checked with all the storages locked (in uid
+        order), then one grouped launch per eight of those that `GroupedUpdate.covers`; the
+        others (float16, a strided gradient) then run the per-variable op's kernel."""
+        per_variable, scalars, grads = kind.split(inputs)
+        name = kind.op.name
+        handles = [h for group in per_variable for h in group]
+        storages = storages_of(name, handles)
+        locks = [storages[i].lock for i in sorted(range(len(handles)),
+                                                    key=lambda i: handles[i].uid)]
+        width = kind.handles
+
+        def locked():
+            mine = [storages[i * width:(i + 1) * width] for i in range(len(grads))]
+            for group, own, grad in zip(per_variable, mine, grads):
+                _check(name, group, own, grad)
+            chosen = [i for i, grad in enumerate(grads)
+                      if kind.update.covers([*(s.value for s in mine[i]), grad])]
+            if len(chosen) < 2:
+                return range(len(grads))
+            kind.update(xp, scalars, [[*(writable(s) for s in mine[i]), grads[i]]
+                                      for i in chosen])
+            for i in chosen:
+                for storage in mine[i]:
+                    storage.version += 1
+            return sorted(set(range(len(grads))).difference(chosen))
+
+        for i in holding(locks, locked):
+            kind.op.kernel(xp, *per_variable[i], *scalars, grads[i])
+        return ()
+    return kernel
 
 
-def grouped_gradient_descent(n) -> OpDef:
-    """The op for `n` variables (2 <= n <= MAX_GROUP), made once per `n`."""
-    op = _OPS.get(n)
+def _infer(kind):
+    def infer(*inputs):
+        per_variable, scalars, grads = kind.split(inputs)
+        one = kind.op.infer
+        for handles, grad in zip(per_variable, grads):
+            one(*handles, *scalars, grad)
+        keys = [handle_key(h) for handles in per_variable for h in handles]
+        if len(set(keys)) < len(keys):
+            raise op_error(kind.op.name, "the same variable is passed twice to one grouped "
+                                         "update")
+        return ()
+    return infer
+
+
+#: The grouped updates by kind: the per-variable ops' layouts (handles, scalars, gradient).
+KINDS = {
+    "gradient_descent": GroupedKind("gradient_descent", APPLY_GRADIENT_DESCENT, 1, 1),
+    "adam": GroupedKind("adam", APPLY_ADAM, 3, 6),
+}
+_BY_OP = {kind.op: kind for kind in KINDS.values()}
+
+
+def grouped_update(kind_name, n) -> OpDef:
+    """The grouped op of kind `kind_name` for `n` variables (2 <= n <= MAX_GROUP), made once."""
+    kind = KINDS[kind_name]
+    op = kind._ops.get(n)
     if op is None:
         if not 2 <= n <= MAX_GROUP:
-            raise ValueError(f"{GROUPED_GD} takes 2 to {MAX_GROUP} variables, not {n}")
-        op = OpDef(GROUPED_GD, _kernel, _infer, resource_writes=tuple(range(n)), num_outputs=0,
+            raise ValueError(f"a grouped update takes 2 to {MAX_GROUP} variables, not {n}")
+        op = OpDef(f"_Grouped{kind.op.name}", _kernel(kind), _infer(kind),
+                   resource_writes=tuple(range(n * kind.handles)), num_outputs=0,
                    differentiable=False, doc=__doc__)
-        op.cupy_kernel = _cuda_kernel
-        op = _OPS.setdefault(n, op)
+        op.cupy_kernel = _cuda_kernel(kind)
+        op = kind._ops.setdefault(n, op)
     return op
+
+
+def kind_of(op_def):
+    """The `GroupedKind` grouping `op_def` (a per-variable update op), or None."""
+    return _BY_OP.get(op_def)
 
 
 def groups_on(device) -> bool:
     """Whether `device` runs grouped updates as grouped launches (the CUDA backend): elsewhere
     one op per variable is just as fast, and keeps TensorFlow's op names in placement logs."""
-    op = grouped_gradient_descent(2)
+    op = grouped_update("gradient_descent", 2)
     return device.kernel_for(op) is not op.kernel
-

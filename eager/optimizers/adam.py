@@ -1,7 +1,10 @@
 """`eager.optimizers.Adam` (≈ Keras 3 `Adam`), with the AMSGrad variant.
 
 Each variable's step is one ResourceApplyAdam (or ResourceApplyAdamWithAmsgrad): the moment
-updates and the variable update happen under one lock set, in place when unshared. The bias
+updates and the variable update happen under one lock set, in place when unshared; executing
+eagerly on a GPU, the dense ResourceApplyAdam updates of several variables of one dtype are one
+`_GroupedResourceApplyAdam` instead (one launch per eight variables: `Optimizer.run_updates`),
+with the same results. The bias
 correction uses `iterations + 1` as Keras does. IndexedSlices gradients update every row, as
 Keras 3 does (see `eager.ops.training_ops` for the exact sparse arithmetic).
 """
@@ -67,6 +70,9 @@ class Adam(Optimizer):
             powers = (np.asarray(np.power(beta_1, step)), np.asarray(np.power(beta_2, step)))
         return (*powers, scalar_as(lr, np_dtype), np.array(1 - self.beta_1, np_dtype),
                 np.array(1 - self.beta_2, np_dtype), np.array(self.epsilon, np_dtype))
+
+    def _grouped_kind(self):
+        return None if self.amsgrad else "adam"
 
     def _update(self, var, slots, scalars, grad, indices, fast):
         if self.amsgrad:

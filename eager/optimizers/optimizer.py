@@ -31,6 +31,7 @@ from ..base.errors import InvalidArgumentError
 from ..state.module import camel_to_snake
 from ..ops.math_ops import cast
 from ..ops.training_ops_adaptive import SPARSE as _SPARSE
+from ..ops.training_ops_grouped import KINDS, MAX_GROUP, grouped_update, groups_on
 from ..tensor import EagerTensor, IndexedSlices
 from ..core.tensor_conversion import convert_to_tensor
 from ..state.trackable import Trackable, children_added
@@ -474,9 +475,15 @@ class Optimizer(Trackable):
 
     def run_updates(self, work, lr, fast):
         """Runs the fused update of each (variable, slots, gradient, indices) of `work`, with
-        this step's scalars prepared once per dtype."""
+        this step's scalars prepared once per dtype. Executing eagerly, the dense updates of
+        variables on a device that groups updates (a GPU: `training_ops_grouped.groups_on`)
+        run as grouped ops where the optimizer has a grouped kind (`_grouped_kind`)."""
         self._prepare_step()
         prepared = {}  # dtype -> the fused ops' scalar inputs for this step
+        if not fast and len(work) > 1:
+            kind = self._grouped_kind()
+            if kind is not None and not tracing():
+                work = self._run_grouped(KINDS[kind], work, lr, prepared)
         update = self._update
         for var, slots, grad, indices in work:
             dtype = var._dtype
@@ -484,6 +491,37 @@ class Optimizer(Trackable):
             if scalars is None:
                 scalars = prepared[dtype] = self._scalars(dtype.as_numpy_dtype, lr)
             update(var, slots, scalars, grad, indices, fast)
+
+    def _run_grouped(self, kind, work, lr, prepared):
+        """Runs the dense updates in `work` of variables on a grouping device as grouped ops
+        of `kind`, per (device, dtype) and at most `MAX_GROUP` variables each; returns the
+        rest of `work` (a variable given twice keeps its updates in order, one by one)."""
+        groups, rest = {}, []
+        for item in work:
+            var, _, grad, indices = item
+            device = var._handle.device
+            if indices is None and grad.__class__ is EagerTensor and groups_on(device):
+                groups.setdefault((device, var._dtype), []).append(item)
+            else:
+                rest.append(item)
+        for (device, dtype), items in groups.items():
+            if len(items) < 2 or len({var._handle.uid for var, *_ in items}) < len(items):
+                rest += items
+                continue
+            scalars = prepared.get(dtype)
+            if scalars is None:
+                scalars = prepared[dtype] = self._scalars(dtype.as_numpy_dtype, lr)
+            inputs = tuple(scalar_input(x, device) for x in scalars[:kind.scalars])
+            for start in range(0, len(items), MAX_GROUP):
+                chunk = items[start:start + MAX_GROUP]
+                if len(chunk) < 2:
+                    rest += chunk
+                    continue
+                handles = [h for var, slots, _, _ in chunk
+                           for h in (var.handle, *(s.handle for s in slots))]
+                _dispatch.execute(grouped_update(kind.name, len(chunk)),
+                                  (*handles, *inputs, *(grad for _, _, grad, _ in chunk)))
+        return rest
 
     def _shape_error(self, grad, var):
         what = ("IndexedSlices values" if grad.__class__ is IndexedSlices else "gradient")
@@ -524,6 +562,11 @@ class Optimizer(Trackable):
                     + tuple(scalar_input(x, device) for x in inputs), attrs)
 
     # -- what subclasses provide ----------------------------------------------------------------
+    def _grouped_kind(self):
+        """The `training_ops_grouped.KINDS` name its dense updates group as on a GPU (their
+        scalars the first of `_scalars`'), or None where they do not."""
+        return None
+
     def _prepare_step(self):
         """Runs once per update before the variables' updates (Nadam advances its product)."""
     def _scalars(self, np_dtype, lr):

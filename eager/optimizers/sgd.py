@@ -4,7 +4,7 @@ momentum.
 Without momentum each variable's step is one ResourceApplyGradientDescent (`var -= lr * g`, in
 place when the buffer is not shared); executing eagerly on a GPU, the dense updates of several
 variables of one dtype are one `_GroupedResourceApplyGradientDescent` instead (one launch per
-eight variables: `eager.ops.training_ops_grouped`), with the same results; with momentum it is
+eight variables: `Optimizer.run_updates`), with the same results; with momentum it is
 one ResourceApplyKerasMomentum (`m = m * momentum - lr * g; var += m`, or the Nesterov form).
 IndexedSlices gradients use the sparse variants, with Keras 3's numbers (see
 `eager.ops.training_ops`).
@@ -16,10 +16,7 @@ import numpy as np
 
 from ..core.dispatch import execute, run_bare
 from ..ops import training_ops as _train
-from ..ops.training_ops_grouped import MAX_GROUP, grouped_gradient_descent, groups_on
-from ..tensor import EagerTensor
 from .optimizer import Optimizer, scalar_as, scalar_input
-from .scalars import tracing
 
 __all__ = ["SGD"]
 
@@ -52,37 +49,8 @@ class SGD(Optimizer):
         # Keras casts the Python momentum to the dtype through float32, as convert_to_tensor.
         return scalar_as(lr, np_dtype), np.array(np.float32(self.momentum), np_dtype)
 
-    def run_updates(self, work, lr, fast):
-        """The base class's loop, except that executing eagerly on a device that groups
-        updates (`groups_on`: a GPU), the dense plain-descent updates of variables of one dtype
-        there run as grouped ops (at most `MAX_GROUP` variables each)."""
-        if fast or self.momentum != 0 or len(work) < 2 or tracing():
-            return super().run_updates(work, lr, fast)
-        groups = {}  # (device, dtype) -> [(var, grad)]
-        rest = []
-        for item in work:
-            var, _, grad, indices = item
-            device = var._handle.device
-            if indices is None and grad.__class__ is EagerTensor and groups_on(device):
-                groups.setdefault((device, var._dtype), []).append(item)
-            else:
-                rest.append(item)
-        for (device, dtype), items in groups.items():
-            if len(items) < 2 or len({var._handle.uid for var, *_ in items}) < len(items):
-                rest += items  # a variable given twice: its updates in order, one by one
-                continue
-            alpha = scalar_input(scalar_as(lr, dtype.as_numpy_dtype), device)
-            for start in range(0, len(items), MAX_GROUP):
-                chunk = items[start:start + MAX_GROUP]
-                if len(chunk) == 1:
-                    rest += chunk
-                    continue
-                execute(grouped_gradient_descent(len(chunk)),
-                        (*[var.handle for var, *_ in chunk], alpha,
-                         *[grad for _, _, grad, _ in chunk]))
-        if rest:
-            super().run_updates(rest, lr, fast)
-        return None
+    def _grouped_kind(self):
+        return "gradient_descent" if self.momentum == 0 else None
 
     def _update(self, var, slots, scalars, grad, indices, fast):
         lr, momentum = scalars

@@ -9,8 +9,8 @@
 * `bypass_identities`: `x * 1` and `x / 1` read as `x` (`identities.py`).
 * `fold_scaled_updates`: `v.assign_sub(lr * g)` as one `ResourceApplyGradientDescent`
   (`scaled_updates.py`).
-* `group_gradient_descent`: on a GPU, the gradient descent updates of several variables as one
-  grouped update, one launch per eight variables (`grouped_updates.py`).
+* `group_updates`: on a GPU, the optimizer updates (gradient descent, Adam) of several
+  variables as one grouped update, one launch per eight variables (`grouped_updates.py`).
 * `fuse_elementwise`: trees of elementwise ops as one node (`fusion.py`).
 * `overlap_collectives`: a cross-process all-reduce split into a start moved to just after its
   inputs and a wait where it was, so the exchange overlaps the computation between them
@@ -42,12 +42,12 @@ from .cse import eliminate_common_subexpressions
 from .fusion import fuse_elementwise
 from .identities import bypass_identities
 from .prune import prune
-from .grouped_updates import group_gradient_descent
+from .grouped_updates import group_updates
 from .scaled_updates import fold_scaled_updates
 
 __all__ = ["optimize", "PassOptions", "PASSES", "DEFAULT_PASSES", "prune", "fold_constants",
            "bypass_identities", "eliminate_common_subexpressions", "fold_broadcasts",
-           "fold_scaled_updates", "group_gradient_descent", "fuse_elementwise",
+           "fold_scaled_updates", "group_updates", "fuse_elementwise",
            "overlap_collectives"]
 
 #: Every pass by the name `optimize` and `PassOptions` know it by.
@@ -58,14 +58,14 @@ PASSES = {
     "cse": eliminate_common_subexpressions,
     "fold_broadcasts": fold_broadcasts,
     "fold_scaled_updates": fold_scaled_updates,
-    "group_gradient_descent": group_gradient_descent,
+    "group_updates": group_updates,
     "fuse_elementwise": fuse_elementwise,
     "overlap_collectives": overlap_collectives,
 }
 
 #: The order `optimize` runs passes in by default (see the module doc for why).
 DEFAULT_PASSES = ("prune", "fold_constants", "cse", "fold_broadcasts", "bypass_identities",
-                  "fold_scaled_updates", "group_gradient_descent", "prune", "fuse_elementwise",
+                  "fold_scaled_updates", "group_updates", "prune", "fuse_elementwise",
                   "overlap_collectives")
 
 

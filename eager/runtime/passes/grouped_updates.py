@@ -1,38 +1,38 @@
-"""Grouped updates: a traced step's `ResourceApplyGradientDescent` nodes as grouped ones.
+"""Grouped updates: a traced step's per-variable optimizer updates as grouped ones.
 
-On a GPU a traced training step ends with one gradient descent update per variable (the
-optimizers' ops, or `fold_scaled_updates`' from `v.assign_sub(lr * g)`): one launch each, where
-the device work is tiny. Where the variables' device runs grouped updates as one launch
-(`training_ops_grouped.groups_on`: the CUDA backend), this pass merges updates into
-`_GroupedResourceApplyGradientDescent` nodes of up to `MAX_GROUP` variables, one launch per
-eight. The results are the same bits (the grouped kernel is the per-variable one's arithmetic).
+On a GPU a traced training step ends with one update per variable (`ResourceApplyAdam` from
+the optimizers, `ResourceApplyGradientDescent` from them or from `fold_scaled_updates`' rewrite
+of `v.assign_sub(lr * g)`): one launch each, where the device work is tiny. Where the
+variables' device runs grouped updates as one launch (`training_ops_grouped.groups_on`: the
+CUDA backend), this pass merges updates of one kind (`training_ops_grouped.KINDS`) into
+grouped nodes of up to `MAX_GROUP` variables, one launch per eight. The results are the same
+bits (the grouped kernels are the per-variable ones' arithmetic).
 
-Which updates merge: those with the same learning rate (one value, or constants of equal dtype
+Which updates merge: those with the same scalars (the same values, or constants of equal dtype
 and value: each `lr * g` of a traced loop captures its own constant), on the same requested
-device, of distinct variables whose handles are constants of the program. Program order and
-every edge are kept: a group is closed (merged where its last member was) before the first node
-that waits for one of its members (a control edge, which automatic control dependencies put on
-every later use of an updated variable) and before an update of a variable it already has.
-So the merged node runs after everything any member waited for, and before everything that
-waited for a member; names of the other members that `targets` or control inputs mention now
-name it. This and `fold_scaled_updates` are the passes that replace stateful nodes: each by a
-node with the same effects on the same variables, no earlier than any of them was allowed to
-run and no later than anything that depended on them.
+device, of distinct variables whose handles (and slots') are constants of the program. Program
+order and every edge are kept: a group is closed (merged where its last member was) before the
+first node that waits for one of its members (a control edge, which automatic control
+dependencies put on every later use of an updated variable) and before an update of a variable
+it already has. So the merged node runs after everything any member waited for, and before
+everything that waited for a member; names of the other members that `targets` or control inputs
+mention now name it. This and `fold_scaled_updates` are the passes that replace stateful nodes:
+each by a node with the same effects on the same variables, no earlier than any of them was
+allowed to run and no later than anything that depended on them.
 """
 
 from __future__ import annotations
 
 from ...devices.resource_handles import eager_handle
-from ...ops import training_ops as _training
-from ...ops.training_ops_grouped import MAX_GROUP, grouped_gradient_descent, groups_on
+from ...ops.training_ops_grouped import MAX_GROUP, grouped_update, groups_on, kind_of
 
-__all__ = ["group_gradient_descent"]
+__all__ = ["group_updates"]
 
 
-def group_gradient_descent(program, groups=groups_on):
-    """The program with its gradient descent updates grouped where `groups(device)` says a
-    variable's device runs them as one launch (module doc). Returns `program` itself when
-    nothing merges."""
+def group_updates(program, groups=groups_on):
+    """The program with its optimizer updates grouped where `groups(device)` says a variable's
+    device runs them as one launch (module doc). Returns `program` itself when nothing
+    merges."""
     open_groups = {}  # key -> [member nodes, in program order]
     merged = {}  # first member's name -> the merged node (placed where the last member was)
     renamed = {}  # member name -> the merged node's name
@@ -43,12 +43,13 @@ def group_gradient_descent(program, groups=groups_on):
         if len(members) < 2:
             return
         last = members[-1]
+        kind = kind_of(last.op_def)
+        h, s = kind.handles, kind.scalars
         controls = tuple(dict.fromkeys(c for m in members for c in m.control_inputs))
-        alpha = members[0].inputs[1]
-        node = last.__class__(
-            last.name, grouped_gradient_descent(len(members)), last.attrs,
-            (*[m.inputs[0] for m in members], alpha, *[m.inputs[2] for m in members]), (),
-            controls, last.device, last.source)
+        inputs = (*[v for m in members for v in m.inputs[:h]], *members[0].inputs[h:h + s],
+                  *[m.inputs[h + s] for m in members])
+        node = last.__class__(last.name, grouped_update(kind.name, len(members)), last.attrs,
+                              inputs, (), controls, last.device, last.source)
         merged[last.name] = node
         for m in members[:-1]:
             drop.add(m.name)
@@ -90,20 +91,25 @@ def group_gradient_descent(program, groups=groups_on):
 
 
 def _key(program, node, groups):
-    """What updates must share to merge (None: this node never merges): the learning rate
-    (its value where it is a constant), the requested device, the variable's device."""
-    if node.op_def is not _training.APPLY_GRADIENT_DESCENT:
+    """What updates must share to merge (None: this node never merges): the kind, the scalars
+    (their values where they are constants), the requested device, the variable's device."""
+    kind = kind_of(node.op_def)
+    if kind is None or node.attrs:
         return None
-    handle = program.constants.get(node.inputs[0])
-    eager = None if handle is None else eager_handle(handle)
-    if eager is None or not groups(eager.device):
+    handles = [program.constants.get(v) for v in node.inputs[:kind.handles]]
+    if any(h is None or eager_handle(h) is None for h in handles):
         return None
-    alpha = node.inputs[1]
-    constant = program.constants.get(alpha)
-    if constant is not None:
-        value = constant.numpy()
-        alpha = ("constant", value.dtype.str, value.tobytes())
-    return alpha, node.device, eager.device
+    device = eager_handle(handles[0]).device
+    if not groups(device):
+        return None
+    scalars = []
+    for v in node.inputs[kind.handles:kind.handles + kind.scalars]:
+        constant = program.constants.get(v)
+        if constant is not None:
+            value = constant.numpy()
+            v = ("constant", value.dtype.str, value.tobytes())
+        scalars.append(v)
+    return kind.name, tuple(scalars), node.device, device
 
 
 def _variable_uid(program, node):
