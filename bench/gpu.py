@@ -47,7 +47,7 @@ from bench.cases_runtime import traced_mlp_step  # noqa: E402
 from bench.cases_training import eager_variable_mlp_step, torch_mlp_step  # noqa: E402
 from eager.core.registry import get_op  # noqa: E402
 from eager.devices.cuda import cuda_device_count  # noqa: E402
-from eager.ops import cupy_kernels, training_ops  # noqa: E402
+from eager.ops import cupy_grouped_updates, cupy_kernels, training_ops  # noqa: E402
 
 
 def _best(fn, sync, rounds, inner):
@@ -120,6 +120,49 @@ def direct_kernel_rows(cupy, stream, rounds):
     _emit(rows, ("kernel layer: Adam update, float32 (256, 256), per variable",
                  {"cupy": _best(adam_calls, stream.synchronize, rounds, 200),
                   "direct kernel": _best(adam_fused, stream.synchronize, rounds, 200)}))
+    rows += grouped_update_rows(cupy, stream, rounds)
+    return rows
+
+
+def grouped_update_rows(cupy, stream, rounds):
+    """Rows of an optimizer step over the MLP's six variables: one fused kernel per variable
+    ("cupy") against the grouped update's one launch ("direct kernel"), after checking that
+    both give the same bits."""
+    rows = []
+    with stream:
+        params = [cupy.asarray(p) for p in mlp_data()[0]]
+        scalars = {"gradient_descent": [cupy.asarray(np.float32(LR))],
+                   "adam": [cupy.asarray(np.float32(s))
+                            for s in (0.9, 0.999, 1e-3, 0.1, 1e-3, 1e-7)]}
+    for kind, update in cupy_grouped_updates.GROUPED.items():
+        fused = cupy_kernels.update_kernel(cupy, kind, np.dtype(np.float32))
+        with stream:
+            per_variable = [[p.copy() for _ in update.arrays] for p in params]
+            for arrays in per_variable:
+                arrays[-1] *= 0.01  # the gradient
+                if kind == "adam":
+                    arrays[2] = abs(arrays[2])
+            grouped = [[a.copy() for a in arrays] for arrays in per_variable]
+
+        def one_by_one(per_variable=per_variable, kind=kind, fused=fused):
+            with stream:
+                for arrays in per_variable:
+                    fused(arrays[-1], *scalars[kind], *arrays[:-1])
+
+        def at_once(grouped=grouped, kind=kind, update=update):
+            with stream:
+                update(cupy, scalars[kind], grouped)
+
+        one_by_one()
+        at_once()
+        for a, b in zip(per_variable, grouped):
+            for x, y in zip(a, b):
+                if not bool((x == y).all()):
+                    print(f"MISMATCH grouped {kind} update against the per-variable kernels",
+                          flush=True)
+        _emit(rows, (f"grouped {kind} update of the MLP's six variables, float32, per step",
+                     {"cupy": _best(one_by_one, stream.synchronize, rounds, 200),
+                      "direct kernel": _best(at_once, stream.synchronize, rounds, 200)}))
     return rows
 
 
