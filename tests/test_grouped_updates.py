@@ -333,3 +333,25 @@ def test_the_cpu_does_not_group_so_optimizers_keep_one_op_per_variable():
     """Only a backend with a grouped launch groups: on the CPU (and the simulated GPUs) an
     eager step's ops, and so the placement log, are TensorFlow's."""
     assert not groups_on(registry.lookup("CPU:0"))
+
+
+def test_which_optimizers_group_their_updates():
+    """Plain SGD and Adam (AdamW too: its decay runs before the updates); not momentum, not
+    AMSGrad, and not a subclass with an update or scalars of its own, whose per-variable ops
+    must run as it wrote them."""
+    class OwnUpdate(eager.optimizers.SGD):
+        def _update(self, var, slots, scalars, grad, indices, fast):
+            return super()._update(var, slots, scalars, grad, indices, fast)
+
+    class OwnScalars(eager.optimizers.Adam):
+        def _scalars(self, np_dtype, lr):
+            return super()._scalars(np_dtype, lr)
+
+    kinds = {name: opt._grouped_kind() for name, opt in {
+        "sgd": eager.optimizers.SGD(0.1), "momentum": eager.optimizers.SGD(0.1, momentum=0.9),
+        "adam": eager.optimizers.Adam(), "adamw": eager.optimizers.AdamW(),
+        "amsgrad": eager.optimizers.Adam(amsgrad=True), "rmsprop": eager.optimizers.RMSprop(),
+        "own update": OwnUpdate(0.1), "own scalars": OwnScalars()}.items()}
+    assert kinds == {"sgd": "gradient_descent", "momentum": None, "adam": "adam",
+                     "adamw": "adam", "amsgrad": None, "rmsprop": None, "own update": None,
+                     "own scalars": None}

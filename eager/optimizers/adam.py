@@ -72,7 +72,9 @@ class Adam(Optimizer):
                 np.array(1 - self.beta_2, np_dtype), np.array(self.epsilon, np_dtype))
 
     def _grouped_kind(self):
-        return None if self.amsgrad else "adam"
+        # A subclass with an update or scalars of its own keeps its per-variable ops.
+        own = type(self)._update is Adam._update and type(self)._scalars is Adam._scalars
+        return "adam" if own and not self.amsgrad else None
 
     def _update(self, var, slots, scalars, grad, indices, fast):
         if self.amsgrad:

@@ -50,7 +50,9 @@ class SGD(Optimizer):
         return scalar_as(lr, np_dtype), np.array(np.float32(self.momentum), np_dtype)
 
     def _grouped_kind(self):
-        return "gradient_descent" if self.momentum == 0 else None
+        # A subclass with an update or scalars of its own keeps its per-variable ops.
+        own = type(self)._update is SGD._update and type(self)._scalars is SGD._scalars
+        return "gradient_descent" if self.momentum == 0 and own else None
 
     def _update(self, var, slots, scalars, grad, indices, fast):
         lr, momentum = scalars
