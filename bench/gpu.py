@@ -131,7 +131,9 @@ def grouped_update_rows(cupy, stream, rounds):
     rows = []
     with stream:
         params = [cupy.asarray(p) for p in mlp_data()[0]]
+        momentum = [cupy.asarray(np.float32(LR)), cupy.asarray(np.float32(0.9))]
         scalars = {"gradient_descent": [cupy.asarray(np.float32(LR))],
+                   "momentum": momentum, "nesterov": momentum,
                    "adam": [cupy.asarray(np.float32(s))
                             for s in (0.9, 0.999, 1e-3, 0.1, 1e-3, 1e-7)]}
     for kind, update in cupy_grouped_updates.GROUPED.items():

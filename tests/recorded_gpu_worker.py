@@ -106,7 +106,9 @@ def scenario_values(tf):
     out["eager losses"] = [float(eager_sgd_step(tf, params, optimizer, x, y)) for _ in range(3)]
     out["eager weights"] = [p.numpy().tolist() for p in params]
     for name, make in (("many variables", lambda: tf.optimizers.SGD(LR)),
-                       ("many variables with Adam", lambda: tf.optimizers.Adam(0.01))):
+                       ("many variables with Adam", lambda: tf.optimizers.Adam(0.01)),
+                       ("many variables with Nesterov momentum",
+                        lambda: tf.optimizers.SGD(LR, momentum=0.9, nesterov=True))):
         many = many_variables(tf)
         optimizer = make()
         for k in range(2):
@@ -217,6 +219,10 @@ def main(argv):
                                                                       traced_adam_many)))
     report["many variables Adam step, traced"] = launches(lambda: apply(many_grads),
                                                           recording_cupy)
+    momentum_many = many_variables(tf)
+    momentum = tf.optimizers.SGD(LR, momentum=0.9)
+    report["many variables momentum step"] = launches(
+        lambda: momentum.apply_gradients(zip(many_grads, momentum_many)), recording_cupy)
     c_params = [cupy.asarray(p) for p in np_params]
     cx, cy = cupy.asarray(xn), cupy.asarray(yn)
 

@@ -113,6 +113,8 @@ def _case(kind, sizes, dtype, rng, hostile=False):
         for arrays in per:
             arrays[2] = np.abs(arrays[2])
         scalars = [np.asarray(s, dtype) for s in (0.9 ** 3, 0.999 ** 3, 0.01, 0.1, 0.001, 1e-7)]
+    elif kind in ("momentum", "nesterov"):
+        scalars = [np.asarray(rng.uniform(0.01, 3.0), dtype), np.asarray(0.9, dtype)]
     else:
         scalars = [np.asarray(rng.uniform(0.01, 3.0), dtype)]
     if hostile:
@@ -132,6 +134,10 @@ def _cpu_result(kind, scalars, per):
             if kind == "adam":
                 var, m, v, grad = arrays
                 training_ops._adam_math(np, var, m, v, None, *scalars, grad)
+            elif kind in ("momentum", "nesterov"):
+                (lr, momentum), (var, accum, grad) = scalars, arrays
+                training_ops._momentum_math(np, var, accum, np.multiply(grad, lr), momentum,
+                                            kind == "nesterov")
             else:
                 var, delta = arrays
                 np.subtract(var, np.multiply(delta, scalars[0]), out=var)
@@ -234,10 +240,13 @@ def _variables(dtype=np.float32, sizes=((3, 2), (4,), (), (2, 2, 2)), seed=1):
 
 
 def _inputs(kind, variables, dtype, seed=2):
-    """(per-variable handle tuples, scalars, gradients) for a grouped op of `kind`: Adam's
-    slots are variables of their own, made the same from `seed` for every call."""
+    """(per-variable handle tuples, scalars, gradients) for a grouped op of `kind`: the slots
+    are variables of their own, made the same from `seed` for every call."""
     rng = np.random.default_rng(seed)
-    if kind == "adam":
+    if kind == "momentum":
+        per = [(v, eager.Variable(rng.standard_normal(v.shape).astype(dtype))) for v in variables]
+        scalars = [eager.constant(np.array(s, dtype)) for s in (0.3, 0.9)]
+    elif kind == "adam":
         per = [(v, eager.Variable(rng.standard_normal(v.shape).astype(dtype)),
                 eager.Variable(np.abs(rng.standard_normal(v.shape)).astype(dtype)))
                for v in variables]
@@ -254,29 +263,34 @@ def _flat(per):
     return [v.handle for group in per for v in group]
 
 
+_OP_CASES = [("gradient_descent", {}), ("momentum", {"use_nesterov": False}),
+             ("momentum", {"use_nesterov": True}), ("adam", {})]
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-@pytest.mark.parametrize("kind", _KINDS)
-def test_a_grouped_op_equals_one_per_variable_op_per_variable(kind, dtype):
+@pytest.mark.parametrize(("kind", "attrs"), _OP_CASES)
+def test_a_grouped_op_equals_one_per_variable_op_per_variable(kind, attrs, dtype):
     per, scalars, grads = _inputs(kind, _variables(dtype), dtype)
     single_per, _, _ = _inputs(kind, _variables(dtype), dtype)
-    execute(grouped_update(kind, len(grads)), (*_flat(per), *scalars, *grads))
+    execute(grouped_update(kind, len(grads)), (*_flat(per), *scalars, *grads), attrs)
     for group, grad in zip(single_per, grads):
-        execute(KINDS[kind].op, (*[v.handle for v in group], *scalars, grad))
+        execute(KINDS[kind].op, KINDS[kind].op_inputs([v.handle for v in group], scalars, grad),
+                attrs)
     for a, b in zip(per, single_per):
         for x, y in zip(a, b):
             np.testing.assert_array_equal(x.numpy(), y.numpy())
 
 
-@pytest.mark.parametrize("kind", _KINDS)
-def test_a_grouped_op_traced_equals_it_eagerly(kind):
+@pytest.mark.parametrize(("kind", "attrs"), _OP_CASES)
+def test_a_grouped_op_traced_equals_it_eagerly(kind, attrs):
     eager_per, scalars, grads = _inputs(kind, _variables(), np.float32)
     traced_per, _, _ = _inputs(kind, _variables(), np.float32)
     op = grouped_update(kind, len(grads))
-    execute(op, (*_flat(eager_per), *scalars, *grads))
+    execute(op, (*_flat(eager_per), *scalars, *grads), attrs)
 
     @eager.function
     def update():
-        execute(op, (*_flat(traced_per), *scalars, *grads))
+        execute(op, (*_flat(traced_per), *scalars, *grads), attrs)
 
     update()
     for a, b in zip(eager_per, traced_per):
@@ -324,6 +338,8 @@ def test_one_op_per_kind_and_group_size_within_bounds():
     assert grouped_update("adam", 3).resource_writes == tuple(range(9))
     assert grouped_update("gradient_descent", 3).name == "_GroupedResourceApplyGradientDescent"
     assert grouped_update("gradient_descent", 3).resource_writes == (0, 1, 2)
+    assert grouped_update("momentum", 3).name == "_GroupedResourceApplyKerasMomentum"
+    assert grouped_update("momentum", 3).resource_writes == tuple(range(6))
     for n in (1, MAX_GROUP + 1):
         with pytest.raises(ValueError, match=f"2 to {MAX_GROUP} variables, not {n}"):
             grouped_update("gradient_descent", n)
@@ -336,9 +352,9 @@ def test_the_cpu_does_not_group_so_optimizers_keep_one_op_per_variable():
 
 
 def test_which_optimizers_group_their_updates():
-    """Plain SGD and Adam (AdamW too: its decay runs before the updates); not momentum, not
-    AMSGrad, and not a subclass with an update or scalars of its own, whose per-variable ops
-    must run as it wrote them."""
+    """SGD (with or without momentum) and Adam (AdamW too: its decay runs before the
+    updates); not AMSGrad, and not a subclass with an update or scalars of its own, whose
+    per-variable ops must run as it wrote them."""
     class OwnUpdate(eager.optimizers.SGD):
         def _update(self, var, slots, scalars, grad, indices, fast):
             return super()._update(var, slots, scalars, grad, indices, fast)
@@ -352,6 +368,9 @@ def test_which_optimizers_group_their_updates():
         "adam": eager.optimizers.Adam(), "adamw": eager.optimizers.AdamW(),
         "amsgrad": eager.optimizers.Adam(amsgrad=True), "rmsprop": eager.optimizers.RMSprop(),
         "own update": OwnUpdate(0.1), "own scalars": OwnScalars()}.items()}
-    assert kinds == {"sgd": "gradient_descent", "momentum": None, "adam": "adam",
-                     "adamw": "adam", "amsgrad": None, "rmsprop": None, "own update": None,
-                     "own scalars": None}
+    assert kinds == {"sgd": ("gradient_descent", {}),
+                     "momentum": ("momentum", {"use_nesterov": False}), "adam": ("adam", {}),
+                     "adamw": ("adam", {}), "amsgrad": None, "rmsprop": None,
+                     "own update": None, "own scalars": None}
+    nesterov = eager.optimizers.SGD(0.1, momentum=0.9, nesterov=True)._grouped_kind()
+    assert nesterov == ("momentum", {"use_nesterov": True})

@@ -1212,12 +1212,17 @@ def test_a_group_closes_before_a_node_that_waits_for_a_member():
         np.testing.assert_array_equal(v.numpy(), e)
 
 
-def test_adam_updates_of_one_step_become_one_grouped_update():
-    """An optimizer's traced step: its `ResourceApplyAdam` nodes share the step's scalars."""
+@pytest.mark.parametrize(("make", "grouped_type", "width"), [
+    (lambda: eager.optimizers.Adam(0.01), "_GroupedResourceApplyAdam", 3 * 3 + 6 + 3),
+    (lambda: eager.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+     "_GroupedResourceApplyKerasMomentum", 3 * 2 + 2 + 3)])
+def test_an_optimizers_updates_of_one_step_become_one_grouped_update(make, grouped_type, width):
+    """An optimizer's traced step: its update nodes share the step's scalars (and attributes:
+    Nesterov's)."""
     rng = np.random.default_rng(4)
     starts = [rng.standard_normal(s).astype(np.float32) for s in [(2, 3), (3,), (2, 3)]]
     variables = [eager.Variable(a) for a in starts]
-    optimizer = eager.optimizers.Adam(0.01)
+    optimizer = make()
     optimizer.build(variables)
 
     def update(g):
@@ -1228,8 +1233,9 @@ def test_adam_updates_of_one_step_become_one_grouped_update():
     p = _update_program(update)
     q = group_updates(p, groups=_everywhere)
     q.validate()
-    (node,) = _grouped(q, "_GroupedResourceApplyAdam")
-    assert len(node.inputs) == 3 * 3 + 6 + 3 and "ResourceApplyAdam" not in types(q)
+    (node,) = _grouped(q, grouped_type)
+    assert len(node.inputs) == width and grouped_type[len("_Grouped"):] not in types(q)
+    assert node.attrs == p.node(node.name).attrs
     g = rng.standard_normal((2, 3)).astype(np.float32)
     slots = list(optimizer.variables)  # the step counter too: the bias corrections read it
     start_slots = [s.numpy() for s in slots]

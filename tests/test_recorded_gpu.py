@@ -51,7 +51,8 @@ def test_training_steps_on_the_gpu_backend_give_the_cpus_values(report, on_cpu):
         for g, e in zip(got[key], on_cpu[key]):
             np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-7)
     for key in ("many variables", "many variables, traced", "many variables with Adam",
-                "many variables with Adam, traced"):
+                "many variables with Adam, traced", "many variables with Nesterov momentum",
+                "many variables with Nesterov momentum, traced"):
         for g, e in zip(got[key], on_cpu[key]):  # grouped updates: the same bits
             np.testing.assert_array_equal(g, e, err_msg=key)
     np.testing.assert_allclose(got["moving average"], on_cpu["moving average"], rtol=1e-6)
@@ -111,12 +112,14 @@ def test_sgd_groups_each_dtypes_contiguous_updates_eight_variables_a_launch(repo
     assert kinds["ElementwiseKernel eager_gradient_descent"] == 2
 
 
-@pytest.mark.parametrize("step", ["many variables Adam step", "many variables Adam step, traced"])
-def test_adam_groups_eagerly_and_traced(report, step):
+@pytest.mark.parametrize(("step", "kind"), [("many variables Adam step", "adam"),
+                                            ("many variables Adam step, traced", "adam"),
+                                            ("many variables momentum step", "momentum")])
+def test_adam_and_momentum_group_too(report, step, kind):
     kinds = report[step]["kinds"]
-    assert kinds["RawKernel eager_grouped_adam_float"] == 2
-    assert kinds["RawKernel eager_grouped_adam_double"] == 1
-    assert kinds["ElementwiseKernel eager_adam"] == 1  # the transposed gradient's variable
+    assert kinds[f"RawKernel eager_grouped_{kind}_float"] == 2
+    assert kinds[f"RawKernel eager_grouped_{kind}_double"] == 1
+    assert kinds[f"ElementwiseKernel eager_{kind}"] == 1  # the transposed gradient's variable
 
 
 def test_an_op_enters_only_the_stream_where_the_process_has_one_gpu(report):

@@ -16,8 +16,9 @@ scalars (learning rate, Adam's powers and constants) are read from the device, w
 optimizers keep them, so nothing waits for the GPU. Unused slots repeat the last variable's
 arrays with the same end offset: never reached.
 
-`GROUPED` holds the updates: plain gradient descent (`var -= alpha * delta`) and Adam
-(`training_ops._adam_math` without AMSGrad). Only float32 and float64 variables whose arrays
+`GROUPED` holds the updates: plain gradient descent (`var -= alpha * delta`), Keras' momentum
+and Nesterov momentum (`training_ops._momentum_math`) and Adam (`training_ops._adam_math`
+without AMSGrad). Only float32 and float64 variables whose arrays
 are all C-contiguous, of one dtype and shape, are grouped (`covers`); anything else takes the
 per-variable kernel. `reference` is the same computation in numpy, for stand-ins of CuPy that
 cannot run CUDA C (the tests check it against the source compiled for the host).
@@ -153,6 +154,25 @@ def _numpy_gradient_descent(scalars, arrays):
     np.subtract(var, np.multiply(alpha, delta), out=var)
 
 
+def _numpy_momentum(nesterov):
+    def update(scalars, arrays):
+        (lr, momentum), (var, accum, grad) = scalars, arrays
+        scaled = np.multiply(grad, lr)
+        np.subtract(np.multiply(accum, momentum), scaled, out=accum)
+        np.add(var, accum * momentum - scaled if nesterov else accum, out=var)
+    return update
+
+
+def _momentum(nesterov):
+    step = "SUB(MUL(a, momentum), scaled)" if nesterov else "a"
+    return GroupedUpdate(
+        "nesterov" if nesterov else "momentum", ("var", "accum", "grad"), ("lr", "momentum"),
+        "        const T scaled = MUL(grad[j], lr);\n"
+        "        const T a = SUB(MUL(accum[j], momentum), scaled);\n"
+        f"        accum[j] = a;\n        var[j] = ADD(var[j], {step});\n",
+        _numpy_momentum(nesterov))
+
+
 def _numpy_adam(scalars, arrays):
     beta1_power, beta2_power, lr, one_minus_beta1, one_minus_beta2, epsilon = scalars
     var, m, v, grad = arrays
@@ -167,6 +187,9 @@ GROUPED = {
     "gradient_descent": GroupedUpdate(
         "gradient_descent", ("var", "delta"), ("alpha",),
         "        var[j] = SUB(var[j], MUL(alpha, delta[j]));\n", _numpy_gradient_descent),
+    # training_ops._momentum_math's operations in its order (Keras' SGD with momentum).
+    "momentum": _momentum(False),
+    "nesterov": _momentum(True),
     # training_ops._adam_math's operations in its order; alpha is computed per element, as
     # cheap as reading it, with the CPU's rounding.
     "adam": GroupedUpdate(

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from ..core.registry import OpDef, op_error
 from .cupy_grouped_updates import GROUPED
-from .training_ops import (APPLY_ADAM, APPLY_GRADIENT_DESCENT, check_grad, handle_key, holding,
-                           storages_of, writable)
+from .training_ops import (APPLY_ADAM, APPLY_GRADIENT_DESCENT, APPLY_KERAS_MOMENTUM, check_grad,
+                           handle_key, holding, storages_of, writable)
 
 __all__ = ["KINDS", "MAX_GROUP", "GroupedKind", "grouped_update", "groups_on"]
 
@@ -32,18 +32,25 @@ MAX_GROUP = 64
 
 
 class GroupedKind:
-    """One kind of grouped update: the per-variable op it groups, how many handles each
-    variable brings (itself and its slots) and how many scalars the op takes."""
+    """One kind of grouped update: the per-variable op it groups and that op's input layout
+    (how many handles each variable brings, itself and its slots first; where the scalars and
+    the gradient are among the other inputs), and `update_for(attrs)`, the grouped CUDA update
+    for the op's attributes."""
 
-    __slots__ = ("name", "op", "handles", "scalars", "update", "_ops")
+    __slots__ = ("name", "op", "handles", "scalar_at", "grad_at", "update_for", "_ops")
 
-    def __init__(self, name, op, handles, scalars):
+    def __init__(self, name, op, handles, scalar_at, grad_at, update_for):
         self.name = name
         self.op = op
         self.handles = handles
-        self.scalars = scalars
-        self.update = GROUPED[name]  # the CUDA launch
+        self.scalar_at = scalar_at
+        self.grad_at = grad_at
+        self.update_for = update_for
         self._ops = {}  # n -> OpDef
+
+    @property
+    def scalars(self) -> int:
+        return len(self.scalar_at)
 
     def split(self, inputs):
         """(per-variable handle tuples, scalars, gradients) of a grouped op's inputs."""
@@ -52,9 +59,22 @@ class GroupedKind:
         handles = [tuple(inputs[i * h:(i + 1) * h]) for i in range(n)]
         return handles, inputs[n * h:n * h + s], inputs[n * h + s:]
 
+    def op_inputs(self, handles, scalars, grad):
+        """One variable's inputs to the per-variable op."""
+        inputs = list(handles) + [None] * (self.scalars + 1)
+        for at, scalar in zip(self.scalar_at, scalars):
+            inputs[at] = scalar
+        inputs[self.grad_at] = grad
+        return inputs
+
+    def of_op(self, inputs):
+        """(handles, scalars, gradient) of one per-variable op's inputs (a graph node's)."""
+        return (inputs[:self.handles], [inputs[at] for at in self.scalar_at],
+                inputs[self.grad_at])
+
 
 def _kernel(kind):
-    def kernel(xp, *inputs):
+    def kernel(xp, *inputs, **attrs):
         """Every variable checked first (nothing is half applied), then each through the
         per-variable op's own kernel, in order."""
         per_variable, scalars, grads = kind.split(inputs)
@@ -64,7 +84,7 @@ def _kernel(kind):
         for i, (handles, grad) in enumerate(zip(per_variable, grads)):
             _check(name, handles, storages[i * width:(i + 1) * width], grad)
         for handles, grad in zip(per_variable, grads):
-            kind.op.kernel(xp, *handles, *scalars, grad)
+            kind.op.kernel(xp, *kind.op_inputs(handles, scalars, grad), **attrs)
         return ()
     return kernel
 
@@ -80,7 +100,7 @@ def _check(name, handles, storages, grad):
 
 
 def _cuda_kernel(kind):
-    def kernel(xp, *inputs):
+    def kernel(xp, *inputs, **attrs):
         """The CUDA backend's: every variable checked with all the storages locked (in uid
         order), then one grouped launch per eight of those that `GroupedUpdate.covers`; the
         others (float16, a strided gradient) then run the per-variable op's kernel."""
@@ -96,29 +116,29 @@ def _cuda_kernel(kind):
             mine = [storages[i * width:(i + 1) * width] for i in range(len(grads))]
             for group, own, grad in zip(per_variable, mine, grads):
                 _check(name, group, own, grad)
+            update = kind.update_for(attrs)
             chosen = [i for i, grad in enumerate(grads)
-                      if kind.update.covers([*(s.value for s in mine[i]), grad])]
+                      if update.covers([*(s.value for s in mine[i]), grad])]
             if len(chosen) < 2:
                 return range(len(grads))
-            kind.update(xp, scalars, [[*(writable(s) for s in mine[i]), grads[i]]
-                                      for i in chosen])
+            update(xp, scalars, [[*(writable(s) for s in mine[i]), grads[i]] for i in chosen])
             for i in chosen:
                 for storage in mine[i]:
                     storage.version += 1
             return sorted(set(range(len(grads))).difference(chosen))
 
         for i in holding(locks, locked):
-            kind.op.kernel(xp, *per_variable[i], *scalars, grads[i])
+            kind.op.kernel(xp, *kind.op_inputs(per_variable[i], scalars, grads[i]), **attrs)
         return ()
     return kernel
 
 
 def _infer(kind):
-    def infer(*inputs):
+    def infer(*inputs, **attrs):
         per_variable, scalars, grads = kind.split(inputs)
         one = kind.op.infer
         for handles, grad in zip(per_variable, grads):
-            one(*handles, *scalars, grad)
+            one(*kind.op_inputs(handles, scalars, grad), **attrs)
         keys = [handle_key(h) for handles in per_variable for h in handles]
         if len(set(keys)) < len(keys):
             raise op_error(kind.op.name, "the same variable is passed twice to one grouped "
@@ -127,10 +147,19 @@ def _infer(kind):
     return infer
 
 
-#: The grouped updates by kind: the per-variable ops' layouts (handles, scalars, gradient).
+def _momentum_update(attrs):
+    return GROUPED["nesterov" if attrs.get("use_nesterov") else "momentum"]
+
+
+#: The grouped updates by kind: the per-variable ops' layouts (handles; where the scalars and
+#: the gradient are), and the grouped CUDA update for the op's attributes.
 KINDS = {
-    "gradient_descent": GroupedKind("gradient_descent", APPLY_GRADIENT_DESCENT, 1, 1),
-    "adam": GroupedKind("adam", APPLY_ADAM, 3, 6),
+    "gradient_descent": GroupedKind("gradient_descent", APPLY_GRADIENT_DESCENT, 1, (1,), 2,
+                                    lambda attrs: GROUPED["gradient_descent"]),
+    # (var, accum, lr, grad, momentum; use_nesterov)
+    "momentum": GroupedKind("momentum", APPLY_KERAS_MOMENTUM, 2, (2, 4), 3, _momentum_update),
+    "adam": GroupedKind("adam", APPLY_ADAM, 3, (3, 4, 5, 6, 7, 8), 9,
+                        lambda attrs: GROUPED["adam"]),
 }
 _BY_OP = {kind.op: kind for kind in KINDS.values()}
 

@@ -74,7 +74,7 @@ class Adam(Optimizer):
     def _grouped_kind(self):
         # A subclass with an update or scalars of its own keeps its per-variable ops.
         own = type(self)._update is Adam._update and type(self)._scalars is Adam._scalars
-        return "adam" if own and not self.amsgrad else None
+        return ("adam", {}) if own and not self.amsgrad else None
 
     def _update(self, var, slots, scalars, grad, indices, fast):
         if self.amsgrad:

@@ -481,9 +481,9 @@ class Optimizer(Trackable):
         self._prepare_step()
         prepared = {}  # dtype -> the fused ops' scalar inputs for this step
         if not fast and len(work) > 1:
-            kind = self._grouped_kind()
-            if kind is not None and not tracing():
-                work = self._run_grouped(KINDS[kind], work, lr, prepared)
+            grouped = self._grouped_kind()
+            if grouped is not None and not tracing():
+                work = self._run_grouped(KINDS[grouped[0]], grouped[1], work, lr, prepared)
         update = self._update
         for var, slots, grad, indices in work:
             dtype = var._dtype
@@ -492,10 +492,11 @@ class Optimizer(Trackable):
                 scalars = prepared[dtype] = self._scalars(dtype.as_numpy_dtype, lr)
             update(var, slots, scalars, grad, indices, fast)
 
-    def _run_grouped(self, kind, work, lr, prepared):
+    def _run_grouped(self, kind, attrs, work, lr, prepared):
         """Runs the dense updates in `work` of variables on a grouping device as grouped ops
-        of `kind`, per (device, dtype) and at most `MAX_GROUP` variables each; returns the
-        rest of `work` (a variable given twice keeps its updates in order, one by one)."""
+        of `kind` with `attrs`, per (device, dtype) and at most `MAX_GROUP` variables each;
+        returns the rest of `work` (a variable given twice keeps its updates in order, one by
+        one)."""
         groups, rest = {}, []
         for item in work:
             var, _, grad, indices = item
@@ -520,7 +521,7 @@ class Optimizer(Trackable):
                 handles = [h for var, slots, _, _ in chunk
                            for h in (var.handle, *(s.handle for s in slots))]
                 _dispatch.execute(grouped_update(kind.name, len(chunk)),
-                                  (*handles, *inputs, *(grad for _, _, grad, _ in chunk)))
+                                  (*handles, *inputs, *(grad for _, _, grad, _ in chunk)), attrs)
         return rest
 
     def _shape_error(self, grad, var):
@@ -563,8 +564,9 @@ class Optimizer(Trackable):
 
     # -- what subclasses provide ----------------------------------------------------------------
     def _grouped_kind(self):
-        """The `training_ops_grouped.KINDS` name its dense updates group as on a GPU (their
-        scalars the first of `_scalars`'), or None where they do not."""
+        """(the `training_ops_grouped.KINDS` name, the op's attributes) its dense updates
+        group as on a GPU (their scalars the first of `_scalars`'), or None where they do
+        not."""
         return None
 
     def _prepare_step(self):

@@ -2,10 +2,11 @@
 momentum.
 
 Without momentum each variable's step is one ResourceApplyGradientDescent (`var -= lr * g`, in
-place when the buffer is not shared); executing eagerly on a GPU, the dense updates of several
-variables of one dtype are one `_GroupedResourceApplyGradientDescent` instead (one launch per
-eight variables: `Optimizer.run_updates`), with the same results; with momentum it is
-one ResourceApplyKerasMomentum (`m = m * momentum - lr * g; var += m`, or the Nesterov form).
+place when the buffer is not shared); with momentum it is one ResourceApplyKerasMomentum
+(`m = m * momentum - lr * g; var += m`, or the Nesterov form). Executing eagerly on a GPU, the
+dense updates of several variables of one dtype are one grouped op instead
+(`_GroupedResourceApplyGradientDescent`, `_GroupedResourceApplyKerasMomentum`: one launch per
+eight variables, `Optimizer.run_updates`), with the same results.
 IndexedSlices gradients use the sparse variants, with Keras 3's numbers (see
 `eager.ops.training_ops`).
 """
@@ -51,8 +52,11 @@ class SGD(Optimizer):
 
     def _grouped_kind(self):
         # A subclass with an update or scalars of its own keeps its per-variable ops.
-        own = type(self)._update is SGD._update and type(self)._scalars is SGD._scalars
-        return "gradient_descent" if self.momentum == 0 and own else None
+        if type(self)._update is not SGD._update or type(self)._scalars is not SGD._scalars:
+            return None
+        if self.momentum == 0:
+            return "gradient_descent", {}
+        return "momentum", {"use_nesterov": bool(self.nesterov)}
 
     def _update(self, var, slots, scalars, grad, indices, fast):
         lr, momentum = scalars

@@ -1,18 +1,19 @@
 """Grouped updates: a traced step's per-variable optimizer updates as grouped ones.
 
-On a GPU a traced training step ends with one update per variable (`ResourceApplyAdam` from
-the optimizers, `ResourceApplyGradientDescent` from them or from `fold_scaled_updates`' rewrite
-of `v.assign_sub(lr * g)`): one launch each, where the device work is tiny. Where the
-variables' device runs grouped updates as one launch (`training_ops_grouped.groups_on`: the
-CUDA backend), this pass merges updates of one kind (`training_ops_grouped.KINDS`) into
-grouped nodes of up to `MAX_GROUP` variables, one launch per eight. The results are the same
-bits (the grouped kernels are the per-variable ones' arithmetic).
+On a GPU a traced training step ends with one update per variable (`ResourceApplyAdam` or
+`ResourceApplyKerasMomentum` from the optimizers, `ResourceApplyGradientDescent` from them or
+from `fold_scaled_updates`' rewrite of `v.assign_sub(lr * g)`): one launch each, where the
+device work is tiny. Where the variables' device runs grouped updates as one launch
+(`training_ops_grouped.groups_on`: the CUDA backend), this pass merges updates of one kind
+(`training_ops_grouped.KINDS`) into grouped nodes of up to `MAX_GROUP` variables, one launch per
+eight. The results are the same bits (the grouped kernels are the per-variable ones'
+arithmetic).
 
-Which updates merge: those with the same scalars (the same values, or constants of equal dtype
-and value: each `lr * g` of a traced loop captures its own constant), on the same requested
-device, of distinct variables whose handles (and slots') are constants of the program. Program
-order and every edge are kept: a group is closed (merged where its last member was) before the
-first node that waits for one of its members (a control edge, which automatic control
+Which updates merge: those with the same attributes and scalars (the same values, or constants
+of equal dtype and value: each `lr * g` of a traced loop captures its own constant), on the same
+requested device, of distinct variables whose handles (and slots') are constants of the program.
+Program order and every edge are kept: a group is closed (merged where its last member was)
+before the first node that waits for one of its members (a control edge, which automatic control
 dependencies put on every later use of an updated variable) and before an update of a variable
 it already has. So the merged node runs after everything any member waited for, and before
 everything that waited for a member; names of the other members that `targets` or control inputs
@@ -44,10 +45,10 @@ def group_updates(program, groups=groups_on):
             return
         last = members[-1]
         kind = kind_of(last.op_def)
-        h, s = kind.handles, kind.scalars
         controls = tuple(dict.fromkeys(c for m in members for c in m.control_inputs))
-        inputs = (*[v for m in members for v in m.inputs[:h]], *members[0].inputs[h:h + s],
-                  *[m.inputs[h + s] for m in members])
+        parts = [kind.of_op(m.inputs) for m in members]  # (handles, scalars, gradient)
+        inputs = (*[v for handles, _, _ in parts for v in handles], *parts[0][1],
+                  *[grad for _, _, grad in parts])
         node = last.__class__(last.name, grouped_update(kind.name, len(members)), last.attrs,
                               inputs, (), controls, last.device, last.source)
         merged[last.name] = node
@@ -94,22 +95,23 @@ def _key(program, node, groups):
     """What updates must share to merge (None: this node never merges): the kind, the scalars
     (their values where they are constants), the requested device, the variable's device."""
     kind = kind_of(node.op_def)
-    if kind is None or node.attrs:
+    if kind is None:
         return None
-    handles = [program.constants.get(v) for v in node.inputs[:kind.handles]]
+    handles, scalar_values, _ = kind.of_op(node.inputs)
+    handles = [program.constants.get(v) for v in handles]
     if any(h is None or eager_handle(h) is None for h in handles):
         return None
     device = eager_handle(handles[0]).device
     if not groups(device):
         return None
     scalars = []
-    for v in node.inputs[kind.handles:kind.handles + kind.scalars]:
+    for v in scalar_values:
         constant = program.constants.get(v)
         if constant is not None:
             value = constant.numpy()
             v = ("constant", value.dtype.str, value.tobytes())
         scalars.append(v)
-    return kind.name, tuple(scalars), node.device, device
+    return kind.name, tuple(sorted(node.attrs.items())), tuple(scalars), node.device, device
 
 
 def _variable_uid(program, node):
