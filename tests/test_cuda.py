@@ -15,7 +15,7 @@ from eager.core.context import _reset_for_tests
 from eager.graph import trace
 from eager.runtime import Program, run_program
 from eager.runtime.passes import fuse_elementwise
-from eager.ops import cupy_kernels
+from eager.ops import cupy_grouped_updates, cupy_kernels
 
 # CuPy is optional: the tests that use it import it themselves, so that without it this module
 # is still collected, and skipped with this reason.
@@ -196,15 +196,17 @@ def test_a_fused_elementwise_chain_runs_as_one_device_kernel():
     np.testing.assert_allclose(fused_value.numpy(), on_cpu.numpy(), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("make, kernel", [
-    (lambda: tf.optimizers.SGD(0.1), "eager_gradient_descent"),
-    (lambda: tf.optimizers.SGD(0.1, momentum=0.9), "eager_momentum"),
-    (lambda: tf.optimizers.SGD(0.1, momentum=0.9, nesterov=True), "eager_nesterov"),
-    (lambda: tf.optimizers.Adam(0.01), "eager_adam"),
-    (lambda: tf.optimizers.Adam(0.01, amsgrad=True), "eager_amsgrad")],
+@pytest.mark.parametrize("make, grouped", [
+    (lambda: tf.optimizers.SGD(0.1), "gradient_descent"),
+    (lambda: tf.optimizers.SGD(0.1, momentum=0.9), "momentum"),
+    (lambda: tf.optimizers.SGD(0.1, momentum=0.9, nesterov=True), "nesterov"),
+    (lambda: tf.optimizers.Adam(0.01), "adam"),
+    (lambda: tf.optimizers.Adam(0.01, amsgrad=True), None)],
     ids=["SGD", "momentum", "nesterov", "Adam", "AMSGrad"])
-def test_optimizer_steps_on_the_gpu_run_fused_kernels_and_match_the_cpu(make, kernel):
-    # One kernel per variable (compiled without multiply-add contraction): the CPU's values.
+def test_optimizer_steps_on_the_gpu_run_fused_kernels_and_match_the_cpu(make, grouped):
+    # The two float32 variables' updates in one grouped launch (`cupy_grouped_updates`), or one
+    # kernel per variable (AMSGrad), compiled without multiply-add contraction: the CPU's values
+    # (within rounding: Adam's bias corrections are CUDA's `pow` of the step on the device).
     import cupy  # noqa: PLC0415 - optional: see pytestmark
 
     rng = np.random.default_rng(0)
@@ -222,7 +224,11 @@ def test_optimizer_steps_on_the_gpu_run_fused_kernels_and_match_the_cpu(make, ke
         results.append([v.numpy() for v in variables])
     for on_gpu, on_cpu in zip(*results):
         np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-6, atol=1e-7)
-    assert (cupy, kernel, np.dtype(np.float32)) in cupy_kernels._BUILT
+    if grouped is None:
+        assert (cupy, "eager_amsgrad", np.dtype(np.float32)) in cupy_kernels._BUILT
+    else:
+        update = cupy_grouped_updates.GROUPED[grouped]
+        assert update._module is cupy and np.dtype(np.float32) in update._kernels
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.int8, np.uint16, np.float16,
