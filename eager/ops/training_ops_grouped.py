@@ -119,7 +119,8 @@ def _cuda_kernel(kind):
             update = kind.update_for(attrs)
             chosen = [i for i, grad in enumerate(grads)
                       if update.covers([*(s.value for s in mine[i]), grad])]
-            if len(chosen) < 2:
+            if len(chosen) < 2 or not all(isinstance(x, xp.ndarray) for x in scalars):
+                # (the kernel reads its scalars on the device: a host one takes the op's path)
                 return range(len(grads))
             update(xp, scalars, [[*(writable(s) for s in mine[i]), grads[i]] for i in chosen])
             for i in chosen:
