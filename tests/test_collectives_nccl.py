@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import fake_nccl
+from distribute_scripts import run_scenario
 from mpi_jobs import mpi_skip_reason, rank_results, run_job
 from eager import errors
 from eager.distribute import cross_device_ops
@@ -208,6 +209,7 @@ def _in_fresh_process(*parts, simulated_gpus=2, timeout=300):
     return proc.stdout
 
 
+_TESTS_ON_PATH = f"import sys\nsys.path.insert(0, {str(ROOT / 'tests')!r})\n"  # fake_nccl
 _INSTALL_FAKE = """
 import fake_nccl
 from eager.distribute.collectives import nccl as engine_module
@@ -283,50 +285,21 @@ def test_mirrored_strategy_picks_and_refuses_engines_on_simulated_gpus():
 
 
 def test_mirrored_step_through_nccl_ends_at_the_in_process_weights():
-    out = _in_fresh_process(_INSTALL_FAKE, """
+    # `distribute_scripts.SETUP`'s data and training loop, on two simulated GPUs (`NAMES`).
+    out = run_scenario("""
         import json
-        import numpy as np
-        import eager as tf
         from eager.devices import registry
 
-        rng = np.random.RandomState(0)
-        X = rng.randn(16, 3).astype(np.float32)
-        Y = rng.randn(16, 1).astype(np.float32)
-
-        def train(strategy, opt_cls, traced):
-            with strategy.scope():
-                w = tf.Variable(np.ones((3, 1), np.float32))
-                b = tf.Variable(np.zeros((1,), np.float32))
-                opt = opt_cls(0.1)
-            ds = strategy.experimental_distribute_dataset(
-                tf.data.Dataset.from_tensor_slices((X, Y)).batch(8))
-
-            def step(xb, yb):
-                with tf.GradientTape() as tape:
-                    loss = tf.reduce_sum((tf.matmul(xb, w) + b - yb) ** 2) / 8.0
-                grads = tape.gradient(loss, [w, b])
-                opt.apply_gradients(zip(grads, [w, b]))
-                return loss
-
-            def outer(xb, yb):
-                return strategy.reduce("SUM", strategy.run(step, (xb, yb)), axis=None)
-            run = tf.function(outer) if traced else outer
-            for _ in range(3):
-                for xb, yb in ds:
-                    losses = run(xb, yb)
-            return w, b, losses
-
-        names = ["/gpu:0", "/gpu:1"]
         for opt in (tf.keras.optimizers.SGD, tf.keras.optimizers.Adam):
             for traced in (False, True):
                 nccl = tf.distribute.MirroredStrategy(
-                    names, cross_device_ops=tf.distribute.NcclAllReduce())
+                    NAMES, cross_device_ops=tf.distribute.NcclAllReduce())
                 before = len(FAKE.calls)
-                w2, b2, l2 = train(nccl, opt, traced)
+                w2, b2, l2, _ = train(nccl, opt, traced)
                 assert len(FAKE.calls) > before
-                w1, b1, l1 = train(tf.distribute.MirroredStrategy(
-                    names, cross_device_ops=tf.distribute.ReductionToOneDevice()), opt, traced)
-                w0, b0, l0 = train(tf.distribute.OneDeviceStrategy(names[0]), opt, traced)
+                w1, b1, l1, _ = train(tf.distribute.MirroredStrategy(
+                    NAMES, cross_device_ops=tf.distribute.ReductionToOneDevice()), opt, traced)
+                w0, b0, l0, _ = train(tf.distribute.OneDeviceStrategy(NAMES[0]), opt, traced)
                 for a, c in zip(w2.values, b2.values):
                     np.testing.assert_allclose(a.numpy(), w1.values[0].numpy(), rtol=1e-6)
                     np.testing.assert_allclose(c.numpy(), b1.values[0].numpy(), rtol=1e-6)
@@ -339,7 +312,7 @@ def test_mirrored_step_through_nccl_ends_at_the_in_process_weights():
                           "all_grouped": all(c[6] for c in FAKE.calls),
                           "kinds": sorted({c[0] for c in FAKE.calls}),
                           "groups": FAKE.group_calls.count("start")}))
-        """)
+        """, devices="gpu", prelude=_TESTS_ON_PATH + _INSTALL_FAKE)
     result = json.loads(out.strip().splitlines()[-1])
     assert result["ranks_on_streams"] == [[0, 0], [1, 1]]  # replica r on GPU:r's stream
     assert result["all_grouped"] and result["kinds"] == ["allReduce"]

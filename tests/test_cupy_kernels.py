@@ -314,6 +314,15 @@ def test_gradient_descent_on_float16_rounds_the_product_as_numpy_does():
 
 # -- softmax cross-entropy in four launches ------------------------------------------------------
 
+def _assert_same_within_rounding(got, expected, dtype):
+    """(loss, backprop) pairs equal in shape and dtype, and in value to within the rounding of
+    a reduction summed in another order."""
+    for g, e in zip(got, expected):
+        assert g.shape == e.shape and g.dtype == e.dtype
+        np.testing.assert_allclose(g, e, rtol=2e-6 if dtype == np.float32 else 1e-14,
+                                   atol=1e-7 if dtype == np.float32 else 1e-16, equal_nan=True)
+
+
 def _xent_cases(dtype):
     rng = np.random.default_rng(3)
     logits = rng.standard_normal((6, 5)).astype(dtype) * 4
@@ -340,11 +349,7 @@ def test_softmax_xent_in_four_launches_equals_the_cpu_kernel_within_rounding(dty
             got = launch(xp, logits, labels, axis=axis)
         # the row maximum is CuPy's own reduction; the rest three kernel objects
         assert xp.ran == ["eager_xent_exp_sum", "eager_xent_loss", "eager_xent_backprop"]
-        for g, e in zip(got, expected):
-            assert g.shape == e.shape and g.dtype == e.dtype
-            np.testing.assert_allclose(g, e, rtol=2e-6 if dtype == np.float32 else 1e-14,
-                                       atol=1e-7 if dtype == np.float32 else 1e-16,
-                                       equal_nan=True)
+        _assert_same_within_rounding(got, expected, dtype)
 
 
 def test_softmax_xent_falls_back_where_the_cpu_kernel_converts_broadcasts_or_has_no_classes():
@@ -470,11 +475,7 @@ def test_sparse_xent_in_seven_launches_equals_the_cpu_kernel_within_rounding(dty
             got = launch(xp, x, labels)
         assert xp.ran == ["eager_xent_exp_sum", "eager_sparse_xent_loss",
                             "eager_sparse_xent_backprop"]
-        for g, e in zip(got, expected):
-            assert g.shape == e.shape and g.dtype == e.dtype
-            np.testing.assert_allclose(g, e, rtol=2e-6 if dtype == np.float32 else 1e-14,
-                                       atol=1e-7 if dtype == np.float32 else 1e-16,
-                                       equal_nan=True)
+        _assert_same_within_rounding(got, expected, dtype)
 
 
 def test_sparse_xent_checks_labels_as_the_cpu_and_falls_back_for_half_and_no_classes():
