@@ -143,7 +143,7 @@ class Session:
         return tensors, values
 
     def _as_graph_element(self, item, tensor_only=False):
-        """A fetch or feed key as a graph tensor or operation of this session's graph."""
+        """A fetch or feed key as a tensor or operation of the graph this `Session` runs."""
         if isinstance(item, str):
             if ":" in item:
                 return self.graph.get_tensor_by_name(item)
