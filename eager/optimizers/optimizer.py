@@ -498,10 +498,14 @@ class Optimizer(Trackable):
         returns the rest of `work` (a variable given twice keeps its updates in order, one by
         one)."""
         groups, rest = {}, []
+        grouping = {}  # device -> groups_on(device), asked once per step
         for item in work:
             var, _, grad, indices = item
             device = var._handle.device
-            if indices is None and grad.__class__ is EagerTensor and groups_on(device):
+            on = grouping.get(device)
+            if on is None:
+                on = grouping[device] = groups_on(device)
+            if on and indices is None and grad.__class__ is EagerTensor:
                 groups.setdefault((device, var._dtype), []).append(item)
             else:
                 rest.append(item)
