@@ -154,6 +154,35 @@ def test_a_buffer_borrowed_by_another_stream_is_not_freed_before_it_is_read(gpus
     assert len(g1._copy_holds) == 0  # released once the copy completed
 
 
+def test_a_result_known_only_after_its_kernel_is_stored_in_stream_order(gpus):
+    """An op with a data-dependent shape waits for its kernel, then stores the result in a
+    block from the pool. That block may have been freed by another host thread whose kernel,
+    queued after the waited-for one, still reads it: the store must run after that kernel."""
+    (g0,) = gpus(1)
+    stream = g0.compute_stream
+    mask = tf.constant([True] * 21)
+    x = tf.constant(np.full((21, 1), 5, np.int64))  # the shape and dtype tf.where(mask) gives
+    found = {}
+    first = stream.paused()
+    first.__enter__()
+    try:
+        where = threading.Thread(target=lambda: found.setdefault("where", tf.where(mask)))
+        where.start()
+        deadline = time.monotonic() + 30.0
+        while not any(name == "Where" for _, (_, _, name) in list(stream._queue)):
+            assert time.monotonic() < deadline, "the Where kernel was never queued"
+            time.sleep(0.001)
+        with stream.paused():  # queued after the Where kernel
+            read = x + 1  # reads x's block once the stream gets here
+            del x  # the block goes back to the pool while the read is still queued
+            first.__exit__(None, None, None)  # the Where kernel runs; its result is stored
+            where.join()
+    finally:
+        first.__exit__(None, None, None)
+    np.testing.assert_array_equal(read.numpy(), np.full((21, 1), 6))
+    np.testing.assert_array_equal(found["where"].numpy(), np.arange(21).reshape(21, 1))
+
+
 def test_sync_devices_waits_for_simulated_stream_work(gpus):
     (g0,) = gpus(1)
     x = tf.constant(np.ones((8, 8)))

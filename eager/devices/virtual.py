@@ -486,10 +486,16 @@ class VirtualDevice(Device):
         array._ready = ready
         return array
 
-    def _adopt(self, value, ready):
-        """A VirtualArray holding a kernel's result that exists already (blocking launches)."""
-        array = self._allocate(np.shape(value), np.asarray(value).dtype, ready)
-        array._block[...] = value
+    def _adopt(self, value):
+        """A VirtualArray holding a kernel's result that exists already (blocking launches).
+
+        The result is written into its block by an item queued on the compute stream, not by
+        the calling thread at once: the block may have been freed by another host thread whose
+        kernels, queued after the blocking launch this thread waited for, still read it. Only
+        the stream's order puts the write after them, as CUDA's would."""
+        array = self._allocate(np.shape(value), np.asarray(value).dtype, None)
+        array._ready = self.compute_stream.launch_op("StoreResult", np.copyto, array._block,
+                                                     value)
         return array
 
     def ready_event(self, array) -> Event:
@@ -551,15 +557,15 @@ class VirtualDevice(Device):
         compute.synchronize_through(done._seq)  # raises the kernel's (or an earlier one's) error
         result = box[0]
         if isinstance(result, tuple):
-            return tuple(self._from_kernel(v, done) for v in result)
-        return self._from_kernel(result, done)
+            return tuple(self._from_kernel(v) for v in result)
+        return self._from_kernel(result)
 
-    def _from_kernel(self, value, done):
+    def _from_kernel(self, value):
         if isinstance(value, (np.ndarray, np.generic)):
-            return self._adopt(value, done)
+            return self._adopt(value)
         mapped = getattr(value, "mapped", None)  # a TensorList: its elements live here
         if mapped is not None:  # (those of a list of lists too, as on a GPU)
-            return mapped(lambda e: self._from_kernel(e, done))
+            return mapped(self._from_kernel)
         return value
 
     # -- copies ---------------------------------------------------------------------------
