@@ -23,7 +23,9 @@ in one process run (and PyTorch's CUDA tensors beside them when PyTorch is insta
   `--kernels-only` runs just these rows;
 - launch floors: what one CuPy launch costs the host by each route (a ufunc, an
   `ElementwiseKernel`, a `RawKernel` on a preallocated output, `cupy.empty` alone), beside
-  PyTorch's `x + y`: the lowest host cost any eager op on CuPy can reach.
+  PyTorch's `x + y`: the lowest host cost any eager op on CuPy can reach; and by routes under
+  CuPy's Python layer (the compiled `Function` given the stream, given raw addresses; entering
+  the stream alone; an output from the memory pool), which size a launch path of eager's own.
 
 Each row prints as soon as it is measured. `--profile` prints, after the rows, where the host
 time of 20000 eager `x + y` and of 100 eager and 100 traced SGD steps goes (cProfile, by own
@@ -207,6 +209,7 @@ def launch_floor_rows(cupy, stream, rounds):
     results["ElementwiseKernel"] = _best(kernel_object, stream.synchronize, rounds, 1000)
     results["RawKernel, output given"] = _best(raw_launch, stream.synchronize, rounds, 1000)
     results["cupy.empty"] = _best(allocate, stream.synchronize, rounds, 1000)
+    results.update(_below_cupy_layer(cupy, stream, raw, a, b, out, n, rounds))
     try:
         import torch  # noqa: PLC0415 - optional, seconds to import: as in main
 
@@ -217,6 +220,45 @@ def launch_floor_rows(cupy, stream, rounds):
     rows = []
     _emit(rows, ("launch floors: x + y, float32 (4,), per launch", results))
     return rows
+
+
+def _below_cupy_layer(cupy, stream, raw, a, b, out, n, rounds):
+    """The same launch by routes under CuPy's Python layer, to size what an allocator and a
+    launch of eager's own could save: the compiled `Function` with the stream passed (no
+    `with stream`, no per-call device lookup), the same with the arrays' addresses as
+    integers (no per-argument array descriptor), entering and leaving the stream alone, and an
+    output taken from the memory pool without `cupy.empty`. Each is measured where this CuPy
+    has the call; a route it lacks prints its error instead of stopping the bench."""
+    routes = {}
+    try:
+        with stream:
+            function = raw.kernel  # compiled for the current device; the cached `Function`
+        addresses = (a.data.ptr, b.data.ptr, out.data.ptr, n)
+        pool = cupy.get_default_memory_pool()
+        routes["Function, stream given"] = (
+            lambda: function((1,), (32,), (a, b, out, n), stream=stream))
+        routes["Function, addresses, stream given"] = (
+            lambda: function((1,), (32,), addresses, stream=stream))
+
+        def enter_stream():
+            with stream:
+                pass
+
+        def pool_output():
+            with stream:
+                return cupy.ndarray((4,), cupy.float32, pool.malloc(16))
+
+        routes["with stream alone"] = enter_stream
+        routes["pool.malloc + ndarray"] = pool_output
+    except Exception as exc:  # noqa: BLE001 - an older or newer CuPy: say so, keep going
+        print(f"launch floors below CuPy's layer: not measured ({type(exc).__name__}: {exc})")
+    results = {}
+    for name, fn in routes.items():
+        try:
+            results[name] = _best(fn, stream.synchronize, rounds, 1000)
+        except Exception as exc:  # noqa: BLE001 - as above, per route
+            print(f"launch floor {name!r}: not measured ({type(exc).__name__}: {exc})")
+    return results
 
 
 def profile_host_time(gpu):
