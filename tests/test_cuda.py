@@ -231,6 +231,50 @@ def test_optimizer_steps_on_the_gpu_run_fused_kernels_and_match_the_cpu(make, gr
         assert update._module is cupy and np.dtype(np.float32) in update._kernels
 
 
+_OPTIMIZERS = {"SGD": lambda: tf.optimizers.SGD(0.1),
+               "momentum": lambda: tf.optimizers.SGD(0.1, momentum=0.9),
+               "nesterov": lambda: tf.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+               "Adam": lambda: tf.optimizers.Adam(0.01)}
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("name", list(_OPTIMIZERS))
+def test_grouped_updates_of_many_variables_match_the_cpu_eager_and_traced(name, dtype):
+    # Eleven variables of mixed sizes (empty, 0-d, not a multiple of a block, larger than one
+    # grid pass) take two launches of up to eight each; float16 runs the per-variable kernels.
+    # Gradient descent and momentum are the CPU's bit for bit; Adam within the rounding of the
+    # device's `pow` for its bias corrections. The traced step (the `group_updates` pass) gives
+    # the eager step's values.
+    shapes = [(3,), (0,), (1025,), (7, 9), (), (300, 5), (2,), (70000,), (1,), (33, 33), (5,)]
+    rng = np.random.default_rng(1)
+    start = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    steps = [[rng.standard_normal(s).astype(dtype) for s in shapes] for _ in range(3)]
+    results = {}
+    for how in ("CPU eager", "GPU eager", "GPU traced"):
+        with tf.device(how.split()[0] + ":0"):
+            variables = [tf.Variable(s) for s in start]
+            opt = _OPTIMIZERS[name]()
+
+            def apply(grads, opt=opt, variables=variables):
+                return opt.apply_gradients(zip(grads, variables))
+
+            if how.endswith("traced"):
+                apply = tf.function(apply)
+            for step in steps:
+                apply([tf.constant(g) for g in step])
+        assert all(v.device.endswith(how.split()[0] + ":0") for v in variables)
+        results[how] = [v.numpy() for v in variables]
+    tolerance = {"SGD": 0, "momentum": 0, "nesterov": 0,
+                 "Adam": {np.float16: 2e-3, np.float32: 2e-6, np.float64: 1e-14}[dtype]}[name]
+    for how in ("GPU eager", "GPU traced"):
+        for got, want, shape in zip(results[how], results["CPU eager"], shapes):
+            assert got.shape == shape
+            np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance, err_msg=how)
+    if dtype is not np.float16:
+        kind = "gradient_descent" if name == "SGD" else name.lower()
+        assert np.dtype(dtype) in cupy_grouped_updates.GROUPED[kind]._kernels
+
+
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.int8, np.uint16, np.float16,
                                    np.int64])
 def test_scatter_adds_of_every_dtype_match_the_cpu(dtype):
