@@ -161,6 +161,62 @@ def scenario_values(tf):
     return out
 
 
+def lookup_and_sparse_loss_step(tf):
+    """A training step that gathers its inputs' features (`tf.gather` of a table, an embedding
+    lookup) and takes a sparse cross-entropy: ops that check their indices or labels. Returns
+    (the step, traced step)."""
+    rng = np.random.default_rng(5)
+    table = tf.constant(rng.standard_normal((10, 4)).astype(np.float32))
+    embedding = tf.Variable(rng.standard_normal((10, 4)).astype(np.float32))
+    w = tf.Variable(rng.standard_normal((4, 3)).astype(np.float32))
+    ids, labels = tf.constant([[1, 2], [3, 9], [0, 0]]), tf.constant([0, 2, 1])
+    optimizer = tf.optimizers.SGD(LR)
+
+    def step():
+        with tf.GradientTape() as tape:
+            features = tf.reduce_mean(tf.gather(table, ids) + tf.nn.embedding_lookup(
+                embedding, ids), axis=1)
+            logits = tf.matmul(tf.gather_nd(features, [[2], [0], [1]]), w)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=labels, logits=logits))
+        optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+        return loss
+
+    return step, tf.function(step)
+
+
+def bad_checks(tf):
+    """(name, a call whose labels or indices are out of range), for `failed_checks`."""
+    return (("labels", lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=tf.constant([0, 7]), logits=tf.zeros([2, 3]))),
+            ("indices", lambda: tf.gather(tf.constant([1.0, 2.0, 3.0]), tf.constant([0, 5]))),
+            ("nd indices", lambda: tf.gather_nd(tf.constant([[1.0], [2.0]]),
+                                                tf.constant([[1], [2]]))),
+            ("variable indices", lambda: tf.nn.embedding_lookup(
+                tf.Variable([[1.0], [2.0]]), tf.constant([1, -1]))))
+
+
+def failed_checks(tf, device_checks):
+    """Out-of-range labels and indices on the GPU: whether each op raised at once, how many
+    checks waited, and the error its first read raised (the CPU's words)."""
+    out = {}
+    for name, make in bad_checks(tf):
+        try:
+            result = make()
+        except tf.errors.InvalidArgumentError as exc:
+            out[name] = {"at the op": str(exc)}
+            continue
+        entry = out[name] = {"pending": device_checks.pending_checks()}
+        try:
+            tf.constant([1.0, 2.0]).numpy()  # any read: the next synchronization
+        except tf.errors.InvalidArgumentError as exc:
+            entry["at the next read"] = str(exc)
+        entry["pending after"] = device_checks.pending_checks()
+        entry["then"] = (tf.constant([1.0]) + 1.0).numpy().tolist()  # reported once
+        del result
+    return out
+
+
 def launches(fn, recorder):
     """Launches and stream entries of one call of `fn` (after three to warm up)."""
     for _ in range(3):
@@ -223,6 +279,19 @@ def main(argv):
     momentum = tf.optimizers.SGD(LR, momentum=0.9)
     report["many variables momentum step"] = launches(
         lambda: momentum.apply_gradients(zip(many_grads, momentum_many)), recording_cupy)
+    from eager.base import device_checks  # noqa: PLC0415 - after CuPy is installed
+
+    for name, lookup_step in zip(("lookup step", "lookup step, traced"),
+                                 lookup_and_sparse_loss_step(tf)):
+        for _ in range(3):
+            lookup_step()
+        recording_cupy.reset()
+        loss = lookup_step()
+        report[name] = {"host reads": recording_cupy.HOST_READS[0],
+                        "pending checks": device_checks.pending_checks()}
+        report[name]["loss"] = float(loss)  # a read: the checks are done
+        report[name]["pending after a read"] = device_checks.pending_checks()
+    report["failed checks"] = failed_checks(tf, device_checks)
     c_params = [cupy.asarray(p) for p in np_params]
     cx, cy = cupy.asarray(xn), cupy.asarray(yn)
 

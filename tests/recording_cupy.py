@@ -14,8 +14,11 @@ a module function that computes (`xp.matmul`, `xp.where`, ...), an array method 
 function's call (one launch, whatever it runs inside). Views (reshape, transpose, basic
 indexing) launch nothing, as on CuPy. `LAUNCHES` counts them by kind; `inside_seconds()` is the
 host time spent inside them, so a benchmark can subtract it and see the caller's own time.
+Integer-array indexing and `take` wrap out-of-range indices around, as CuPy's do.
 `STREAM_ENTRIES` and `DEVICE_ENTRIES` count how often a stream or a device was made current
-(`with stream:`, `with device:`). `install(device_count=2)` shows two devices (their arrays all
+(`with stream:`, `with device:`). `HOST_READS` counts the reads of an array's values by the
+host (`bool(a)`, `int(a)`, `a.item()`, `a.tolist()`, `a.get()`), each of which makes the host
+wait for the GPU on CuPy. `install(device_count=2)` shows two devices (their arrays all
 live in the one host memory).
 """
 
@@ -39,13 +42,14 @@ import cupy_stand_in  # noqa: E402 - beside this file
 LAUNCHES = collections.Counter()
 STREAM_ENTRIES = [0]
 DEVICE_ENTRIES = [0]
+HOST_READS = [0]
 _state = {"inside": 0.0}
 _nesting = threading.local()  # per thread: how deep in launches it is
 
 
 def reset() -> None:
     LAUNCHES.clear()
-    STREAM_ENTRIES[0] = DEVICE_ENTRIES[0] = 0
+    STREAM_ENTRIES[0] = DEVICE_ENTRIES[0] = HOST_READS[0] = 0
     _state["inside"] = 0.0
 
 
@@ -101,6 +105,17 @@ def _plain(value):
     return value
 
 
+def _wrapped_key(key, shape):
+    """An integer-array index as CuPy reads it: out-of-range indices wrap around (NumPy raises);
+    a key with `None`, `...` or a boolean mask is left to numpy."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(k is None or k is Ellipsis or getattr(k, "dtype", None) == np.bool_ for k in keys):
+        return key
+    wrapped = tuple(np.mod(k, shape[i]) if isinstance(k, np.ndarray) and k.dtype.kind in "iu"
+                    and shape[i] else k for i, k in enumerate(keys))
+    return wrapped if isinstance(key, tuple) else wrapped[0]
+
+
 def _basic_index(key) -> bool:
     keys = key if isinstance(key, tuple) else (key,)
     return all(k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice))
@@ -130,7 +145,28 @@ class RecordedArray(np.ndarray):
         return _to_device(result)
 
     def get(self, stream=None, order="C", out=None):
+        HOST_READS[0] += 1
         return np.array(self.view(np.ndarray))
+
+    def __bool__(self):
+        HOST_READS[0] += 1
+        return bool(self.view(np.ndarray))
+
+    def __int__(self):
+        HOST_READS[0] += 1
+        return int(self.view(np.ndarray))
+
+    def __float__(self):
+        HOST_READS[0] += 1
+        return float(self.view(np.ndarray))
+
+    def item(self, *args):
+        HOST_READS[0] += 1
+        return self.view(np.ndarray).item(*args)
+
+    def tolist(self):
+        HOST_READS[0] += 1
+        return self.view(np.ndarray).tolist()
 
     def set(self, array, stream=None):
         self.view(np.ndarray)[...] = array
@@ -150,7 +186,12 @@ class RecordedArray(np.ndarray):
         if _basic_index(key):
             return np.ndarray.__getitem__(self, key)
         with _Launch("take"):
-            result = self.view(np.ndarray)[_plain(key)]
+            result = self.view(np.ndarray)[_wrapped_key(_plain(key), self.shape)]
+        return _to_device(result)
+
+    def take(self, indices, axis=None, out=None, mode="wrap"):
+        with _Launch("take"):
+            result = np.take(self.view(np.ndarray), _plain(indices), axis, mode="wrap")
         return _to_device(result)
 
     def __setitem__(self, key, value):
@@ -171,7 +212,7 @@ def _computing_method(name):
 
 
 for _name in ("sum", "max", "min", "mean", "prod", "any", "all", "argmax", "argmin", "cumsum",
-              "cumprod", "clip", "dot", "take", "repeat", "nonzero", "copy", "fill", "var",
+              "cumprod", "clip", "dot", "repeat", "nonzero", "copy", "fill", "var",
               "std", "sort", "argsort"):
     setattr(RecordedArray, _name, _computing_method(_name))
 
@@ -343,6 +384,15 @@ def _fuse(*args, kernel_name=None, **kwargs):
     return decorate
 
 
+# CuPy's gathers wrap out-of-range indices around (NumPy's raise): module functions to match.
+_WRAPPING = {
+    "take": lambda a, indices, axis=None, out=None, mode="wrap": np.take(
+        a, indices, axis, out, mode="wrap"),
+    "take_along_axis": lambda a, indices, axis: np.take_along_axis(
+        a, np.mod(indices, a.shape[axis]) if a.shape[axis] else indices, axis),
+}
+
+
 def _module(device_count):
     cupy = types.ModuleType("cupy")
     cupy.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
@@ -380,7 +430,7 @@ def _module(device_count):
     def attribute(name):  # module-level `cupy.<name>`: numpy's, launching where it computes
         if name in wrapped:
             return wrapped[name]
-        value = getattr(np, name)
+        value = _WRAPPING.get(name) or getattr(np, name)
         if isinstance(value, np.ufunc):
             value = _Ufunc(value)
         elif callable(value) and not isinstance(value, type):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import eager
-from recorded_gpu_worker import scenario_values
+from recorded_gpu_worker import bad_checks, scenario_values
 
 HERE = Path(__file__).resolve().parent
 
@@ -133,3 +133,27 @@ def test_with_two_gpus_an_op_makes_its_device_current_too():
     for key in ("x + y", "x + y on GPU:1"):
         assert two[key]["launches"] == 1, key
         assert two[key]["stream entries"] == two[key]["device entries"] == 1, key
+
+
+def test_gathers_and_sparse_losses_leave_their_checks_on_the_gpu(report):
+    # A step with `tf.gather`, an embedding lookup, `gather_nd` and a sparse cross-entropy reads
+    # nothing back from the device, eagerly or traced: its index and label checks wait there,
+    # and the next read (here the loss's) settles them.
+    for name in ("lookup step", "lookup step, traced"):
+        step = report[name]
+        assert step["host reads"] == 0, name
+        assert step["pending checks"] >= 4, name
+        assert step["pending after a read"] == 0, name
+
+
+def test_a_failed_check_on_the_gpu_is_the_cpus_error_at_the_next_read(report):
+    expected = {}
+    for name, make in bad_checks(eager):
+        with eager.device("CPU:0"), pytest.raises(eager.errors.InvalidArgumentError) as raised:
+            make()  # on the CPU: at once
+        expected[name] = str(raised.value)
+    got = report["failed checks"]
+    assert set(got) == set(expected)
+    for name, message in expected.items():
+        assert got[name] == {"pending": 1, "at the next read": message, "pending after": 0,
+                             "then": [2.0]}, name

@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from ..base import profile_events
+from ..base import device_checks, profile_events
 from .base import COMPLETED, Device, Event, KeepAlive, Stream, call_kernel
 
 __all__ = ["cuda_device_count", "CUDADevice", "CUDAStream", "CUDAEvent"]
@@ -238,6 +238,7 @@ class CUDADevice(Device):
         with copy._device:
             out = array.get(stream=copy._stream)
         copy.synchronize()  # the host needs the bytes now; nothing stays borrowed
+        device_checks.raise_failed()  # a kernel's check that failed meanwhile surfaces here
         return out
 
     def copy_from(self, array, source):
@@ -261,3 +262,4 @@ class CUDADevice(Device):
     def synchronize(self) -> None:
         super().synchronize()
         self._copy_holds.prune()
+        device_checks.raise_failed()

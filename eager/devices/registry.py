@@ -12,6 +12,7 @@ import os
 import threading
 from collections import namedtuple
 
+from ..base import device_checks
 from .base import Device
 from .cpu import CPUDevice
 from .spec import DeviceSpec, parse
@@ -338,6 +339,7 @@ def reset() -> None:
         _state.devices = None
         _state.by_name = {}
         _state.default = None
+    device_checks.discard_pending()  # flags on the forgotten devices
     for listener in list(_state.listeners):
         listener()
 

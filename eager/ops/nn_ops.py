@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import dtypes as _dt
+from ..base import device_checks, dtypes as _dt
 from ..base.ieee import add_reduce
 from ..core.specs import TensorSpec
 from ..base.tensor_shape import TensorShape
@@ -417,20 +417,25 @@ def _sparse_xent_infer(logits, labels):
 
 def check_sparse_labels(xp, labels, classes, logits_shape):
     """TF's CPU check: the first out-of-range label is an InvalidArgumentError (on every device:
-    also the CuPy kernel layer's `SparseXent`)."""
+    also the CuPy kernel layer's `SparseXent`). On a GPU the check stays on the device and a
+    failure is raised at its next synchronization (`device_checks`): a training step does not
+    wait for its labels to be read."""
     flat = xp.asarray(labels).reshape(-1)
     if flat.size == 0:
         return
     if classes == 0:
         raise op_error(_SPARSE, f"Must have at least one class, but got logits shape "
                                 f"{list(logits_shape)}")
-    bad = (flat < 0) | (flat >= classes)
-    if bool(bad.any()):
-        first = int(flat[bad][0])
-        shown = " ".join(str(int(v)) for v in flat[:100].tolist())
-        more = " ..." if flat.size > 100 else ""
-        raise op_error(_SPARSE, f"Received a label value of {first} which is outside the valid "
-                                f"range of [0, {classes}).  Label values: {shown}{more}")
+
+    def error():
+        values = [int(v) for v in flat.tolist()]
+        first = next(v for v in values if not 0 <= v < classes)
+        shown = " ".join(str(v) for v in values[:100])
+        more = " ..." if len(values) > 100 else ""
+        return op_error(_SPARSE, f"Received a label value of {first} which is outside the "
+                                 f"valid range of [0, {classes}).  Label values: {shown}{more}")
+
+    device_checks.require(xp, ((flat < 0) | (flat >= classes)).any(), error)
 
 
 def _sparse_xent_kernel(xp, logits, labels):
@@ -457,7 +462,8 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
 
     Static shape mismatches are ValueErrors (as TF's Python layer raises them); a label outside
     [0, num_classes) is TF's CPU InvalidArgumentError ("Received a label value of 7 which is
-    outside the valid range of [0, 5)"), not TF-GPU's silent NaN.
+    outside the valid range of [0, 5)"), not TF-GPU's silent NaN; on a GPU it is raised at the
+    device's next synchronization (`device_checks`), so a step does not wait for its labels.
     """
     _require_both("sparse_softmax_cross_entropy_with_logits", labels, logits)
     x = as_tensor(logits)

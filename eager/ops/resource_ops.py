@@ -20,7 +20,7 @@ import threading
 
 import numpy as np
 
-from ..base import dtypes as _dt
+from ..base import device_checks, dtypes as _dt
 from ..base.errors import InvalidArgumentError
 from ..base.ieee import FP_SIGNALS, quietly
 from ..devices import registry as _registry
@@ -306,8 +306,12 @@ ASSIGN_SUB = register_op("AssignSubVariableOp",
 
 def _check_indices(op_name, indices, n):
     if indices.size and (indices.min() < 0 or indices.max() >= n):
-        bad = indices[(indices < 0) | (indices >= n)].ravel()[0]
-        raise op_error(op_name, f"indices = {int(bad)} is not in [0, {n})")
+        raise _index_error(op_name, indices, n)
+
+
+def _index_error(op_name, indices, n):
+    bad = indices[(indices < 0) | (indices >= n)].ravel()[0]
+    return op_error(op_name, f"indices = {int(bad)} is not in [0, {n})")
 
 
 def _gather_kernel(xp, handle, indices):
@@ -315,7 +319,11 @@ def _gather_kernel(xp, handle, indices):
     with storage.lock:
         storage.copy_on_read = True
         value = storage.value
-        _check_indices("ResourceGather", indices, value.shape[0])
+        n = value.shape[0]
+        if indices.size:  # (on a GPU the check stays there: `device_checks`; a gather only
+            # writes its output)
+            device_checks.require(xp, ((indices < 0) | (indices >= n)).any(),
+                                  lambda: _index_error("ResourceGather", indices, n))
         return xp.take(value, indices, axis=0)
 
 

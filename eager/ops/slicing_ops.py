@@ -24,7 +24,7 @@ import operator
 
 import numpy as np
 
-from ..base import dtypes as _dt
+from ..base import device_checks, dtypes as _dt
 from ..tensor import Tensor
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
@@ -382,13 +382,17 @@ def _gather_infer(params, indices, axis, batch_dims):
 
 def _check_range(op_name, xp, indices, n):
     """TensorFlow's CPU check: every index in [0, n), else InvalidArgumentError naming the first
-    bad one ("indices[1] = 7 is not in [0, 3)")."""
+    bad one ("indices[1] = 7 is not in [0, 3)"). On a GPU it stays on the device and a failure
+    is raised at the next synchronization (`device_checks`: gathers only write their output)."""
     bad = (indices < 0) | (indices >= n)
-    if bad.any():
+
+    def error():
         flat = int(xp.argmax(bad.reshape(-1)))
         value = int(indices.reshape(-1)[flat])
-        raise op_error(op_name, f"indices{_position(indices.shape, flat)} = {value} is not in "
-                                f"[0, {n})")
+        return op_error(op_name, f"indices{_position(indices.shape, flat)} = {value} is not in "
+                                 f"[0, {n})")
+
+    device_checks.require(xp, bad.any(), error)
 
 
 def _spec(array) -> TensorSpec:
@@ -421,7 +425,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     `params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]`. With
     `batch_dims`, the first `batch_dims` dimensions are batch dimensions of both arguments.
     Indices outside [0, n) raise InvalidArgumentError (TensorFlow's CPU behaviour; its GPU
-    kernel writes zeros instead). `validate_indices` is ignored, as in TensorFlow."""
+    kernel writes zeros instead), on a GPU at its next synchronization (`device_checks`).
+    `validate_indices` is ignored, as in TensorFlow."""
     params = as_tensor(params)
     indices = as_tensor(indices)
     check_dtype(GATHER, indices, INDEX_DTYPES, "indices")
@@ -460,20 +465,27 @@ def _gather_nd_infer(params, indices, batch_dims):
     return TensorSpec(i[:-1] + p[batch_dims + depth:], params.dtype)
 
 
-def _check_nd_range(op_name, xp, indices, dims, what):
+def _check_nd_range(op_name, xp, indices, dims, what, defer=False):
     """Every row of `indices` (shape [..., depth]) must index into `dims`, else TensorFlow's
-    "indices[1] = [2, 0] does not index into param shape [2,2]"."""
+    "indices[1] = [2, 0] does not index into param shape [2,2]". With `defer` (a kernel that
+    only writes its output), on a GPU the check stays on the device (`device_checks`)."""
     depth = indices.shape[-1]
     if not depth or not indices.size:
         return
     limits = xp.asarray(dims[:depth], dtype=np.int64)
     bad = ((indices < 0) | (indices >= limits)).any(axis=-1)
-    if bad.any():
+
+    def error():
         flat = int(xp.argmax(bad.reshape(-1)))
         row = indices.reshape(-1, depth)[flat]
-        values = ", ".join(str(int(v)) for v in row)
-        raise op_error(op_name, f"indices{_position(indices.shape[:-1], flat)} = [{values}] "
-                                f"does not index into {what} {fmt_dims(dims)}")
+        values = ", ".join(str(int(v)) for v in row.tolist())
+        return op_error(op_name, f"indices{_position(indices.shape[:-1], flat)} = [{values}] "
+                                 f"does not index into {what} {fmt_dims(dims)}")
+
+    if defer:
+        device_checks.require(xp, bad.any(), error)
+    elif bool(bad.any()):
+        raise error()
 
 
 def _gather_nd_kernel(xp, params, indices, batch_dims):
@@ -481,7 +493,8 @@ def _gather_nd_kernel(xp, params, indices, batch_dims):
     _gather_nd_infer(_spec(params), _spec(indices), batch_dims)
     batch = params.shape[:batch_dims]
     depth = indices.shape[-1]
-    _check_nd_range("GatherNd", xp, indices, params.shape[batch_dims:], "param shape")
+    _check_nd_range("GatherNd", xp, indices, params.shape[batch_dims:], "param shape",
+                    defer=True)
     nb = prod(batch)
     rows = prod(indices.shape[batch_dims:-1])
     flat_params = params.reshape((nb,) + params.shape[batch_dims:])
