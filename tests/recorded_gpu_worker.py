@@ -292,6 +292,20 @@ def main(argv):
         report[name]["loss"] = float(loss)  # a read: the checks are done
         report[name]["pending after a read"] = device_checks.pending_checks()
     report["failed checks"] = failed_checks(tf, device_checks)
+    embedding = tf.Variable(np.ones((10, 3), np.float32))
+    adam = tf.optimizers.Adam(0.01)
+    rows = tf.constant([[4, 1], [1, 7]])
+
+    def sparse_adam_step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.nn.embedding_lookup(embedding, rows) ** 2)
+        adam.apply_gradients(zip(tape.gradient(loss, [embedding]), [embedding]))
+
+    for _ in range(3):
+        sparse_adam_step()
+    recording_cupy.reset()
+    sparse_adam_step()
+    report["sparse Adam step"] = {"host reads": recording_cupy.HOST_READS[0]}
     c_params = [cupy.asarray(p) for p in np_params]
     cx, cy = cupy.asarray(xn), cupy.asarray(yn)
 

@@ -146,6 +146,13 @@ def test_gathers_and_sparse_losses_leave_their_checks_on_the_gpu(report):
         assert step["pending after a read"] == 0, name
 
 
+def test_a_sparse_update_of_a_variable_reads_its_indices_once(report):
+    # An embedding's Adam update checks its rows before it writes the variable (a bad index
+    # must not half-apply the update), so that check reads its flag: once, for the two
+    # densified gradients.
+    assert report["sparse Adam step"]["host reads"] == 1
+
+
 def test_a_failed_check_on_the_gpu_is_the_cpus_error_at_the_next_read(report):
     expected = {}
     for name, make in bad_checks(eager):

@@ -305,7 +305,16 @@ ASSIGN_SUB = register_op("AssignSubVariableOp",
 # -----------------------------------------------------------------------------------------------
 
 def _check_indices(op_name, indices, n):
-    if indices.size and (indices.min() < 0 or indices.max() >= n):
+    """Every index in [0, n), checked before a kernel writes a variable (so that a bad index
+    never half-applies an update: this check waits for the data, on a GPU too). On numpy two
+    reductions; on a device one read of one flag, since each read waits for the GPU."""
+    if not indices.size:
+        return
+    if type(indices) is np.ndarray:
+        bad = indices.min() < 0 or indices.max() >= n
+    else:
+        bad = bool(((indices < 0) | (indices >= n)).any())
+    if bad:
         raise _index_error(op_name, indices, n)
 
 

@@ -203,16 +203,17 @@ def _scratch_like(array):
     return flat[:array.size].reshape(array.shape)
 
 
-def _densify(op_name, xp, var_shape, dtype, values, indices):
+def _densify(op_name, xp, var_shape, dtype, values, indices, check=True):
     """The dense gradient of IndexedSlices (duplicate rows summed), for the kernels whose
-    Keras 3 arithmetic is dense. Checks shapes and index bounds."""
-    flat, rows = _flat_slices(op_name, var_shape, values, indices)
+    Keras 3 arithmetic is dense. Checks shapes and index bounds (unless `check` is false: the
+    same indices were checked already, and on a GPU each check waits for the device)."""
+    flat, rows = _flat_slices(op_name, var_shape, values, indices, check)
     dense = xp.zeros(var_shape, dtype)
     scatter_add(xp, dense, flat, rows)
     return dense
 
 
-def _flat_slices(op_name, var_shape, values, indices):
+def _flat_slices(op_name, var_shape, values, indices, check=True):
     if len(var_shape) == 0:
         raise op_error(op_name, "a sparse update needs a variable of rank >= 1, got a scalar")
     expected = tuple(indices.shape) + tuple(var_shape[1:])
@@ -220,7 +221,8 @@ def _flat_slices(op_name, var_shape, values, indices):
         raise op_error(op_name, f"grad must have shape indices.shape + var.shape[1:] = "
                                 f"{list(expected)}, got {_shape(values)}")
     flat = indices.reshape(-1)
-    _check_indices(op_name, flat, var_shape[0])
+    if check:
+        _check_indices(op_name, flat, var_shape[0])
     return flat, values.reshape((flat.size,) + tuple(var_shape[1:]))
 
 
@@ -403,7 +405,7 @@ def _amsgrad_kernel(xp, var, m, v, vhat, beta1_power, beta2_power, lr, one_minus
 def _sparse_adam_update(op_name, xp, grad, indices, scalars):
     def update(w, m_, v_, h=None):
         dense = _densify(op_name, xp, w.shape, w.dtype, grad, indices)
-        dense_sq = _densify(op_name, xp, w.shape, w.dtype, grad * grad, indices)
+        dense_sq = _densify(op_name, xp, w.shape, w.dtype, grad * grad, indices, check=False)
         _in_blocks(xp, lambda g, g2, w, m_, v_, h=None: _adam_math(xp, w, m_, v_, h, *scalars,
                                                                    g, g2),
                    (dense, dense_sq, w, m_, v_) + (() if h is None else (h,)))
