@@ -91,6 +91,28 @@ def moving_average_step(tf, average, value):
     return update
 
 
+def recurrent_step(tf, n, with_array):
+    """A traced step of an `n`-iteration recurrence `h = tanh(h W + x)` and its gradient, the
+    loop optionally writing each `h` into a TensorArray (as Keras' RNN layers do)."""
+    rng = np.random.default_rng(3)
+    w = tf.Variable(rng.standard_normal((3, 3)).astype(np.float32) * 0.5)
+    x = tf.constant(rng.standard_normal((2, 3)).astype(np.float32))
+
+    @tf.function
+    def step():
+        with tf.GradientTape() as tape:
+            def body(i, h, out):
+                h = tf.tanh(tf.matmul(h, w) + x)
+                return i + 1, h, (out.write(i, h) if with_array else out)
+
+            start = tf.TensorArray(tf.float32, size=n) if with_array else tf.constant(0.0)
+            _, h, out = tf.while_loop(lambda i, h, out: i < n, body, (0, x, start))
+            loss = tf.reduce_sum(h) + (tf.reduce_sum(out.stack() ** 2) if with_array else 0.0)
+        return loss, tape.gradient(loss, w)
+
+    return step
+
+
 def scenario_values(tf):
     """The scenarios' numbers (the same on any device): three traced SGD steps, three eager
     ones with `optimizers.SGD`, a traced moving average, a function with a host-only op."""
@@ -121,6 +143,10 @@ def scenario_values(tf):
         for k in range(2):
             traced_apply(many_gradients(tf, traced_many, k))
         out[name + ", traced"] = [v.numpy().tolist() for v in traced_many]
+    for with_array in (False, True):
+        loss, grad = recurrent_step(tf, 6, with_array)()
+        out["recurrence" + (" with a TensorArray" if with_array else "")] = [
+            float(loss), grad.numpy().tolist()]
     average = tf.Variable(np.linspace(-1, 1, 6).astype(np.float32))
     update = moving_average_step(tf, average, tf.constant(np.arange(6, dtype=np.float32)))
     out["moving average"] = [update().numpy().tolist() for _ in range(2)]
@@ -292,6 +318,16 @@ def main(argv):
         report[name]["loss"] = float(loss)  # a read: the checks are done
         report[name]["pending after a read"] = device_checks.pending_checks()
     report["failed checks"] = failed_checks(tf, device_checks)
+    for with_array in (False, True):
+        reads = []
+        for n in (5, 10, 20):
+            recurrent = recurrent_step(tf, n, with_array)
+            for _ in range(2):
+                recurrent()
+            recording_cupy.reset()
+            recurrent()
+            reads.append(recording_cupy.HOST_READS[0])
+        report["recurrence reads" + (" with a TensorArray" if with_array else "")] = reads
     embedding = tf.Variable(np.ones((10, 3), np.float32))
     adam = tf.optimizers.Adam(0.01)
     rows = tf.constant([[4, 1], [1, 7]])

@@ -55,6 +55,10 @@ def test_training_steps_on_the_gpu_backend_give_the_cpus_values(report, on_cpu):
                 "many variables with Nesterov momentum, traced"):
         for g, e in zip(got[key], on_cpu[key]):  # grouped updates: the same bits
             np.testing.assert_array_equal(g, e, err_msg=key)
+    for key in ("recurrence", "recurrence with a TensorArray"):
+        np.testing.assert_allclose(got[key][0], on_cpu[key][0], rtol=1e-5, err_msg=key)
+        np.testing.assert_allclose(got[key][1], on_cpu[key][1], rtol=1e-5, atol=1e-6,
+                                   err_msg=key)
     np.testing.assert_allclose(got["moving average"], on_cpu["moving average"], rtol=1e-6)
     np.testing.assert_allclose(got["moving average variable"], on_cpu["moving average variable"],
                                rtol=1e-6)
@@ -164,3 +168,17 @@ def test_a_failed_check_on_the_gpu_is_the_cpus_error_at_the_next_read(report):
     for name, message in expected.items():
         assert got[name] == {"pending": 1, "at the next read": message, "pending after": 0,
                              "then": [2.0]}, name
+
+
+@pytest.mark.parametrize("key, per_iteration", [("recurrence reads", 3),
+                                                ("recurrence reads with a TensorArray", 7)])
+def test_a_loops_host_reads_grow_by_a_few_per_iteration(report, key, per_iteration):
+    # A traced recurrence of 5, 10 and 20 iterations and its gradient. Each iteration reads its
+    # condition forward and backward and the backward loop's counter where it indexes the
+    # accumulated values (and a TensorArray's index as each write and read takes it). The loop
+    # variables and their accumulated values are read after each loop, as few reads as there
+    # are shapes, not once per iteration: a list's elements were read again at every
+    # iteration (quadratic) and each value as it was pushed.
+    five, ten, twenty = report[key]
+    assert ten - five == 5 * per_iteration, report[key]
+    assert twenty - ten == 10 * per_iteration, report[key]

@@ -386,17 +386,94 @@ def _while_kernel(xp, *arrays, body):
         if not bool(_host(keep, cpu)):
             break
         for store, j in zip(stores, acc or ()):
-            value = _host(values[j], cpu)  # arrays are immutable: shared, not copied
-            store.append(_list_ops.as_list(value) if body.specs[j].dtype is _variant else value)
+            store.append(values[j])  # the tensor (immutable), brought to the host after the loop
         values = _run(body.body, values + body_extra)
         _check_invariants(values, body.specs, i)
         i += 1
-    outputs = tuple(_host(t, cpu) for t in values)
+    host = _HostCopies(cpu)
+    host.read_together(values + [t for store in stores for t in store])
     if acc is None:
-        return outputs
-    lists = tuple(TensorList(store, len(store), body.specs[j].dtype, body.specs[j].shape)
+        return tuple(host.value(t) for t in values)
+    lists = tuple(TensorList([_list_ops.as_list(host.value(t)) if body.specs[j].dtype is _variant
+                              else host.value(t) for t in store],
+                             len(store), body.specs[j].dtype, body.specs[j].shape)
                   for store, j in zip(stores, acc))
+    outputs = tuple(host.value(t) for t in values)
     return outputs + (np.asarray(i, np.int32),) + lists
+
+
+class _HostCopies:
+    """Host values of a loop's tensors, copied once each after the loop.
+
+    Why: the While kernel and its accumulators live on the CPU, but a loop's values may live on
+    a GPU, where each copy to the host waits for the device. A TensorList loop variable (a
+    TensorArray the body writes) shares its elements with every earlier iteration's list:
+    copying each iteration's list whole copied element k once per later iteration, and
+    copying at each push made the host wait every iteration. Copies are made after the loop,
+    once per array however many lists hold it."""
+
+    __slots__ = ("cpu", "_copies")
+
+    def __init__(self, cpu):
+        self.cpu = cpu
+        self._copies = {}  # id(array) -> (array, its host copy); the array keeps the id taken
+
+    def value(self, t):
+        """`t`'s value as a CPU kernel takes it (`transfer`'s, without copying an array
+        twice)."""
+        device = t._meta.device
+        value = t._value
+        if device is self.cpu:
+            return value
+        listed = _listed(value)
+        if listed is not None:
+            return self._list(listed, device)
+        if getattr(value, "copied_to", None) is not None:  # a resource handle: moves as it is
+            return transfer(value, device, self.cpu)
+        return self._array(value, device)
+
+    def read_together(self, tensors):
+        """Copies the device arrays of `tensors` (the loop variables, every iteration's
+        accumulated values, the elements of their lists) to the host with one `to_host_many`
+        per device, which reads them in as few copies as the backend can (CUDA: one per shape
+        and dtype)."""
+        by_device = {}
+
+        def collect(value, arrays):
+            listed = _listed(value)
+            if listed is not None:
+                for item in listed.elements():
+                    if item is not None:
+                        collect(item, arrays)
+            elif getattr(value, "copied_to", None) is None and id(value) not in self._copies:
+                arrays[id(value)] = value
+
+        for t in tensors:
+            device = t._meta.device
+            if device is not self.cpu and not device.inline:
+                collect(t._value, by_device.setdefault(device, {}))
+        for device, arrays in by_device.items():
+            arrays = list(arrays.values())
+            for array, copy in zip(arrays, device.to_host_many(arrays)):
+                self._copies[id(array)] = (array, copy)
+
+    def _list(self, value, device):
+        return value.mapped(lambda item: self._list(item, device)
+                            if item.__class__ is TensorList else self._array(item, device))
+
+    def _array(self, array, device):
+        copied = self._copies.get(id(array))
+        if copied is None or copied[0] is not array:
+            copied = self._copies[id(array)] = (array, transfer(array, device, self.cpu))
+        return copied[1]
+
+
+def _listed(value):
+    """`value` as a TensorList if it is one (or one wrapped in a 0-d object array), else None."""
+    try:
+        return _list_ops.as_list(value)
+    except TypeError:
+        return None
 
 
 def _check_invariants(values, specs, i):

@@ -189,6 +189,11 @@ class Device:
         """A numpy copy of an array that lives on this device (waits for it to be ready)."""
         raise NotImplementedError
 
+    def to_host_many(self, arrays) -> list:
+        """`to_host` of each of `arrays`, in order. A backend where each copy to the host waits
+        for the device (CUDA) reads them in as few copies as it can; by default one by one."""
+        return [self.to_host(a) for a in arrays]
+
     def stage_from_host(self, array):
         """`from_host` for an input pipeline's staging thread, which copies batches while the
         step's kernels run: a backend that can put the copy in memory no queued kernel may

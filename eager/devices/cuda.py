@@ -241,6 +241,27 @@ class CUDADevice(Device):
         device_checks.raise_failed()  # a kernel's check that failed meanwhile surfaces here
         return out
 
+    def to_host_many(self, arrays) -> list:
+        """Arrays of one shape and dtype are stacked on the device and copied in one read (each
+        read waits for the device: a loop's accumulated values, a TensorList's elements);
+        others are copied one by one."""
+        cupy = _cupy()
+        out = [None] * len(arrays)
+        groups = {}
+        for i, a in enumerate(arrays):
+            if isinstance(a, cupy.ndarray):
+                groups.setdefault((a.shape, a.dtype), []).append(i)
+            else:
+                out[i] = a  # a host value already
+        for positions in groups.values():
+            if len(positions) == 1:
+                out[positions[0]] = self.to_host(arrays[positions[0]])
+                continue
+            stacked = self.compute_stream.launch(cupy.stack, [arrays[i] for i in positions])
+            for i, row in zip(positions, self.to_host(stacked)):
+                out[i] = row
+        return out
+
     def copy_from(self, array, source):
         if isinstance(source, CUDADevice) and source is not self:
             copy = self.copy_stream

@@ -127,7 +127,15 @@ class TensorList:
         on `source`) in `target`'s memory; unset slots stay unset. (`devices.base.transfer`.)
         An element that is itself a list (a list of lists) is copied the same way, element by
         element: its elements live on `source` too, and `copy_from` would pass the list object
-        through as a host value, leaving them behind."""
+        through as a host value, leaving them behind. To a CPU, the elements are read with one
+        `to_host_many` (on a GPU each read waits for the device: one read per shape, not one
+        per element)."""
+        if target.inline and not source.inline:
+            arrays = [item for item in self._items[:self._n]
+                      if item is not None and item.__class__ is not TensorList]
+            copies = {id(a): c for a, c in zip(arrays, source.to_host_many(arrays))}
+            return self.mapped(lambda item: item.copied_to(target, source)
+                               if item.__class__ is TensorList else copies[id(item)])
         return self.mapped(lambda item: item.copied_to(target, source)
                            if item.__class__ is TensorList else target.copy_from(item, source))
 
