@@ -113,6 +113,20 @@ def recurrent_step(tf, n, with_array):
     return step
 
 
+def lstm_fit(tf, steps):
+    """A Keras LSTM model fitted for one epoch of two batches of `steps`-long sequences; returns
+    (the fit, the model)."""
+    rng = np.random.default_rng(9)
+    sequences = rng.standard_normal((8, steps, 3)).astype(np.float32)
+    labels = rng.integers(0, 4, 8)
+    tf.keras.utils.set_random_seed(4)
+    model = tf.keras.Sequential([tf.keras.Input((steps, 3)), tf.keras.layers.LSTM(5),
+                                 tf.keras.layers.Dense(4)])
+    model.compile(optimizer="adam",
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    return (lambda: model.fit(sequences, labels, batch_size=4, epochs=1, verbose=0)), model
+
+
 def scenario_values(tf):
     """The scenarios' numbers (the same on any device): three traced SGD steps, three eager
     ones with `optimizers.SGD`, a traced moving average, a function with a host-only op."""
@@ -147,6 +161,10 @@ def scenario_values(tf):
         loss, grad = recurrent_step(tf, 6, with_array)()
         out["recurrence" + (" with a TensorArray" if with_array else "")] = [
             float(loss), grad.numpy().tolist()]
+    fit, model = lstm_fit(tf, 6)
+    for _ in range(2):
+        fit()
+    out["LSTM weights"] = [w.numpy().tolist() for w in model.weights]
     average = tf.Variable(np.linspace(-1, 1, 6).astype(np.float32))
     update = moving_average_step(tf, average, tf.constant(np.arange(6, dtype=np.float32)))
     out["moving average"] = [update().numpy().tolist() for _ in range(2)]
@@ -328,6 +346,15 @@ def main(argv):
             recurrent()
             reads.append(recording_cupy.HOST_READS[0])
         report["recurrence reads" + (" with a TensorArray" if with_array else "")] = reads
+    reads = []
+    for steps in (4, 8):
+        fit, _ = lstm_fit(tf, steps)
+        for _ in range(2):
+            fit()
+        recording_cupy.reset()
+        fit()
+        reads.append(recording_cupy.HOST_READS[0])
+    report["LSTM fit reads"] = reads
     embedding = tf.Variable(np.ones((10, 3), np.float32))
     adam = tf.optimizers.Adam(0.01)
     rows = tf.constant([[4, 1], [1, 7]])

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import eager as tf
 from eager.core.context import _reset_for_tests
 from eager.devices import registry
-from eager.devices.virtual import VirtualArray, VirtualStream
+from eager.devices.virtual import VirtualArray, VirtualDevice, VirtualStream
 from eager.ops import list_ops
 
 
@@ -224,6 +224,27 @@ def test_ops_with_data_dependent_shapes_and_non_array_outputs_wait_for_their_ker
     stacked = list_ops.tensor_list_stack(lst, tf.float32)
     np.testing.assert_array_equal(stacked.numpy(), [3.0, 1.0, 3.0, 2.0, 7.0, 7.0, 7.0])
     assert all(c.numpy().sum() == 0.0 for c in churn)
+
+
+def test_a_list_op_on_a_gpu_takes_a_cpu_index_as_it_is(gpus, monkeypatch):
+    # TensorListGetItem/SetItem read their index on the host (`OpDef.host_inputs`): a counter
+    # kept on the CPU reaches the GPU kernel without a copy to the device and back.
+    (g0,) = gpus(1)
+    lst = list_ops.tensor_list_from_tensor(tf.constant([[1.0], [2.0], [3.0]]), element_shape=[1])
+    with tf.device("CPU:0"):
+        index = tf.constant(2)
+    new_item = tf.constant([30.0])
+    copies = []
+    from_host = VirtualDevice.from_host
+    monkeypatch.setattr(VirtualDevice, "from_host",
+                        lambda self, array: copies.append(array) or from_host(self, array))
+    item = list_ops.tensor_list_get_item(lst, index, tf.float32)
+    changed = list_ops.tensor_list_set_item(lst, index, new_item)
+    assert item.device.endswith("GPU:0") and changed.device.endswith("GPU:0")
+    assert copies == []
+    np.testing.assert_array_equal(item.numpy(), [3.0])
+    np.testing.assert_array_equal(list_ops.tensor_list_stack(changed, tf.float32).numpy(),
+                                  [[1.0], [2.0], [30.0]])
 
 
 def test_variables_on_a_simulated_gpu_keep_program_order_and_snapshots(gpus):

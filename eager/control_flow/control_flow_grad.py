@@ -426,11 +426,16 @@ def _while_grad(forward, *output_grads):
     cap_position = {j: p for p, j in enumerate(body_positions)}
     nf = len(floats)
 
+    # The counter lives where the accumulators do (the CPU): the loop condition and the reads
+    # of the accumulators then take it without a copy, where on a GPU each of them would wait
+    # for the device (TensorFlow keeps int32 counters in host memory for the same reason).
     def grad_cond(r, *rest):
-        return r > 0
+        with _context.device(_cf.ACCUMULATOR_DEVICE):
+            return r > 0
 
     def grad_body(r, *rest):
-        r = r - 1
+        with _context.device(_cf.ACCUMULATOR_DEVICE):
+            r = r - 1
         dv, sums = rest[:nf], rest[nf:]
         values = [None] * n
         for j, k in slot.items():

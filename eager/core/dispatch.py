@@ -380,14 +380,18 @@ def _after_kernel_exception(op, inputs, arrays, attrs, device, exc):
 
 
 def _arrays_on(inputs, device, op) -> list:
-    """The inputs' arrays on `device`: pending tensors waited for, others transferred."""
+    """The inputs' arrays on `device`: pending tensors waited for, others transferred; those the
+    kernel reads on the host (`op.host_inputs`) as host arrays."""
     arrays = []
-    for t in inputs:
+    host = op.host_inputs
+    for k, t in enumerate(inputs):
         if t.__class__ is not EagerTensor:
             t = resolve_input(t, op)
         meta = t._meta
         if meta.device is device:
             arrays.append(t._value)
+        elif host and k in host:
+            arrays.append(t._value if meta.device.inline else meta.device.to_host(t._value))
         else:
             arrays.append(_transfer(t._value, meta.device, device))
     return arrays

@@ -40,6 +40,11 @@ An OpDef holds what each way of running an op needs, and nothing mode-specific:
   (`ufunc(x, y, out=x)`) when the input is dead afterwards and has the output's shape and
   dtype. The compiler then writes the result into the dying input instead of allocating
   (buffer donation, `runtime.compiler`). None and () for every other op.
+* `host_inputs`: positions of inputs the kernel reads on the host, whatever device it runs on
+  (TensorFlow's HostMemory: a list's index, an int32 the kernel turns into a Python int).
+  Dispatch hands such an input over as a host (numpy) array: as it is when it lives on a CPU,
+  so that a GPU kernel taking a counter kept on the CPU makes the host wait for nothing, and
+  copied to the host otherwise. () for most ops.
 * `cupy_kernel(xp, *arrays, **attrs)`: None for most ops. For an op whose GPU launch runs
   through a precompiled CuPy kernel object (`eager.ops.cupy_kernels`), what the CUDA backend
   calls instead of `kernel`: the same results, falling back to `kernel` for what it does not
@@ -72,13 +77,13 @@ class OpDef:
                  "stateful", "resource_reads", "resource_writes", "num_outputs", "differentiable",
                  "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc", "replay",
                  "infix", "elementwise", "ufunc", "donatable_inputs", "collective",
-                 "launch_plans", "cupy_kernel")
+                 "launch_plans", "cupy_kernel", "host_inputs")
 
     def __init__(self, name, kernel, infer, *, stateful=False, resource_reads=(),
                  resource_writes=(), num_outputs=1, differentiable=True, dtypes=None,
                  no_kernel_dtypes=frozenset(), device_types=frozenset({"CPU", "GPU"}),
                  infer_from_types=False, elementwise=False, infix=None, ufunc=None,
-                 donatable_inputs=(), collective=False, doc=""):
+                 donatable_inputs=(), collective=False, host_inputs=(), doc=""):
         self.name = name
         self.kernel = kernel
         self.infer = infer
@@ -115,6 +120,7 @@ class OpDef:
         self.donatable_inputs = tuple(donatable_inputs)
         # See the module doc: set by the op library's CuPy kernel layer (`ops.cupy_kernels`).
         self.cupy_kernel = None
+        self.host_inputs = frozenset(host_inputs)
 
     @property
     def resource_inputs(self) -> tuple:

@@ -547,8 +547,12 @@ TENSOR_LIST_FROM_TENSOR = register_op("TensorListFromTensor", _from_tensor_kerne
 TENSOR_LIST_PUSH_BACK = register_op("TensorListPushBack", _push_back_kernel, _push_back_infer)
 TENSOR_LIST_POP_BACK = register_op("TensorListPopBack", _pop_back_kernel, _pop_back_infer,
                                    num_outputs=2)
-TENSOR_LIST_GET_ITEM = register_op("TensorListGetItem", _get_item_kernel, _get_item_infer)
-TENSOR_LIST_SET_ITEM = register_op("TensorListSetItem", _set_item_kernel, _set_item_infer)
+# (The index is read on the host: a counter kept on the CPU is taken as it is, TensorFlow's
+# HostMemory("index").)
+TENSOR_LIST_GET_ITEM = register_op("TensorListGetItem", _get_item_kernel, _get_item_infer,
+                                   host_inputs=(1,))
+TENSOR_LIST_SET_ITEM = register_op("TensorListSetItem", _set_item_kernel, _set_item_infer,
+                                   host_inputs=(1,))
 TENSOR_LIST_STACK = register_op("TensorListStack", _stack_kernel, _stack_infer)
 TENSOR_LIST_LENGTH = register_op("TensorListLength", _length_kernel, _length_infer,
                                  differentiable=False)

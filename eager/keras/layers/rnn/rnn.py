@@ -22,6 +22,7 @@ import numpy as np
 
 from ....base import nest
 from ....control_flow.api import while_loop
+from ....core import context as _context
 from ....core.tensor_conversion import convert_to_tensor
 from ....ops import array_ops as _array
 from ....ops import composite_ops as _composite
@@ -35,6 +36,27 @@ from ..serialization import deserialize as deserialize_layer
 from .stacked_cells import StackedRNNCells
 
 __all__ = ["RNN"]
+
+
+def _counter():
+    """The loop's time counter, 0, on the CPU wherever the cells run: the loop's condition and
+    the TensorArrays' indices read it on the host, and on a GPU each read of a device value
+    waits for the device (TensorFlow keeps int32 scalars in host memory for this)."""
+    with _context.device("CPU:0"):
+        return convert_to_tensor(0)
+
+
+def _next(t):
+    with _context.device("CPU:0"):
+        return t + 1
+
+
+def _before(steps):
+    """The loop's condition `t < steps`, on the CPU (see `_counter`)."""
+    def cond(t, *_):
+        with _context.device("CPU:0"):
+            return t < steps
+    return cond
 
 
 class RNN(Layer):
@@ -158,10 +180,9 @@ class RNN(Layer):
                 output, new_states = cell(inputs.read(t), self._pack_states(states),
                                           **cell_kwargs)
                 new_states = nest.flatten(new_states)
-                return (t + 1, written.write(t, output), *new_states)
+                return (_next(t), written.write(t, output), *new_states)
 
-            result = while_loop(lambda t, *_: t < steps, body,
-                                (convert_to_tensor(0), written, *states))
+            result = while_loop(_before(steps), body, (_counter(), written, *states))
             written, final_states = result[1], list(result[2:])
         else:
             written, final_states = self._masked_loop(inputs, written, states, mask, steps,
@@ -194,10 +215,9 @@ class RNN(Layer):
             output = _math.where(keep, output, zeros if zero_output else previous)
             new_states = [_math.where(keep, new, old)
                           for new, old in zip(nest.flatten(new_states), states)]
-            return (t + 1, written.write(t, output), output, *new_states)
+            return (_next(t), written.write(t, output), output, *new_states)
 
-        result = while_loop(lambda t, *_: t < steps, body,
-                            (convert_to_tensor(0), written, zeros, *states))
+        result = while_loop(_before(steps), body, (_counter(), written, zeros, *states))
         return result[1], list(result[3:])
 
     def _pack_states(self, flat_states) -> list:
