@@ -58,7 +58,7 @@ from ..graph import Graph, SymbolicTensor, building
 from ..ops import list_ops as _list_ops
 from ..ops.list_ops import TensorList
 from ..core.registry import OpDef
-from ..tensor import wrap_value
+from ..tensor import EagerTensor, wrap_value
 from ..core.specs import TensorSpec
 from ..core.tensor_conversion import convert_to_tensor
 from ..base.tensor_shape import TensorShape
@@ -179,6 +179,7 @@ def _make_op(name, kernel, infer, replay, inputs, keep_outputs=()) -> OpDef:
     op = OpDef(name, kernel, infer, stateful=True, resource_writes=writes, num_outputs=None,
                device_types=frozenset({"CPU"}))
     op.replay = replay
+    op.keeps_input_devices = True  # (see `_wrap`)
     op.def_gradient(_GRADIENT_FUNCTIONS[name], keep_inputs=True, keep_outputs=keep_outputs)
     return op
 
@@ -204,14 +205,25 @@ def _cpu():
 
 
 def _wrap(value, dtype, device):
-    """A feed of a sub-graph: a kernel input (on the CPU) as a tensor. A resource handle is a
-    tensor of its resource's device, where ops on it are placed, as for any handle."""
+    """A feed of a sub-graph: a kernel input as a tensor. An input living on another device
+    than the kernel's (the CPU) arrives as its tensor (`OpDef.keeps_input_devices`) and is fed
+    as it is: the sub-graph's ops take it where it lives, so a loop on a GPU neither copies its
+    loop variables and captured weights to the host nor back at every iteration. A resource
+    handle is a tensor of its resource's device, where ops on it are placed, as for any
+    handle."""
+    if value.__class__ is EagerTensor:
+        return value
     return wrap_value(value, value.device if dtype is _resource else device, dtype)
 
 
 def _host(t, cpu):
     device = t._meta.device
     return t._value if device is cpu else transfer(t._value, device, cpu)
+
+
+def _host_value(value, cpu):
+    """A kernel input's host value (an input kept on its device arrives as its tensor)."""
+    return _host(value, cpu) if value.__class__ is EagerTensor else value
 
 
 def _run(graph, feeds):
@@ -249,7 +261,7 @@ class CaseBody:
 
 def _case_kernel(xp, selector, *arrays, body):
     cpu = _cpu()
-    k = body.select(selector)
+    k = body.select(_host_value(selector, cpu))
     graph = body.branches[k]
     feeds = [_wrap(arrays[j], p.dtype, cpu)
              for j, (_, p) in zip(body.positions[k], graph.captures)]
@@ -369,7 +381,7 @@ def _while_kernel(xp, *arrays, body):
     values = [_wrap(a, s.dtype, cpu) for a, s in zip(arrays[:n], body.specs)]
     limit = None
     if body.has_max:
-        limit = int(arrays[n])
+        limit = int(_host_value(arrays[n], cpu))
         n += 1
     extra = arrays[n:]
 

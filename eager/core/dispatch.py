@@ -381,15 +381,19 @@ def _after_kernel_exception(op, inputs, arrays, attrs, device, exc):
 
 def _arrays_on(inputs, device, op) -> list:
     """The inputs' arrays on `device`: pending tensors waited for, others transferred; those the
-    kernel reads on the host (`op.host_inputs`) as host arrays."""
+    kernel reads on the host (`op.host_inputs`) as host arrays; for an op that keeps its
+    inputs' devices (`op.keeps_input_devices`), the tensors of those on other devices."""
     arrays = []
     host = op.host_inputs
+    keep = op.keeps_input_devices
     for k, t in enumerate(inputs):
         if t.__class__ is not EagerTensor:
             t = resolve_input(t, op)
         meta = t._meta
         if meta.device is device:
             arrays.append(t._value)
+        elif keep:
+            arrays.append(t)
         elif host and k in host:
             arrays.append(t._value if meta.device.inline else meta.device.to_host(t._value))
         else:

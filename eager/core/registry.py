@@ -45,6 +45,10 @@ An OpDef holds what each way of running an op needs, and nothing mode-specific:
   Dispatch hands such an input over as a host (numpy) array: as it is when it lives on a CPU,
   so that a GPU kernel taking a counter kept on the CPU makes the host wait for nothing, and
   copied to the host otherwise. () for most ops.
+* `keeps_input_devices`: False for most ops. True for an op whose kernel runs sub-graphs
+  (`If`, `Case`, `While`): an input living on another device than the op's reaches the kernel
+  as its EagerTensor, not copied, so the sub-graph's ops take it where it is (a loop on a
+  GPU does not copy its captured weights to the host and back at every iteration).
 * `cupy_kernel(xp, *arrays, **attrs)`: None for most ops. For an op whose GPU launch runs
   through a precompiled CuPy kernel object (`eager.ops.cupy_kernels`), what the CUDA backend
   calls instead of `kernel`: the same results, falling back to `kernel` for what it does not
@@ -77,7 +81,7 @@ class OpDef:
                  "stateful", "resource_reads", "resource_writes", "num_outputs", "differentiable",
                  "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc", "replay",
                  "infix", "elementwise", "ufunc", "donatable_inputs", "collective",
-                 "launch_plans", "cupy_kernel", "host_inputs")
+                 "launch_plans", "cupy_kernel", "host_inputs", "keeps_input_devices")
 
     def __init__(self, name, kernel, infer, *, stateful=False, resource_reads=(),
                  resource_writes=(), num_outputs=1, differentiable=True, dtypes=None,
@@ -121,6 +125,8 @@ class OpDef:
         # See the module doc: set by the op library's CuPy kernel layer (`ops.cupy_kernels`).
         self.cupy_kernel = None
         self.host_inputs = frozenset(host_inputs)
+        # See the module doc: set by the control-flow package on its OpDefs.
+        self.keeps_input_devices = False
 
     @property
     def resource_inputs(self) -> tuple:
