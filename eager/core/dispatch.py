@@ -380,9 +380,26 @@ def _after_kernel_exception(op, inputs, arrays, attrs, device, exc):
 
 
 def _arrays_on(inputs, device, op) -> list:
-    """The inputs' arrays on `device`: pending tensors waited for, others transferred; those the
-    kernel reads on the host (`op.host_inputs`) as host arrays; for an op that keeps its
-    inputs' devices (`op.keeps_input_devices`), the tensors of those on other devices."""
+    """The inputs' arrays on `device`: pending tensors waited for, others transferred (for the
+    few ops with host inputs or that keep their inputs' devices, `_arrays_for`)."""
+    if op.host_inputs or op.keeps_input_devices:
+        return _arrays_for(inputs, device, op)
+    arrays = []
+    for t in inputs:
+        if t.__class__ is not EagerTensor:
+            t = resolve_input(t, op)
+        meta = t._meta
+        if meta.device is device:
+            arrays.append(t._value)
+        else:
+            arrays.append(_transfer(t._value, meta.device, device))
+    return arrays
+
+
+def _arrays_for(inputs, device, op) -> list:
+    """`_arrays_on` for an op with host inputs (`op.host_inputs`: host arrays, as they are on a
+    CPU) or that keeps its inputs' devices (`op.keeps_input_devices`: the tensors of those on
+    other devices)."""
     arrays = []
     host = op.host_inputs
     keep = op.keeps_input_devices
@@ -394,7 +411,7 @@ def _arrays_on(inputs, device, op) -> list:
             arrays.append(t._value)
         elif keep:
             arrays.append(t)
-        elif host and k in host:
+        elif k in host:
             arrays.append(t._value if meta.device.inline else meta.device.to_host(t._value))
         else:
             arrays.append(_transfer(t._value, meta.device, device))
