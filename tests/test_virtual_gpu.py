@@ -247,6 +247,24 @@ def test_a_list_op_on_a_gpu_takes_a_cpu_index_as_it_is(gpus, monkeypatch):
                                   [[1.0], [2.0], [30.0]])
 
 
+def test_a_list_read_from_another_device_is_copied_there_once(gpus, monkeypatch):
+    # A loop body on the GPU reading, at every iteration, an element of a TensorArray that lives
+    # on the CPU: the list's copy on the GPU is kept with it, not made again per read.
+    gpus(1)
+    with tf.device("CPU:0"):
+        lst = list_ops.tensor_list_from_tensor(tf.constant([[1.0], [2.0], [3.0]]),
+                                               element_shape=[1])
+        indices = [tf.constant(i) for i in (2, 0, 1, 2)]
+    copies = []
+    from_host = VirtualDevice.from_host
+    monkeypatch.setattr(VirtualDevice, "from_host",
+                        lambda self, array: copies.append(array) or from_host(self, array))
+    items = [list_ops.tensor_list_get_item(lst, i, tf.float32) for i in indices]
+    assert all(item.device.endswith("GPU:0") for item in items)
+    assert len(copies) == 3  # each element once
+    np.testing.assert_array_equal([item.numpy() for item in items], [[3.0], [1.0], [2.0], [3.0]])
+
+
 def test_variables_on_a_simulated_gpu_keep_program_order_and_snapshots(gpus):
     (g0,) = gpus(1)
     v = tf.Variable(np.zeros(4))

@@ -85,9 +85,10 @@ class TensorList:
     """The value of a list tensor: an immutable view of the first `_n` entries of `_items`
     (element arrays, or None for unset slots), with the list's element dtype, (partial) element
     shape and capacity (max_num_elements, -1: unbounded). See the module doc for why it is a
-    view. Kept small (three slots) because every push and pop makes one."""
+    view. Kept small (three slots set) because every push and pop makes one; `_copies` is set
+    only on a list copied to another device (`copied_to`)."""
 
-    __slots__ = ("_items", "_n", "_spec")
+    __slots__ = ("_items", "_n", "_spec", "_copies")
 
     # What dispatch and EagerTensor read from a value: the tensor's dtype and (scalar) shape.
     eager_dtype = dtype = _variant
@@ -129,7 +130,21 @@ class TensorList:
         element: its elements live on `source` too, and `copy_from` would pass the list object
         through as a host value, leaving them behind. To a CPU, the elements are read with one
         `to_host_many` (on a GPU each read waits for the device: one read per shape, not one
-        per element)."""
+        per element).
+
+        The copy is kept with this list, per target: the list never changes (a view), and a
+        loop whose body reads an element of a list living on another device (a TensorArray
+        captured by a `While` on the CPU, read by the GPU ops of its body) would otherwise copy
+        the whole list at every iteration."""
+        copies = getattr(self, "_copies", None)
+        if copies is None:
+            copies = self._copies = {}
+        copied = copies.get(target)
+        if copied is None:
+            copied = copies[target] = self._copy_to(target, source)
+        return copied
+
+    def _copy_to(self, target, source):
         if target.inline and not source.inline:
             arrays = [item for item in self._items[:self._n]
                       if item is not None and item.__class__ is not TensorList]
