@@ -148,11 +148,12 @@ class TensorList:
         if target.inline and not source.inline:
             arrays = [item for item in self._items[:self._n]
                       if item is not None and item.__class__ is not TensorList]
-            copies = {id(a): c for a, c in zip(arrays, source.to_host_many(arrays))}
-            return self.mapped(lambda item: item.copied_to(target, source)
-                               if item.__class__ is TensorList else copies[id(item)])
+            copies = dict(zip(map(id, arrays), source.to_host_many(arrays)))
+            copy = lambda item: copies[id(item)]  # noqa: E731
+        else:
+            copy = lambda item: target.copy_from(item, source)  # noqa: E731
         return self.mapped(lambda item: item.copied_to(target, source)
-                           if item.__class__ is TensorList else target.copy_from(item, source))
+                           if item.__class__ is TensorList else copy(item))
 
     def mapped(self, fn):
         """The same view over `fn` of each set element (a device backend moves or unwraps the

@@ -304,11 +304,16 @@ ASSIGN_SUB = register_op("AssignSubVariableOp",
 # Sparse access: gather and scatter (switch the variable to copy-on-read)
 # -----------------------------------------------------------------------------------------------
 
-def _check_indices(op_name, indices, n):
-    """Every index in [0, n), checked before a kernel writes a variable (so that a bad index
-    never half-applies an update: this check waits for the data, on a GPU too). On numpy two
-    reductions; on a device one read of one flag, since each read waits for the GPU."""
+def _check_indices(op_name, indices, n, xp=None):
+    """Every index in [0, n). Before a kernel writes a variable the check waits for the data,
+    on a GPU too, so that a bad index never half-applies an update: on numpy two reductions,
+    on a device one read of one flag (each read waits for the GPU). Given `xp` (a kernel that
+    writes only its output) of a device, it is `device_checks.require`'s: it stays there."""
     if not indices.size:
+        return
+    if xp is not None and xp is not np:
+        device_checks.require(xp, ((indices < 0) | (indices >= n)).any(),
+                              lambda: _index_error(op_name, indices, n))
         return
     if type(indices) is np.ndarray:
         bad = indices.min() < 0 or indices.max() >= n
@@ -328,11 +333,7 @@ def _gather_kernel(xp, handle, indices):
     with storage.lock:
         storage.copy_on_read = True
         value = storage.value
-        n = value.shape[0]
-        if indices.size:  # (on a GPU the check stays there: `device_checks`; a gather only
-            # writes its output)
-            device_checks.require(xp, ((indices < 0) | (indices >= n)).any(),
-                                  lambda: _index_error("ResourceGather", indices, n))
+        _check_indices("ResourceGather", indices, value.shape[0], xp)
         return xp.take(value, indices, axis=0)
 
 
