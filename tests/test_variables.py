@@ -388,10 +388,51 @@ def test_sparse_access_switches_to_copy_on_read():
     np.testing.assert_array_equal(read.numpy()[0], [0.0, 1.0, 2.0])  # the read was a copy
     v.scatter_add(tf.IndexedSlices(tf.constant(np.ones((3, 3))), tf.constant([1, 1, 2])))
     np.testing.assert_array_equal(v.numpy()[:3], [[0, 0, 0], [5, 6, 7], [7, 8, 9]])
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices = 9 is not in \[0, 4\)"):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"indices\[0\] = 9 is not in \[0, 4\)"):
         v.sparse_read([9]).numpy()  # (a device whose kernels run later reports it there)
     with pytest.raises(TypeError, match="IndexedSlices"):
         v.scatter_update([1.0])
+
+
+def test_gather_of_a_variable_along_axis_0_is_its_sparse_read():
+    # TensorFlow's tf.gather (and so tf.nn.embedding_lookup) gives a variable's rows through
+    # ResourceGather: only those rows are read, the variable turns copy-on-read, and a bad
+    # index names ResourceGather. Along another axis it gathers the variable's value.
+    table = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    v = tf.Variable(table)
+    for rows in (tf.gather(v, [3, 1]), tf.nn.embedding_lookup(v, [3, 1]),
+                 tf.gather(v, [3, 1], axis=0), tf.gather(v, [3, 1], axis=tf.constant(0))):
+        np.testing.assert_array_equal(rows.numpy(), table[[3, 1]])
+    assert _storage(v).copy_on_read
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"indices\[1,0\] = 4 is not in \[0, 4\) \[Op:ResourceGather\]"):
+        tf.gather(v, [[0], [4]]).numpy()
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"ResourceGather: indices dtype "
+                                                             r"float32 is not in the list"):
+        tf.gather(v, [1.0])
+    w = tf.Variable(table)
+    np.testing.assert_array_equal(tf.gather(w, [2, 0], axis=1).numpy(), table[:, [2, 0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[Op:GatherV2\]"):
+        tf.gather(w, [5], axis=-1).numpy()
+    assert not _storage(w).copy_on_read
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.gather(v, [2, 2, 0]) * tf.constant([[1.0], [2.0], [3.0]]))
+    grad = tape.gradient(loss, v)
+    assert isinstance(grad, tf.IndexedSlices)
+    np.testing.assert_array_equal(tf.convert_to_tensor(grad).numpy(),
+                                  [[3, 3, 3], [0, 0, 0], [3, 3, 3], [0, 0, 0]])
+
+
+def test_keras_embedding_gathers_the_tables_value_as_keras_3_does():
+    # Keras 3's Embedding takes rows of the table's value (GatherV2): the table is not switched
+    # to copy-on-read by the lookup.
+    layer = tf.keras.layers.Embedding(5, 2)
+    out = layer(tf.constant([[4, 0]]))
+    np.testing.assert_array_equal(out.numpy()[0], layer.embeddings.numpy()[[4, 0]])
+    assert not _storage(layer.embeddings).copy_on_read
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[Op:GatherV2\]"):
+        layer(tf.constant([7])).numpy()
 
 
 # -- creators -------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from .grad_utils import dense_shape_tensor
 from ..core.buffer_reuse import calibrate
 from ..core.registry import op_error, register_op
 from .scatter_add import scatter_add
+from .slicing_ops import index_position
 
 __all__ = ["VariableStorage", "create_variable_handle", "apply_update", "VAR_HANDLE", "READ",
            "ASSIGN",
@@ -324,8 +325,12 @@ def _check_indices(op_name, indices, n, xp=None):
 
 
 def _index_error(op_name, indices, n):
-    bad = indices[(indices < 0) | (indices >= n)].ravel()[0]
-    return op_error(op_name, f"indices = {int(bad)} is not in [0, {n})")
+    """TensorFlow's message, naming the first bad index and where it is ("indices[1] = 7 is
+    not in [0, 3)")."""
+    flat_indices = indices.reshape(-1)
+    flat = int(((flat_indices < 0) | (flat_indices >= n)).argmax())
+    return op_error(op_name, f"indices{index_position(indices.shape, flat)} = "
+                             f"{int(flat_indices[flat])} is not in [0, {n})")
 
 
 def _gather_kernel(xp, handle, indices):
@@ -339,8 +344,10 @@ def _gather_kernel(xp, handle, indices):
 
 def _gather_infer(handle, indices):
     dtype, shape = _check_handle("ResourceGather", handle)
-    if not indices.dtype.is_integer:
-        raise op_error("ResourceGather", f"indices must be integers, got {indices.dtype.name}")
+    if indices.dtype is not _dt.int32 and indices.dtype is not _dt.int64:
+        raise op_error("ResourceGather", f"indices dtype {indices.dtype.name} is not in the list "
+                                         "of allowed values: int32, int64; cast with eager.cast "
+                                         "first")
     if shape.rank == 0:
         raise op_error("ResourceGather", "cannot gather from a scalar variable")
     return TensorSpec(indices.shape.concatenate(shape[1:]), dtype)

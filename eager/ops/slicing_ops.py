@@ -51,7 +51,7 @@ def fmt_dims(dims) -> str:
     return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
 
 
-def _position(shape, flat: int) -> str:
+def index_position(shape, flat: int) -> str:
     """'' for a scalar, '[i]' or '[i,j]' for element `flat` of an array of `shape`: how
     TensorFlow names a bad index in its messages."""
     if not shape:
@@ -389,8 +389,8 @@ def _check_range(op_name, xp, indices, n):
     def error():
         flat = int(xp.argmax(bad.reshape(-1)))
         value = int(indices.reshape(-1)[flat])
-        return op_error(op_name, f"indices{_position(indices.shape, flat)} = {value} is not in "
-                                 f"[0, {n})")
+        return op_error(op_name, f"indices{index_position(indices.shape, flat)} = {value} is "
+                                 f"not in [0, {n})")
 
     device_checks.require(xp, bad.any(), error)
 
@@ -426,14 +426,22 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     `batch_dims`, the first `batch_dims` dimensions are batch dimensions of both arguments.
     Indices outside [0, n) raise InvalidArgumentError (TensorFlow's CPU behaviour; its GPU
     kernel writes zeros instead), on a GPU at its next synchronization (`device_checks`).
-    `validate_indices` is ignored, as in TensorFlow."""
+    `validate_indices` is ignored, as in TensorFlow. A variable gathered along axis 0 gives its
+    rows through `sparse_read` (`ResourceGather`, which reads only those rows), as in
+    TensorFlow."""
+    batch_dims = static_int("GatherV2", batch_dims, "batch_dims")
+    if axis is not None:
+        axis = static_int("GatherV2", axis, "axis")
+    sparse_read = getattr(params, "sparse_read", None)  # a variable (TensorFlow's own test)
+    if sparse_read is not None and (batch_dims if axis is None else axis) == 0:
+        return sparse_read(indices)
     params = as_tensor(params)
     indices = as_tensor(indices)
     check_dtype(GATHER, indices, INDEX_DTYPES, "indices")
-    batch_dims = static_int("GatherV2", batch_dims, "batch_dims")
     if batch_dims < 0 and indices.shape.rank is not None:
         batch_dims += indices.shape.rank
-    axis = batch_dims if axis is None else static_int("GatherV2", axis, "axis")
+    if axis is None:
+        axis = batch_dims
     rank = params.shape.rank
     if rank and -rank <= axis < 0:
         axis += rank
@@ -479,7 +487,7 @@ def _check_nd_range(op_name, xp, indices, dims, what, defer=False):
         flat = int(xp.argmax(bad.reshape(-1)))
         row = indices.reshape(-1, depth)[flat]
         values = ", ".join(str(int(v)) for v in row.tolist())
-        return op_error(op_name, f"indices{_position(indices.shape[:-1], flat)} = [{values}] "
+        return op_error(op_name, f"indices{index_position(indices.shape[:-1], flat)} = [{values}] "
                                  f"does not index into {what} {fmt_dims(dims)}")
 
     if defer:

@@ -53,7 +53,7 @@ class Embedding(Layer):
     def call(self, inputs):
         if inputs.dtype.name not in ("int32", "int64"):
             inputs = _math.cast(inputs, "int32")
-        return _slicing.gather(self.embeddings, inputs)
+        return _slicing.gather(self.embeddings.value(), inputs)  # Keras 3: the table's value
 
     def compute_mask(self, inputs, mask=None):
         if not self.mask_zero:
