@@ -491,7 +491,7 @@ class EagerTensor(Tensor):
         return view
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        value = self._value
+        value = self._meta.device.in_device_memory(self._value)  # (a GPU's host-held value)
         if isinstance(value, np.generic):
             value = np.asarray(value)
         kwargs = {}
@@ -506,7 +506,7 @@ class EagerTensor(Tensor):
         return value.__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
-        value = self._value
+        value = self._meta.device.in_device_memory(self._value)
         if isinstance(value, np.generic):
             value = np.asarray(value)
         return value.__dlpack_device__()

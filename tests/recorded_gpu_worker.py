@@ -127,6 +127,41 @@ def lstm_fit(tf, steps):
     return (lambda: model.fit(sequences, labels, batch_size=4, epochs=1, verbose=0)), model
 
 
+def host_int32_values(tf):
+    """Small int32 values on the default device (host memory on a GPU) meeting device kernels
+    and loops: the same numbers on any device."""
+    out = {}
+    i = tf.constant(0)
+    for _ in range(5):
+        i = i + 2
+    out["counter"] = [int(i), bool(i < 20), int(tf.maximum(i, 3) // 4)]
+    loop = tf.function(lambda x: tf.while_loop(lambda k, x: k < 7, lambda k, x: (k + 1, x * 1.5),
+                                               (tf.constant(0), x)))
+    k, x = loop(tf.constant([1.0, -2.0]))
+    out["while loop"] = [int(k), x.numpy().tolist()]
+    v = tf.Variable(3)
+    v.assign_add(tf.constant(4))
+    v.assign_add(2)
+    out["int32 variable"] = int(v.read_value())
+    scaled = tf.function(lambda x, n: x * tf.cast(n, tf.float32)
+                         + tf.cast(tf.shape(x)[0], tf.float32))
+    out["int32 argument"] = [scaled(tf.constant([1.0, 2.0]), tf.constant(n)).numpy().tolist()
+                             for n in (3, 5)]
+    table = tf.constant(np.arange(12, dtype=np.float32).reshape(6, 2))
+    rows = tf.constant([5, 0])
+    out["mixed"] = [tf.gather(table, rows).numpy().tolist(),
+                    tf.reshape(table, tf.stack([tf.constant(3), 4])).numpy().tolist(),
+                    tf.one_hot(rows, 6).numpy().tolist(),
+                    (tf.cast(tf.range(tf.constant(10)), tf.float32) * 0.5).numpy().tolist(),
+                    (tf.constant(np.arange(9, dtype=np.int32)) + rows[0]).numpy().tolist()]
+    return out
+
+
+def _storage_value(tf, v):
+    tf.experimental.sync_devices()
+    return v._handle.device.resources.lookup(v._handle.uid).value
+
+
 def scenario_values(tf):
     """The scenarios' numbers (the same on any device): three traced SGD steps, three eager
     ones with `optimizers.SGD`, a traced moving average, a function with a host-only op."""
@@ -168,6 +203,7 @@ def scenario_values(tf):
     average = tf.Variable(np.linspace(-1, 1, 6).astype(np.float32))
     update = moving_average_step(tf, average, tf.constant(np.arange(6, dtype=np.float32)))
     out["moving average"] = [update().numpy().tolist() for _ in range(2)]
+    out["host int32"] = host_int32_values(tf)
     out["moving average variable"] = average.numpy().tolist()
 
     @tf.function
@@ -369,6 +405,18 @@ def main(argv):
     recording_cupy.reset()
     sparse_adam_step()
     report["sparse Adam step"] = {"host reads": recording_cupy.HOST_READS[0]}
+    counter = tf.constant(0)
+    recording_cupy.reset()
+    while bool(counter < 10):
+        counter = counter + tf.constant(1)
+    report["host int32"] = {
+        "counter loop reads": recording_cupy.HOST_READS[0], "counter device": counter.device,
+        "kinds": {name: type(t._value).__name__ for name, t in (
+            ("int32 scalar", tf.constant(3)), ("int32 shape", tf.shape(tf.zeros((2, 3)))),
+            ("nine int32", tf.constant(np.arange(9, dtype=np.int32))),
+            ("float scalar", tf.constant(3.0)), ("int64 scalar", tf.constant(3, tf.int64)),
+            ("comparison", tf.constant(3) < 4), ("float comparison", tf.constant(3.0) < 4.0))},
+        "int32 variable storage": type(_storage_value(tf, tf.Variable(5))).__name__}
     c_params = [cupy.asarray(p) for p in np_params]
     cx, cy = cupy.asarray(xn), cupy.asarray(yn)
 

@@ -207,6 +207,12 @@ class Device:
             return self.from_host(source.to_host(array))
         return self.from_host(array)
 
+    def in_device_memory(self, array):
+        """`array` as a kernel that reads it on this device takes it. A backend that keeps
+        some values of the device in host memory (the CUDA backend's small int32 values)
+        copies such a value to the device; by default every array is there already."""
+        return array
+
     def run(self, op, arrays, attrs, inputs):
         """Runs `op.kernel(xp, *arrays, **attrs)` on the compute stream. `inputs` are the op's
         input tensors (a backend that must know its outputs' shapes before the kernel has run,

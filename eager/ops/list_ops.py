@@ -557,14 +557,14 @@ def _length_infer(handle):
 EMPTY_TENSOR_LIST = register_op("EmptyTensorList", _empty_kernel, _empty_infer,
                                 differentiable=False)
 TENSOR_LIST_RESERVE = register_op("TensorListReserve", _reserve_kernel, _reserve_infer,
-                                  differentiable=False)
+                                  differentiable=False, host_inputs=(0,))
 TENSOR_LIST_FROM_TENSOR = register_op("TensorListFromTensor", _from_tensor_kernel,
                                       _from_tensor_infer)
 TENSOR_LIST_PUSH_BACK = register_op("TensorListPushBack", _push_back_kernel, _push_back_infer)
 TENSOR_LIST_POP_BACK = register_op("TensorListPopBack", _pop_back_kernel, _pop_back_infer,
                                    num_outputs=2)
-# (The index is read on the host: a counter kept on the CPU is taken as it is, TensorFlow's
-# HostMemory("index").)
+# (Sizes and indices are read on the host: a counter kept on the CPU, or in host memory on a
+# GPU, is taken as it is, TensorFlow's HostMemory("index").)
 TENSOR_LIST_GET_ITEM = register_op("TensorListGetItem", _get_item_kernel, _get_item_infer,
                                    host_inputs=(1,))
 TENSOR_LIST_SET_ITEM = register_op("TensorListSetItem", _set_item_kernel, _set_item_infer,
@@ -572,7 +572,8 @@ TENSOR_LIST_SET_ITEM = register_op("TensorListSetItem", _set_item_kernel, _set_i
 TENSOR_LIST_STACK = register_op("TensorListStack", _stack_kernel, _stack_infer)
 TENSOR_LIST_LENGTH = register_op("TensorListLength", _length_kernel, _length_infer,
                                  differentiable=False)
-TENSOR_LIST_RESIZE = register_op("TensorListResize", _resize_kernel, _resize_infer)
+TENSOR_LIST_RESIZE = register_op("TensorListResize", _resize_kernel, _resize_infer,
+                                 host_inputs=(1,))
 
 
 # -- public functions (tensorflow.python.ops.list_ops' names and signatures) --------------------

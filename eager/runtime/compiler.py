@@ -85,6 +85,7 @@ import sys
 import numpy as np
 
 from ..core import context as _context
+from ..base import dtypes as _dt
 from ..base import user_code as _user_code
 from ..core.context import FAST_PATH as _FAST_PATH
 from ..devices import registry as _registry
@@ -412,6 +413,16 @@ def _has_array_form(program) -> bool:
             and not any(spec.dtype.is_string for spec in program.specs.values()))
 
 
+def _unwrapped(program, v, device_kernels) -> str:
+    """The statement giving feed `v`'s array. In the device form an int32 or bool feed may be
+    a value the device holds in host memory (`Device.in_device_memory`): it is copied to the
+    device, where every kernel of the form reads its inputs."""
+    spec = program.specs.get(v)
+    if device_kernels and spec is not None and spec.dtype in (_dt.int32, _dt.bool):
+        return f"v{v} = d.in_device_memory(t{v}._value)"
+    return f"v{v} = t{v}._value"
+
+
 def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes,
                  device_kernels=False):
     """Appends the array form of `program` to `lines` (module doc): feeds unwrapped once, one
@@ -428,13 +439,16 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes,
     if program.feeds:
         tensors = ", ".join(f"t{v}" for v in program.feeds)
         lines.append(f"    {tensors}{',' if len(program.feeds) == 1 else ''} = feeds")
-        unwrap = "; ".join(f"v{v} = t{v}._value" for v in dict.fromkeys(program.feeds))
+        unwrap = "; ".join(_unwrapped(program, v, device_kernels)
+                           for v in dict.fromkeys(program.feeds))
         lines.append(f"    {unwrap}")
     for v in program.feeds:
         names[v] = f"v{v}"
     for v, value in program.constants.items():
         names[v] = f"ca{v}"
         namespace[f"ca{v}"] = value._value
+        if device_kernels:  # (bound to this device: `_device_fn` runs only on its constants)
+            namespace[f"ca{v}"] = value._meta.device.in_device_memory(value._value)
     producer = {}
     for index, node in enumerate(program.nodes):
         if node.op_def is PLACEHOLDER:  # unneeded (a needed one has no array form)
