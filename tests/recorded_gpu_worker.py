@@ -157,6 +157,34 @@ def host_int32_values(tf):
     return out
 
 
+def _slice_gradient(tf, x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x[:, 1:, ::2] * 3.0
+    return tape.gradient(y, x)
+
+
+def dynamic_shape_functions(tf):
+    """Traced functions whose shapes are known only when they run: each computes a shape
+    (`tf.shape`, `tf.range`) and gives it to an op that reads it."""
+    signature = [tf.TensorSpec([None, None, None], tf.float32)]
+    cases = {
+        "reshape": lambda x: tf.reshape(x, [tf.shape(x)[0], -1]),
+        "fill": lambda x: tf.fill(tf.shape(x), 2.0),
+        "zeros": lambda x: tf.zeros([tf.shape(x)[0], 5]),
+        "range": lambda x: tf.cast(tf.range(tf.shape(x)[2]), tf.float32) * 2.0,
+        "broadcast_to": lambda x: tf.broadcast_to(tf.constant([1.0, 2.0, 3.0, 4.0]),
+                                                  tf.shape(x)),
+        "tile": lambda x: tf.tile(x, tf.stack([1, tf.shape(x)[0], 1])),
+        "strided slice gradient": lambda x: _slice_gradient(tf, x)}
+    return {name: tf.function(fn, input_signature=signature) for name, fn in cases.items()}
+
+
+def dynamic_shape_values(tf):
+    x = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    return {name: f(x).numpy().tolist() for name, f in dynamic_shape_functions(tf).items()}
+
+
 def _storage_value(tf, v):
     tf.experimental.sync_devices()
     return v._handle.device.resources.lookup(v._handle.uid).value
@@ -204,6 +232,7 @@ def scenario_values(tf):
     update = moving_average_step(tf, average, tf.constant(np.arange(6, dtype=np.float32)))
     out["moving average"] = [update().numpy().tolist() for _ in range(2)]
     out["host int32"] = host_int32_values(tf)
+    out["dynamic shapes"] = dynamic_shape_values(tf)
     out["moving average variable"] = average.numpy().tolist()
 
     @tf.function
@@ -409,6 +438,16 @@ def main(argv):
     recording_cupy.reset()
     while bool(counter < 10):
         counter = counter + tf.constant(1)
+    x = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    shape_reads = {}
+    for name, f in dynamic_shape_functions(tf).items():
+        for _ in range(3):  # traced, then compiled (optimizing reads constants once)
+            f(x)
+        tf.experimental.sync_devices()
+        recording_cupy.reset()
+        f(x)
+        shape_reads[name] = recording_cupy.HOST_READS[0]
+    report["dynamic shape reads"] = shape_reads
     report["host int32"] = {
         "counter loop reads": recording_cupy.HOST_READS[0], "counter device": counter.device,
         "kinds": {name: type(t._value).__name__ for name, t in (

@@ -214,3 +214,12 @@ def test_small_int32_values_of_the_gpu_live_in_host_memory(report, on_cpu):
     assert host["int32 variable storage"] == "RecordedArray"
     assert report["values"]["host int32"] == on_cpu["host int32"]
     assert on_cpu["host int32"]["while loop"] == [7, [1.5 ** 7, -2 * 1.5 ** 7]]
+
+
+def test_a_traced_function_computes_its_run_time_shapes_without_reading_the_gpu(report, on_cpu):
+    # `tf.shape` of a GPU tensor is in host memory, and so are the sizes computed from it;
+    # a kernel that reads a shape (Reshape, Fill, Range, BroadcastTo, Tile) takes it there.
+    # The compiled device form routes those nodes through the device's `run`. (Before: one
+    # read of the device per such op, each a wait for the GPU.)
+    assert report["dynamic shape reads"] == {name: 0 for name in on_cpu["dynamic shapes"]}
+    assert report["values"]["dynamic shapes"] == on_cpu["dynamic shapes"]

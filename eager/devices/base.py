@@ -163,6 +163,12 @@ class Device:
     """
 
     defers_kernels = False
+    #: Names of ops this device runs on the host whatever their inputs (their small results
+    #: stay in host memory), and of ops it runs there when every input is in host memory: empty
+    #: but for a backend that keeps some values in host memory (the CUDA backend's small int32
+    #: values). A compiled program's device form calls such nodes through `run`.
+    host_result_ops = frozenset()
+    host_ops = frozenset()
 
     __slots__ = ("name", "full_name", "device_type", "index", "xp", "physical_name",
                  "compute_stream", "copy_stream", "inline", "resources", "__weakref__")

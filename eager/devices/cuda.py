@@ -214,6 +214,8 @@ class CUDADevice(Device):
     """
 
     __slots__ = ("device_id", "_copy_holds")
+    host_result_ops = ALWAYS_HOST_OPS
+    host_ops = HOST_OPS
 
     def __init__(self, index: int, device_id: int):
         cupy = _cupy()

@@ -143,7 +143,8 @@ def _reshape_kernel(xp, x, dims=None, shape=None):
 
 #: Reshape(x) to the `shape` attribute, or, with `shape=None`, Reshape(x, dims) to a shape
 #: known only when the op runs (`shape_arguments`).
-RESHAPE = register_op("Reshape", _reshape_kernel, _reshape_infer, dtypes=_dt.ALL_AND_STRING)
+RESHAPE = register_op("Reshape", _reshape_kernel, _reshape_infer, dtypes=_dt.ALL_AND_STRING,
+                      host_inputs=(1,))
 
 
 def reshape(tensor, shape, name=None):
@@ -621,7 +622,8 @@ def _tile_kernel(xp, x, counts=None, multiples=None):
 
 #: Tile(x) by the `multiples` attribute, or, with `multiples=None`, Tile(x, multiples) by
 #: counts read when the op runs (`shape_arguments`).
-TILE = register_op("Tile", _tile_kernel, _tile_infer, dtypes=_dt.ALL_AND_STRING)
+TILE = register_op("Tile", _tile_kernel, _tile_infer, dtypes=_dt.ALL_AND_STRING,
+                   host_inputs=(1,))
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -695,7 +697,7 @@ def _broadcast_to_kernel(xp, x, dims=None, shape=None):
 #: BroadcastTo(x) to the `shape` attribute, or, with `shape=None`, BroadcastTo(x, dims) to a
 #: shape known only when the op runs (`shape_arguments`).
 BROADCAST_TO = register_op("BroadcastTo", _broadcast_to_kernel, _broadcast_to_infer,
-                           dtypes=_dt.ALL_AND_STRING)
+                           dtypes=_dt.ALL_AND_STRING, host_inputs=(1,))
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

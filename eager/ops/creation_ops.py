@@ -142,13 +142,14 @@ def _fill_kernel(xp, *inputs, dims):
     if value.ndim:
         raise op_error("Fill", f"value must be a scalar, got shape {_fmt(value.shape)}")
     out = xp.empty(dims, dtype=value.dtype)
-    out[...] = value
+    out[...] = xp.asarray(value)  # (a value taken on the host, `host_inputs`, is copied here)
     return out
 
 
 #: Fill(value) of the `dims` attribute, or, with `dims=None`, Fill(dims, value) of a shape known
 #: only when the op runs (TensorFlow's input order; `shape_arguments`).
-FILL = register_op("Fill", _fill_kernel, _fill_infer, dtypes=_dt.ALL_AND_STRING)
+FILL = register_op("Fill", _fill_kernel, _fill_infer, dtypes=_dt.ALL_AND_STRING,
+                   host_inputs=(0,))  # dims, or the value when dims is an attribute
 
 
 def fill(dims, value, name=None):
@@ -234,7 +235,7 @@ def _range_infer(*bounds, start=None, limit=None, delta=None, dtype):
 #: Range of the `start`, `limit` and `delta` attributes, or, when they are left out, Range(start,
 #: limit, delta) of scalar inputs of `dtype` known only when the op runs (`shape_arguments`).
 RANGE = register_op("Range", _range_kernel, _range_infer, dtypes=RANGE_DTYPES,
-                    differentiable=False)
+                    differentiable=False, host_inputs=(0, 1, 2))
 
 
 def _range_scalar(value, dtype, what):

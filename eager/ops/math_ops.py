@@ -703,7 +703,7 @@ def _sum_to_shape_kernel(xp, x, shape):
 #: gradient of broadcasting when a traced function knows the shapes only when it runs
 #: (TensorFlow's BroadcastGradientArgs, Sum and Reshape in one op); static shapes use Sum.
 SUM_TO_SHAPE = register_op("SumToShape", _sum_to_shape_kernel, _sum_to_shape_infer,
-                           dtypes=NUMERIC)
+                           dtypes=NUMERIC, host_inputs=(1,))
 
 
 _FULL_RANKS = 9  # ranks below this get their full-reduction attributes made once

@@ -281,7 +281,7 @@ def _conv_input_grad_infer(w, dy, sizes=None, input_shape=None, **attrs):
 
 _CONV_DTYPES = frozenset({_dt.float16, _dt.float32, _dt.float64})
 CONV2D_INPUT_GRAD = register_op("Conv2DBackpropInput", _conv_input_grad_kernel,
-                                _conv_input_grad_infer, dtypes=_CONV_DTYPES,
+                                _conv_input_grad_infer, dtypes=_CONV_DTYPES, host_inputs=(2,),
                                 doc="Gradient of Conv2D w.r.t. its input (filter, dy); the "
                                     "input's shape is an attribute, or a last input.")
 CONV2D_FILTER_GRAD = register_op("Conv2DBackpropFilter", _conv_filter_grad_kernel,
@@ -526,9 +526,9 @@ def _avg_pool_grad_infer(dy, sizes=None, input_shape=(), **attrs):
 
 
 AVG_POOL_GRAD = register_op("AvgPoolGrad", _avg_pool_grad_kernel, _avg_pool_grad_infer,
-                            dtypes=FLOATING, doc="Spreads dy (pool-shaped) evenly over each "
-                                                 "window; the input's shape is an attribute, "
-                                                 "or a last input.")
+                            dtypes=FLOATING, host_inputs=(1,),
+                            doc="Spreads dy (pool-shaped) evenly over each window; the input's "
+                                "shape is an attribute, or a last input.")
 
 
 @get_op("AvgPool").def_gradient

@@ -279,7 +279,7 @@ def _strided_slice_grad_kernel(xp, shape, dy, **attrs):
 #: strided slice of an input whose shape a traced function knows only when it runs (static
 #: shapes put dy back with reshapes and pads, `array_grad`).
 STRIDED_SLICE_GRAD = register_op("StridedSliceGrad", _strided_slice_grad_kernel,
-                                 _strided_slice_grad_infer, dtypes=_dt.ALL)
+                                 _strided_slice_grad_infer, dtypes=_dt.ALL, host_inputs=(0,))
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
@@ -578,7 +578,8 @@ def _scatter_nd_kernel(xp, indices, updates, dims=None, shape=None):
 
 #: ScatterNd(indices, updates) into the `shape` attribute, or, with `shape=None`,
 #: ScatterNd(indices, updates, shape) into a shape read when the op runs (`shape_arguments`).
-SCATTER_ND = register_op("ScatterNd", _scatter_nd_kernel, _scatter_nd_infer, dtypes=_dt.ALL)
+SCATTER_ND = register_op("ScatterNd", _scatter_nd_kernel, _scatter_nd_infer, dtypes=_dt.ALL,
+                         host_inputs=(2,))
 
 
 def scatter_nd(indices, updates, shape, name=None):

@@ -220,7 +220,7 @@ class CompiledProgram:
             lines, line_nodes = [], {}
             last_use, kept = _liveness(self.program)
             _array_lines(self.program, name, namespace, last_use, kept, lines, line_nodes,
-                         device_kernels=True)
+                         device_kernels=True, routed=_routed_nodes(self.program, device))
             source = "\n".join(lines) + "\n"
             filename = take_filename(f"eager plan {self.program.name} on {device.name}")
             try:
@@ -413,18 +413,35 @@ def _has_array_form(program) -> bool:
             and not any(spec.dtype.is_string for spec in program.specs.values()))
 
 
-def _unwrapped(program, v, device_kernels) -> str:
-    """The statement giving feed `v`'s array. In the device form an int32 or bool feed may be
-    a value the device holds in host memory (`Device.in_device_memory`): it is copied to the
-    device, where every kernel of the form reads its inputs."""
-    spec = program.specs.get(v)
-    if device_kernels and spec is not None and spec.dtype in (_dt.int32, _dt.bool):
-        return f"v{v} = d.in_device_memory(t{v}._value)"
-    return f"v{v} = t{v}._value"
+def _routed_nodes(program, device) -> frozenset:
+    """Indices of the nodes the device form calls through `device.run` instead of their
+    kernel: on a device that keeps some values in host memory (`Device.host_result_ops`: the
+    CUDA backend's small int32 values), the nodes that may take such a value (a host constant
+    of the program, an int32 or bool feed, a host node's result) and the nodes that run on
+    the host. `run` runs those on the host, copies a host value to the device for a kernel that
+    reads it there, and passes one the kernel reads on the host (`OpDef.host_inputs`) as it
+    is, so a shape computed in a traced program is never read back from the device."""
+    always, when_all = device.host_result_ops, device.host_ops
+    if not always:
+        return frozenset()
+    host = {v for v, value in program.constants.items() if value._value.__class__ is np.ndarray}
+    for v in program.feeds:
+        spec = program.specs.get(v)
+        if spec is not None and spec.dtype in (_dt.int32, _dt.bool):
+            host.add(v)
+    routed = set()
+    for index, node in enumerate(program.nodes):
+        name = node.op_def.name
+        taken = [v in host for v in node.inputs]
+        if name in always or any(taken):
+            routed.add(index)
+            if name in always or (name in when_all and all(taken)):
+                host.update(node.outputs)
+    return frozenset(routed)
 
 
 def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes,
-                 device_kernels=False):
+                 device_kernels=False, routed=frozenset()):
     """Appends the array form of `program` to `lines` (module doc): feeds unwrapped once, one
     kernel call per node on arrays, each fetched value wrapped once at the end. With
     `device_kernels`, the device form instead: each node calls `g<index>`, the device's kernel
@@ -439,16 +456,13 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes,
     if program.feeds:
         tensors = ", ".join(f"t{v}" for v in program.feeds)
         lines.append(f"    {tensors}{',' if len(program.feeds) == 1 else ''} = feeds")
-        unwrap = "; ".join(_unwrapped(program, v, device_kernels)
-                           for v in dict.fromkeys(program.feeds))
+        unwrap = "; ".join(f"v{v} = t{v}._value" for v in dict.fromkeys(program.feeds))
         lines.append(f"    {unwrap}")
     for v in program.feeds:
         names[v] = f"v{v}"
     for v, value in program.constants.items():
         names[v] = f"ca{v}"
         namespace[f"ca{v}"] = value._value
-        if device_kernels:  # (bound to this device: `_device_fn` runs only on its constants)
-            namespace[f"ca{v}"] = value._meta.device.in_device_memory(value._value)
     producer = {}
     for index, node in enumerate(program.nodes):
         if node.op_def is PLACEHOLDER:  # unneeded (a needed one has no array form)
@@ -462,7 +476,10 @@ def _array_lines(program, fn_name, namespace, last_use, kept, lines, line_nodes,
             namespace[f] = node.op_def.kernel
         args = "".join(f", {names[v]}" for v in node.inputs)
         donor = None if device_kernels else _donor(program, node, index, last_use, kept)
-        if donor is not None:
+        if index in routed:
+            inputs = "".join(f"{names[v]}, " for v in node.inputs)
+            call = f"d.run(k{index}, ({inputs}), a{index}, None)"
+        elif donor is not None:
             call = f"donate_arrays(u{index}, {f}, xp{args}, {donor})"
         elif (not device_kernels and node.op_def.infix is not None and not node.attrs
               and len(node.inputs) == 2):
