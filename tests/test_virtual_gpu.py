@@ -199,12 +199,32 @@ def test_sync_devices_waits_for_simulated_stream_work(gpus):
 
 def test_a_failing_kernel_is_reported_at_the_next_synchronization_naming_the_op(gpus):
     gpus(1)
-    x = tf.constant([1, 2, 3])
-    bad = tf.math.floordiv(x, tf.constant([1, 0, 1]))  # fails on the stream, later
+    # (int64: small int32 values live in host memory, where their arithmetic raises at once)
+    x = tf.constant([1, 2, 3], tf.int64)
+    bad = tf.math.floordiv(x, tf.constant([1, 0, 1], tf.int64))  # fails on the stream, later
     assert bad.shape == (3,)
     with pytest.raises(tf.errors.InvalidArgumentError, match="FloorDiv"):
         bad.numpy()
     np.testing.assert_array_equal((x + 1).numpy(), [2, 3, 4])  # reported once; work goes on
+
+
+def test_small_int32_values_live_in_host_memory_as_on_a_real_gpu(gpus):
+    # As TensorFlow keeps a GPU's int32 tensors in host memory (`eager/devices/host_memory`):
+    # their arithmetic runs on the host, so its error is raised at once; a kernel reading one
+    # on the device gets a copy; larger int32 arrays and other dtypes are device arrays.
+    gpus(1)
+    i = tf.constant(3)
+    assert i.device.endswith("GPU:0") and type(i._value) is np.ndarray
+    assert type((i * 2 < 7)._value) is np.ndarray
+    assert type(tf.shape(tf.zeros((2, 5)))._value) is np.ndarray
+    for t in (tf.constant(np.arange(9, dtype=np.int32)), tf.constant(3.0),
+              tf.constant(3, tf.int64), tf.cast(i, tf.float32)):
+        assert type(t._value) is VirtualArray, t
+    with pytest.raises(tf.errors.InvalidArgumentError, match="FloorDiv"):
+        tf.math.floordiv(tf.constant([1, 2, 3]), tf.constant([1, 0, 1]))  # at once
+    np.testing.assert_array_equal(tf.gather(tf.constant([5.0, 6.0, 7.0]), i - 1).numpy(), 7.0)
+    np.testing.assert_array_equal(tf.zeros(tf.shape(tf.ones((2, 1))) * 2).numpy(),
+                                  np.zeros((4, 2)))
 
 
 def test_ops_with_data_dependent_shapes_and_non_array_outputs_wait_for_their_kernel(gpus):
@@ -370,8 +390,8 @@ def test_leaving_an_async_scope_raises_a_kernel_failure_on_the_gpu_stream(gpus, 
 
 def test_async_wait_raises_a_kernel_failure_on_the_gpu_stream(gpus):
     gpus(1)
-    with tf.experimental.async_scope():
-        tf.math.floormod(tf.constant([7, 1]), tf.constant([0, 1]))
+    with tf.experimental.async_scope():  # (int64: in device memory, see above)
+        tf.math.floormod(tf.constant([7, 1], tf.int64), tf.constant([0, 1], tf.int64))
         with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
             tf.experimental.async_wait()
         tf.experimental.async_wait()  # reported once

@@ -13,6 +13,7 @@ import weakref
 import numpy as np
 
 from ..base import device_checks, profile_events
+from . import host_memory
 from .base import COMPLETED, Device, Event, KeepAlive, Stream, call_kernel
 
 __all__ = ["cuda_device_count", "CUDADevice", "CUDAStream", "CUDAEvent"]
@@ -20,38 +21,6 @@ __all__ = ["cuda_device_count", "CUDADevice", "CUDAStream", "CUDAEvent"]
 #: Host copies at or above this size are staged through pinned memory so they run
 #: asynchronously on the copy stream instead of blocking in a pageable-memory copy.
 PINNED_STAGING_BYTES = 1 << 20
-
-#: Small int32 values of a GPU live in host memory, as TensorFlow keeps int32 tensors of a GPU
-#: in host memory: loop counters, sizes, shapes and indices computed from them. Reading one
-#: (a loop's condition, a shape a kernel needs) then never waits for the GPU. Up to this many
-#: elements: a larger int32 array (labels, indices of a batch) is data a kernel reads on the
-#: device, and would otherwise be copied there at every use.
-HOST_INT32_MAX_ELEMENTS = 8
-
-#: Ops that run on the host when every input is a host value (TensorFlow registers their int32
-#: GPU kernels with all inputs and outputs in host memory): integer arithmetic, comparisons
-#: and logic, and what builds or slices shapes.
-HOST_OPS = frozenset({
-    "AddV2", "Add", "Sub", "Mul", "FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod",
-    "RealDiv", "Div", "Maximum", "Minimum", "Neg", "Abs", "Sign", "Square",
-    "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
-    "LogicalAnd", "LogicalOr", "LogicalNot", "Select", "SelectV2",
-    "Identity", "StopGradient", "Pack", "Unpack", "ConcatV2", "StridedSlice", "Slice",
-    "Reshape", "ExpandDims", "Squeeze", "Fill", "Range", "Cast", "Sum", "Prod", "Max",
-    "Min", "BroadcastArgs", "Tile", "GatherV2"})
-
-#: Ops that run on the host whatever their inputs are: those that read only their inputs'
-#: metadata (a list's length is its bookkeeping), and a traced program's constants
-#: (TensorFlow's int32 `Const` of a GPU is in host memory). Their small int32 and bool results
-#: stay there; others are copied to the device.
-ALWAYS_HOST_OPS = frozenset({"Shape", "Size", "Rank", "ShapeN", "Const", "TensorListLength",
-                             "TensorListElementShape"})
-
-
-def _host_resident(array) -> bool:
-    """Whether a host array a GPU holds stays in host memory (`HOST_INT32_MAX_ELEMENTS`)."""
-    return array.dtype == np.int32 and array.size <= HOST_INT32_MAX_ELEMENTS
-
 
 def _cupy():
     import cupy  # noqa: PLC0415 - deliberately lazy: importing cupy costs seconds
@@ -78,6 +47,7 @@ def cuda_device_count() -> int:
 
 
 _PROFILE = profile_events.RECORDER
+_ALWAYS_HOST_OPS = host_memory.ALWAYS_HOST_OPS
 _profiled_streams = weakref.WeakSet()
 
 
@@ -214,8 +184,8 @@ class CUDADevice(Device):
     """
 
     __slots__ = ("device_id", "_copy_holds")
-    host_result_ops = ALWAYS_HOST_OPS
-    host_ops = HOST_OPS
+    host_result_ops = host_memory.ALWAYS_HOST_OPS
+    host_ops = host_memory.HOST_OPS
 
     def __init__(self, index: int, device_id: int):
         cupy = _cupy()
@@ -228,40 +198,20 @@ class CUDADevice(Device):
 
     def run(self, op, arrays, attrs, inputs):
         for a in arrays:
-            if a.__class__ is np.ndarray:  # a value in host memory (`HOST_INT32_MAX_ELEMENTS`)
+            if a.__class__ is np.ndarray:  # a value in host memory (`host_memory`)
                 return self._run_with_host_values(op, arrays, attrs)
-        if op.name in ALWAYS_HOST_OPS:
-            return self._run_on_host(op, arrays, attrs)
+        if op.name in _ALWAYS_HOST_OPS:
+            return host_memory.run_on_host(self, op, arrays, attrs)
         return self.compute_stream.launch_kernel(op, self.xp, arrays, attrs)
 
     def _run_with_host_values(self, op, arrays, attrs):
-        """`run` for inputs of which some live in host memory: an op of `HOST_OPS` whose every
-        input does runs there (its CPU kernel), as TensorFlow's int32 kernels of a GPU do;
-        otherwise the host values a kernel reads on the device (all but `op.host_inputs`)
-        are copied there first."""
-        if op.name in ALWAYS_HOST_OPS or (op.name in HOST_OPS and all(
-                a.__class__ is np.ndarray for a in arrays)):
-            return self._run_on_host(op, arrays, attrs)
+        """`run` for inputs of which some live in host memory (module `host_memory`)."""
+        if host_memory.runs_on_host(op, arrays):
+            return host_memory.run_on_host(self, op, arrays, attrs)
         host = op.host_inputs
         arrays = [self.in_device_memory(a) if k not in host else a
                   for k, a in enumerate(arrays)]
         return self.compute_stream.launch_kernel(op, self.xp, arrays, attrs)
-
-    def _run_on_host(self, op, arrays, attrs):
-        out = op.kernel(np, *arrays, **attrs) if attrs else op.kernel(np, *arrays)
-        if out.__class__ is tuple or out.__class__ is list:
-            return type(out)(self._host_output(o) for o in out)
-        return self._host_output(out)
-
-    def _host_output(self, array):
-        """A host kernel's output as this device holds it: small int32 and bool values stay in
-        host memory (a comparison of host counters is a loop's condition), others are copied to
-        the device."""
-        array = np.asarray(array)
-        if (array.dtype == np.int32 or array.dtype == np.bool_) and \
-                array.size <= HOST_INT32_MAX_ELEMENTS:
-            return array
-        return self.in_device_memory(array)
 
     def in_device_memory(self, array):
         """`array` in this device's memory: a value held in host memory is copied there."""
@@ -279,7 +229,7 @@ class CUDADevice(Device):
 
     def from_host(self, array):
         array = np.asarray(array, order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
-        if _host_resident(array):
+        if host_memory.resident(array):
             return array.copy()  # the caller's array may change later
         return self._upload(array)
 

@@ -48,6 +48,7 @@ import numpy as np
 from ..base import profile_events
 from ..base.errors import InvalidArgumentError, OpError
 from ..base.ieee import quiet_thread
+from . import host_memory
 from .base import COMPLETED, Device, Event, KeepAlive, Stream
 from .cuda import PINNED_STAGING_BYTES
 
@@ -453,6 +454,9 @@ def _element_block(element):
     return _kernel_input(element)  # a list of lists: its lists' elements in turn
 
 
+_ALWAYS_HOST_OPS = host_memory.ALWAYS_HOST_OPS
+
+
 class VirtualDevice(Device):
     """A simulated GPU (see the module doc). `xp` is numpy: kernels run on numpy blocks.
 
@@ -465,6 +469,8 @@ class VirtualDevice(Device):
     __slots__ = ("pool", "run_kernels", "_copy_holds", "_zeros")
 
     defers_kernels = True  # kernels run on the stream workers
+    host_result_ops = host_memory.ALWAYS_HOST_OPS  # small int32 values in host memory, as CUDA's
+    host_ops = host_memory.HOST_OPS
 
     def __init__(self, index: int, physical_name: str, run_kernels: bool = True):
         name = f"GPU:{index}"
@@ -503,6 +509,23 @@ class VirtualDevice(Device):
 
     # -- kernels --------------------------------------------------------------------------
     def run(self, op, arrays, attrs, inputs):
+        for a in arrays:
+            if a.__class__ is np.ndarray:  # a value in host memory (`host_memory`)
+                return self._run_with_host_values(op, arrays, attrs, inputs)
+        if op.name in _ALWAYS_HOST_OPS:
+            return host_memory.run_on_host(self, op, arrays, attrs)
+        return self._launch(op, arrays, attrs, inputs)
+
+    def _run_with_host_values(self, op, arrays, attrs, inputs):
+        """`run` for inputs of which some live in host memory, as the CUDA backend runs it."""
+        if host_memory.runs_on_host(op, arrays):
+            return host_memory.run_on_host(self, op, arrays, attrs)
+        host = op.host_inputs
+        arrays = [self.in_device_memory(a) if k not in host else a
+                  for k, a in enumerate(arrays)]
+        return self._launch(op, arrays, attrs, inputs)
+
+    def _launch(self, op, arrays, attrs, inputs):
         compute = self.compute_stream
         in_blocks = []
         for a in arrays:
@@ -575,6 +598,16 @@ class VirtualDevice(Device):
         host = np.array(array, copy=True)  # the caller may change its array once we return
         if host.dtype == object:
             raise ValueError("Unsupported dtype object")  # as cupy.asarray
+        if host_memory.resident(host):
+            return host
+        return self._upload(host)
+
+    def in_device_memory(self, array):
+        if array.__class__ is not np.ndarray:
+            return array
+        return self._upload(np.array(array, copy=True))
+
+    def _upload(self, host):
         out = self._allocate(host.shape, host.dtype, None)
         if host.nbytes < PINNED_STAGING_BYTES:
             # Small: issued on the compute stream, as the CUDA backend issues it (a pageable
@@ -601,6 +634,8 @@ class VirtualDevice(Device):
         host = np.array(array, copy=True)
         if host.dtype == object:
             raise ValueError("Unsupported dtype object")
+        if host_memory.resident(host):
+            return host
         out = VirtualArray()
         out.shape, out.dtype = host.shape, host.dtype
         out._block = np.empty(host.shape, host.dtype)
@@ -627,6 +662,8 @@ class VirtualDevice(Device):
         return box[0]
 
     def copy_from(self, array, source):
+        if array.__class__ is np.ndarray:  # a value another device holds in host memory
+            return self.from_host(array)
         if isinstance(source, VirtualDevice):
             copy = self.copy_stream
             copy.wait_event(source.ready_event(array))

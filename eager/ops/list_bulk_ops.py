@@ -286,14 +286,20 @@ def _concat_infer(handle, leading_dims, element_dtype, element_shape):
     return TensorSpec(out, element_dtype), TensorSpec([None], _int64)
 
 
-TENSOR_LIST_GATHER = register_op("TensorListGather", _gather_kernel, _gather_infer)
+# (Indices and lengths are read on the host, TensorFlow's HostMemory: a GPU's small int32
+# values are taken as they are.)
+TENSOR_LIST_GATHER = register_op("TensorListGather", _gather_kernel, _gather_infer,
+                                 host_inputs=(1,))
 TENSOR_LIST_SCATTER = register_op("TensorListScatterIntoExistingList", _scatter_kernel,
-                                  _scatter_infer_as("TensorListScatterIntoExistingList"))
+                                  _scatter_infer_as("TensorListScatterIntoExistingList"),
+                                  host_inputs=(2,))
 TENSOR_LIST_SCATTER_ADD = register_op("TensorListScatterAdd", _scatter_add_kernel,
-                                      _scatter_infer_as("TensorListScatterAdd"))
-TENSOR_LIST_SPLIT = register_op("TensorListSplit", _split_kernel, _split_infer)
+                                      _scatter_infer_as("TensorListScatterAdd"),
+                                      host_inputs=(2,))
+TENSOR_LIST_SPLIT = register_op("TensorListSplit", _split_kernel, _split_infer,
+                                host_inputs=(1,))
 TENSOR_LIST_CONCAT = register_op("TensorListConcatV2", _concat_kernel, _concat_infer,
-                                 num_outputs=2)
+                                 num_outputs=2, host_inputs=(1,))
 
 
 # -- public functions (tensorflow.python.ops.list_ops' names and signatures) --------------------

@@ -1,0 +1,73 @@
+"""Which values a device with memory of its own keeps in host memory, and running the ops
+that compute them on the host.
+
+Why: TensorFlow keeps a GPU's int32 tensors in host memory. Loop counters, sizes, shapes and
+the indices computed from them are read by the host (a loop's condition, the shape a kernel
+allocates), and each read of device memory waits for everything queued on the device. Kept on
+the host, they are read at once, and a kernel that needs one on the device gets a copy, which
+waits for nothing. Eager keeps small int32 values there (`HOST_INT32_MAX_ELEMENTS`): a larger
+int32 array (a batch's labels, a gather's indices) is data a kernel reads on the device, and
+would otherwise be copied there at every use. The tensors are the device's (`.device`); only
+their memory differs.
+
+A backend that follows this (the CUDA backend, the simulated GPU) makes such values in
+`from_host` (`resident`) and routes an op whose inputs include one through `run_on_host` when
+the op computes on the host (`runs_on_host`), else copies the values its kernel reads on the
+device (every input but `OpDef.host_inputs`, TensorFlow's HostMemory) there first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["HOST_INT32_MAX_ELEMENTS", "HOST_OPS", "ALWAYS_HOST_OPS", "resident", "runs_on_host",
+           "run_on_host"]
+
+#: The largest int32 array, in elements, a device keeps in host memory.
+HOST_INT32_MAX_ELEMENTS = 8
+
+#: Ops that run on the host when every input is a host value (TensorFlow registers their int32
+#: GPU kernels with all inputs and outputs in host memory): integer arithmetic, comparisons
+#: and logic, and what builds or slices shapes.
+HOST_OPS = frozenset({
+    "AddV2", "Add", "Sub", "Mul", "FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod",
+    "RealDiv", "Div", "Maximum", "Minimum", "Neg", "Abs", "Sign", "Square",
+    "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
+    "LogicalAnd", "LogicalOr", "LogicalNot", "Select", "SelectV2",
+    "Identity", "StopGradient", "Pack", "Unpack", "ConcatV2", "StridedSlice", "Slice",
+    "Reshape", "ExpandDims", "Squeeze", "Fill", "Range", "Cast", "Sum", "Prod", "Max",
+    "Min", "BroadcastArgs", "Tile", "GatherV2"})
+
+#: Ops that run on the host whatever their inputs are: those that read only their inputs'
+#: metadata (a list's length is its bookkeeping), and a traced program's constants
+#: (TensorFlow's int32 `Const` of a GPU is in host memory).
+ALWAYS_HOST_OPS = frozenset({"Shape", "Size", "Rank", "ShapeN", "Const", "TensorListLength"})
+
+
+def resident(array) -> bool:
+    """Whether `array`, made on the host for a device, stays in host memory."""
+    return array.dtype == np.int32 and array.size <= HOST_INT32_MAX_ELEMENTS
+
+
+def runs_on_host(op, arrays) -> bool:
+    """Whether `op` on `arrays` (some of them host values) runs on the host."""
+    return op.name in ALWAYS_HOST_OPS or (op.name in HOST_OPS and all(
+        a.__class__ is np.ndarray for a in arrays))
+
+
+def run_on_host(device, op, arrays, attrs):
+    """`op`'s CPU kernel on `arrays`, its outputs as `device` holds them: small int32 and bool
+    values stay in host memory (a comparison of host counters is a loop's condition); others
+    are copied to the device (`device.in_device_memory`)."""
+    out = op.kernel(np, *arrays, **attrs) if attrs else op.kernel(np, *arrays)
+    if out.__class__ is tuple or out.__class__ is list:
+        return type(out)(_held(device, o) for o in out)
+    return _held(device, out)
+
+
+def _held(device, value):
+    array = np.asarray(value)
+    if (array.dtype == np.int32 or array.dtype == np.bool_) and \
+            array.size <= HOST_INT32_MAX_ELEMENTS:
+        return array
+    return device.in_device_memory(array)
