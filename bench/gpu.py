@@ -443,11 +443,56 @@ def main(argv=None) -> int:
             pass
         _emit(rows, (f"traced chain of 24 elementwise ops, float32 {shape}", results))
 
+    rows.append(recurrence_row(cupy, stream, cupy_sync, eager_sync, args.rounds))
     rows.extend(launch_floor_rows(cupy, stream, args.rounds))
     rows.extend(direct_kernel_rows(cupy, stream, args.rounds))
     if args.profile:
         profile_host_time(gpu)
     return 0
+
+
+def recurrence_row(cupy, stream, cupy_sync, eager_sync, rounds, steps=50):
+    """A traced `while_loop` of `steps` iterations of `h = tanh(h @ w + x)`, its int32 counter
+    a small value the GPU keeps in host memory (so the loop's condition never waits for the
+    device), against the same loop in Python over CuPy (the floor) and PyTorch."""
+    rng = np.random.default_rng(0)
+    hn = rng.standard_normal((32, 64)).astype(np.float32)
+    wn = (rng.standard_normal((64, 64)) * 0.1).astype(np.float32)
+    with stream:
+        ch, cw, cx = cupy.asarray(hn), cupy.asarray(wn), cupy.asarray(hn * 0.5)
+
+    def cupy_loop():
+        with stream:
+            h = ch
+            for _ in range(steps):
+                h = cupy.tanh(h @ cw + cx)
+            return h
+
+    eh, ew, ex = eager.constant(hn), eager.constant(wn), eager.constant(hn * 0.5)
+    loop = eager.function(lambda h, w, x: eager.while_loop(
+        lambda i, h: i < steps, lambda i, h: (i + 1, eager.tanh(eager.matmul(h, w) + x)),
+        (eager.constant(0), h))[1])
+    np.testing.assert_allclose(loop(eh, ew, ex).numpy(), cupy_loop().get(), rtol=1e-4,
+                               atol=1e-5)
+    results = {"cupy": _best(cupy_loop, cupy_sync, rounds, 5),
+               "eager function": _best(lambda: loop(eh, ew, ex), eager_sync, rounds, 5)}
+    try:
+        import torch  # noqa: PLC0415 - optional, seconds to import: as above
+
+        th, tw, tx = (torch.from_numpy(a).cuda() for a in (hn, wn, hn * 0.5))
+
+        def torch_loop():
+            h = th
+            for _ in range(steps):
+                h = torch.tanh(h @ tw + tx)
+            return h
+
+        results["torch"] = _best(torch_loop, torch.cuda.synchronize, rounds, 5)
+    except Exception:  # noqa: BLE001 - PyTorch missing or without CUDA: leave it out
+        pass
+    row = (f"traced while_loop of {steps} steps of tanh(h @ w + x), float32 (32, 64)", results)
+    _emit([], row)
+    return row
 
 
 def _emit(rows, row):
