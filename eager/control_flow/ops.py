@@ -53,7 +53,10 @@ from ..devices import registry as _devices
 from ..devices.base import transfer
 from ..base.dtypes import int32 as _int32, resource as _resource, variant as _variant
 from ..base.errors import InvalidArgumentError
+from ..runtime.executable import build
 from ..runtime.graph_runner import GraphPlan, replay_graph, run_graph
+from ..runtime.passes import optimize
+from ..runtime.program import Program
 from ..graph import Graph, SymbolicTensor, building
 from ..ops import list_ops as _list_ops
 from ..ops.list_ops import TensorList
@@ -227,16 +230,37 @@ def _host_value(value, cpu):
 
 
 def _run(graph, feeds):
-    """`run_graph` with this thread's tapes set aside (the control-flow op is what they see)
-    and its interpreter too: a kernel computes its outputs now, even on a thread that
-    dispatches asynchronously (a program run on the caller's thread)."""
+    """`graph` run on `feeds` with this thread's tapes set aside (the control-flow op is what
+    they see) and its interpreter too: a kernel computes its outputs now, even on a thread
+    that dispatches asynchronously (a program run on the caller's thread). From its second
+    run on, the graph runs as a compiled program (`_compiled`), else op by op (`run_graph`)."""
     st = _context.thread_state()
     tapes, interpreter = st.tapes, st.interpreter
     st.tapes, st.interpreter = [], None
     try:
+        program = _compiled(graph)
+        if program is not None:
+            return program(feeds, st)
         return run_graph(graph, feeds, graph.plan)
     finally:
         st.tapes, st.interpreter = tapes, interpreter
+
+
+def _compiled(graph):
+    """The compiled program of a branch or loop graph (`eager.runtime.executable.build`: every
+    input fed, optimised, compiled), made on the graph's second run, or None before. Why: a
+    loop runs its condition and body once per iteration, and op by op each op pays placement
+    and dispatch; the compiled program calls the kernels directly (on a GPU, in one entry of
+    its stream). The first run goes op by op, as a function's first call does, so a branch
+    taken once never pays the compilation."""
+    program = graph.__dict__.get("_compiled_program")
+    if program is None:
+        runs = graph.__dict__.get("_uncompiled_runs", 0)
+        if runs < 1:
+            graph._uncompiled_runs = runs + 1
+            return None
+        program = graph._compiled_program = build(optimize(Program.from_graph(graph)))
+    return program
 
 
 class CaseBody:
@@ -329,7 +353,7 @@ class WhileBody:
     doc). Hashed by identity."""
 
     __slots__ = ("cond", "body", "num_vars", "has_max", "positions", "specs", "accumulate",
-                 "unaccumulated", "output_specs", "_accumulating")
+                 "unaccumulated", "output_specs", "fixed_shapes", "_accumulating")
 
     def __init__(self, cond, body, num_vars, has_max, positions, specs, accumulate=None):
         self.cond = cond
@@ -345,6 +369,10 @@ class WhileBody:
         self.unaccumulated = ()
         self.output_specs = specs if accumulate is None else \
             specs + (_COUNT_SPEC,) + (_LIST_SPEC,) * len(accumulate)
+        # Each loop variable's shape as a tuple where its invariant fixes every dimension (the
+        # kernel's per-iteration check is then one tuple comparison), else None.
+        self.fixed_shapes = tuple(tuple(s.shape.as_list()) if s.shape.is_fully_defined()
+                                  else None for s in specs)
         self._accumulating = None
 
     def accumulating(self) -> "WhileBody":
@@ -400,7 +428,10 @@ def _while_kernel(xp, *arrays, body):
         for store, j in zip(stores, acc or ()):
             store.append(values[j])  # the tensor (immutable), brought to the host after the loop
         values = _run(body.body, values + body_extra)
-        _check_invariants(values, body.specs, i)
+        for t, fixed in zip(values, body.fixed_shapes):
+            if fixed is None or t._value.shape != fixed:
+                _check_invariants(values, body.specs, i)
+                break
         i += 1
     host = _HostCopies(cpu)
     host.read_together(values + [t for store in stores for t in store])

@@ -275,8 +275,10 @@ class CompiledProgram:
                                       device)
 
     def _annotate(self, exc, raised=None) -> None:
-        """Adds where the failing node came from (once, for the innermost generated frame of
-        `raised`'s traceback: by default `exc`'s own)."""
+        """Adds where the failing node came from (once per program, for the innermost of this
+        program's generated frames in `raised`'s traceback: by default `exc`'s own). A program
+        run inside a node of another (a loop's body in its `While`) notes its node, and the
+        outer program then notes the `While`."""
         tb = (exc if raised is None else raised).__traceback__
         node = None
         while tb is not None:
@@ -284,7 +286,8 @@ class CompiledProgram:
             if line_nodes is not None:
                 node = line_nodes.get(tb.tb_lineno, node)
             tb = tb.tb_next
-        if node is None or getattr(exc, "_eager_node_noted", False):
+        noted = getattr(exc, "_eager_noted_by", ())
+        if node is None or self in noted:
             return
         file, line = _user_code.line_of(node.source)
         where = f" defined at {_user_code.describe_line(file, line)}" if line else ""
@@ -292,7 +295,7 @@ class CompiledProgram:
         exc.add_note(f"Detected at node {node.name!r} ({node.type}){where}"
                      + (f": {text}" if text else ""))
         try:
-            exc._eager_node_noted = True
+            exc._eager_noted_by = (*noted, self)
         except AttributeError:  # exceptions with __slots__: the note is still there
             pass
 
