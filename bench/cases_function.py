@@ -11,6 +11,12 @@ what its first call (trace + prepare + run) costs.
     (a fresh `torch.jit.trace`, `jax.jit`, `tf.function` each time) are reported against their
     own eager runs of `body`.
 
+(y) A traced `while_loop` of 50 steps of `h = tanh(h @ w + x)` (float32 (32, 64) by (64, 64)),
+    the function already traced and run, against the same loop in Python over numpy. Target:
+    <= 2x numpy: a loop's condition and body run as compiled programs, so an iteration costs
+    its kernels and little more. Beside it, `tf.function` and `jax.jit` of the same
+    `while_loop` when installed, and PyTorch's loop in Python.
+
 Not `harness.Case`s only: `report(rounds, others, quick)` returns printable lines and the names
 of missed targets, as `cases_async` does. Standalone:
 
@@ -61,6 +67,61 @@ def per_call_case(others) -> Case:
         tf_fn(fx)
         impls["tensorflow"] = lambda: tf_fn(fx)
     return Case("(k) traced x + 1 per call, float32 (4,)", TARGET_PER_CALL, impls, inner=2000)
+
+
+TARGET_LOOP = 2.0
+LOOP_STEPS = 50
+
+
+def loop_case(others) -> Case:
+    rng = np.random.default_rng(0)
+    h0 = rng.standard_normal((32, 64)).astype(np.float32)
+    w0 = (rng.standard_normal((64, 64)) * 0.1).astype(np.float32)
+    x0 = h0 * np.float32(0.5)
+
+    def numpy_loop():
+        h = h0
+        for _ in range(LOOP_STEPS):
+            h = np.tanh(h @ w0 + x0)
+        return h
+
+    def body(i, h, w, x, tanh, matmul):
+        return i + 1, tanh(matmul(h, w) + x)
+
+    loop = eager.function(lambda h, w, x: eager.while_loop(
+        lambda i, h: i < LOOP_STEPS, lambda i, h: body(i, h, w, x, eager.tanh, eager.matmul),
+        (eager.constant(0), h))[1])
+    h, w, x = eager.constant(h0), eager.constant(w0), eager.constant(x0)
+    np.testing.assert_allclose(loop(h, w, x).numpy(), numpy_loop(), rtol=1e-4, atol=1e-5)
+    loop(h, w, x)  # the second run compiles the loop's condition and body
+    impls = {"numpy": numpy_loop, "eager": lambda: loop(h, w, x)}
+    if "torch" in others:
+        torch = others["torch"]
+        th, tw, tx = (torch.from_numpy(a) for a in (h0, w0, x0))
+
+        def torch_loop():
+            t = th
+            for _ in range(LOOP_STEPS):
+                t = torch.tanh(t @ tw + tx)
+            return t
+
+        impls["torch"] = torch_loop
+    if "jax" in others:
+        jax = others["jax"]
+        jh, jw, jx = (jax.numpy.asarray(a) for a in (h0, w0, x0))
+        jitted = jax.jit(lambda h, w, x: jax.lax.fori_loop(
+            0, LOOP_STEPS, lambda i, t: jax.numpy.tanh(t @ w + x), h))
+        impls["jax"] = lambda: jitted(jh, jw, jx).block_until_ready()
+    if "tensorflow" in others:
+        tf = others["tensorflow"]
+        fh, fw, fx = tf.constant(h0), tf.constant(w0), tf.constant(x0)
+        tf_loop = tf.function(lambda h, w, x: tf.while_loop(
+            lambda i, h: i < LOOP_STEPS, lambda i, h: body(i, h, w, x, tf.tanh, tf.matmul),
+            (tf.constant(0), h))[1])
+        tf_loop(fh, fw, fx)
+        impls["tensorflow"] = lambda: tf_loop(fh, fw, fx)
+    return Case(f"(y) traced while_loop, {LOOP_STEPS} x tanh(h @ w + x), float32 (32, 64)",
+                TARGET_LOOP, impls, inner=20)
 
 
 def _chain(x):
@@ -117,10 +178,13 @@ def measure_first_call(others, repeats, eager_repeats):
 
 
 def report(rounds, others=None, quick=False):
-    """(lines to print, names of missed targets) for (k) and (l)."""
+    """(lines to print, names of missed targets) for (k), (y) and (l)."""
     others = others or {}
     lines, missed = case_lines(run_case(per_call_case(others), rounds))
     lines.append("")
+    loop_lines, loop_missed = case_lines(run_case(loop_case(others), rounds))
+    lines += loop_lines + [""]
+    missed += loop_missed
     results = measure_first_call(others, 3 if quick else 10, 20 if quick else 200)
     lines.append(f"(l) first call (trace + prepare + run) of a traced {CHAIN} x (x * 1.0001 + "
                  f"0.5), float32 (4,), against one eager run of the same function")
