@@ -490,3 +490,34 @@ def test_traced_cond_traces_true_fn_first():
 
     assert int(f(c(2))) == 4 and int(f(c(-2))) == 0
     assert seen == ["true", "false", "b0", "b1", "b2"]
+
+
+def test_a_loop_runs_its_body_compiled_from_the_second_run_with_the_same_values_and_effects():
+    # The first run of a loop's condition and body goes op by op; later runs call the graphs'
+    # compiled programs. Every call gives the Python loop's values, and the body's variable
+    # update happens once per iteration in both.
+    v = eager.Variable(0.0)
+
+    @eager.function
+    def power_sum(x):
+        def body(i, acc):
+            v.assign_add(1.0)
+            return i + 1, acc * x + eager.cast(i, eager.float32)
+
+        return eager.while_loop(lambda i, acc: i < 5, body,
+                                (eager.constant(0), eager.constant(1.0)))[1]
+
+    def by_hand(x):
+        acc = 1.0
+        for i in range(5):
+            acc = acc * x + i
+        return acc
+
+    for calls, x in enumerate((2.0, 3.0, -1.5, 2.0), start=1):
+        assert float(power_sum(eager.constant(x))) == pytest.approx(by_hand(x), rel=1e-6)
+        assert float(v) == 5.0 * calls
+    graph = power_sum.get_concrete_function(eager.constant(2.0)).graph
+    (loop,) = [op for op in graph.get_operations() if op.type == "While"]
+    body = loop.attrs["body"]
+    assert body.cond.__dict__.get("_compiled_program") is not None
+    assert body.body.__dict__.get("_compiled_program") is not None
