@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 import eager as tf
 from eager.core.context import _reset_for_tests
-from eager.devices import registry
+from eager.core.registry import get_op
+from eager.devices import host_memory, registry
 from eager.devices.virtual import VirtualArray, VirtualDevice, VirtualStream
 from eager.ops import list_ops
 
@@ -206,6 +207,12 @@ def test_a_failing_kernel_is_reported_at_the_next_synchronization_naming_the_op(
     with pytest.raises(tf.errors.InvalidArgumentError, match="FloorDiv"):
         bad.numpy()
     np.testing.assert_array_equal((x + 1).numpy(), [2, 3, 4])  # reported once; work goes on
+
+
+def test_the_ops_run_on_the_host_are_registered_ops():
+    # (a renamed op would silently leave the host and make its loop read the device again)
+    for name in host_memory.HOST_OPS | host_memory.ALWAYS_HOST_OPS:
+        assert get_op(name).name == name
 
 
 def test_small_int32_values_live_in_host_memory_as_on_a_real_gpu(gpus):

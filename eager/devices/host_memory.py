@@ -30,18 +30,17 @@ HOST_INT32_MAX_ELEMENTS = 8
 #: GPU kernels with all inputs and outputs in host memory): integer arithmetic, comparisons
 #: and logic, and what builds or slices shapes.
 HOST_OPS = frozenset({
-    "AddV2", "Add", "Sub", "Mul", "FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod",
-    "RealDiv", "Div", "Maximum", "Minimum", "Neg", "Abs", "Sign", "Square",
-    "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
-    "LogicalAnd", "LogicalOr", "LogicalNot", "Select", "SelectV2",
-    "Identity", "StopGradient", "Pack", "Unpack", "ConcatV2", "StridedSlice", "Slice",
-    "Reshape", "ExpandDims", "Squeeze", "Fill", "Range", "Cast", "Sum", "Prod", "Max",
-    "Min", "BroadcastArgs", "Tile", "GatherV2"})
+    "AddV2", "Sub", "Mul", "FloorDiv", "FloorMod", "RealDiv", "Maximum", "Minimum", "Neg",
+    "Abs", "Sign", "Square", "Less", "LessEqual", "Greater", "GreaterEqual", "Equal",
+    "NotEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "SelectV2", "Identity",
+    "StopGradient", "Pack", "Unpack", "ConcatV2", "StridedSlice", "Slice", "Reshape",
+    "ExpandDims", "Squeeze", "Fill", "Range", "Cast", "Sum", "Prod", "Max", "Min", "Tile",
+    "GatherV2"})
 
 #: Ops that run on the host whatever their inputs are: those that read only their inputs'
 #: metadata (a list's length is its bookkeeping), and a traced program's constants
 #: (TensorFlow's int32 `Const` of a GPU is in host memory).
-ALWAYS_HOST_OPS = frozenset({"Shape", "Size", "Rank", "ShapeN", "Const", "TensorListLength"})
+ALWAYS_HOST_OPS = frozenset({"Shape", "Size", "Rank", "Const", "TensorListLength"})
 
 
 def resident(array) -> bool:
