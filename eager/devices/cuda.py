@@ -22,6 +22,7 @@ __all__ = ["cuda_device_count", "CUDADevice", "CUDAStream", "CUDAEvent"]
 #: asynchronously on the copy stream instead of blocking in a pageable-memory copy.
 PINNED_STAGING_BYTES = 1 << 20
 
+
 def _cupy():
     import cupy  # noqa: PLC0415 - deliberately lazy: importing cupy costs seconds
 
@@ -199,18 +200,12 @@ class CUDADevice(Device):
     def run(self, op, arrays, attrs, inputs):
         for a in arrays:
             if a.__class__ is np.ndarray:  # a value in host memory (`host_memory`)
-                return self._run_with_host_values(op, arrays, attrs)
+                return host_memory.run_with_host_values(
+                    self, op, arrays, attrs,
+                    lambda on_device: self.compute_stream.launch_kernel(op, self.xp, on_device,
+                                                                        attrs))
         if op.name in _ALWAYS_HOST_OPS:
             return host_memory.run_on_host(self, op, arrays, attrs)
-        return self.compute_stream.launch_kernel(op, self.xp, arrays, attrs)
-
-    def _run_with_host_values(self, op, arrays, attrs):
-        """`run` for inputs of which some live in host memory (module `host_memory`)."""
-        if host_memory.runs_on_host(op, arrays):
-            return host_memory.run_on_host(self, op, arrays, attrs)
-        host = op.host_inputs
-        arrays = [self.in_device_memory(a) if k not in host else a
-                  for k, a in enumerate(arrays)]
         return self.compute_stream.launch_kernel(op, self.xp, arrays, attrs)
 
     def in_device_memory(self, array):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["HOST_INT32_MAX_ELEMENTS", "HOST_OPS", "ALWAYS_HOST_OPS", "resident", "runs_on_host",
-           "run_on_host"]
+           "run_on_host", "run_with_host_values"]
 
 #: The largest int32 array, in elements, a device keeps in host memory.
 HOST_INT32_MAX_ELEMENTS = 8
@@ -52,6 +52,17 @@ def runs_on_host(op, arrays) -> bool:
     """Whether `op` on `arrays` (some of them host values) runs on the host."""
     return op.name in ALWAYS_HOST_OPS or (op.name in HOST_OPS and all(
         a.__class__ is np.ndarray for a in arrays))
+
+
+def run_with_host_values(device, op, arrays, attrs, launch):
+    """A backend's `run` of `op` on `arrays` of which some are host values: on the host when
+    the op computes there (`runs_on_host`), else `launch(arrays)` with the host values its
+    kernel reads on the device (every input but `op.host_inputs`) copied there first."""
+    if runs_on_host(op, arrays):
+        return run_on_host(device, op, arrays, attrs)
+    host = op.host_inputs
+    return launch([device.in_device_memory(a) if k not in host else a
+                   for k, a in enumerate(arrays)])
 
 
 def run_on_host(device, op, arrays, attrs):

@@ -510,19 +510,12 @@ class VirtualDevice(Device):
     # -- kernels --------------------------------------------------------------------------
     def run(self, op, arrays, attrs, inputs):
         for a in arrays:
-            if a.__class__ is np.ndarray:  # a value in host memory (`host_memory`)
-                return self._run_with_host_values(op, arrays, attrs, inputs)
+            if a.__class__ is np.ndarray:  # a value in host memory, as the CUDA backend's
+                return host_memory.run_with_host_values(
+                    self, op, arrays, attrs,
+                    lambda on_device: self._launch(op, on_device, attrs, inputs))
         if op.name in _ALWAYS_HOST_OPS:
             return host_memory.run_on_host(self, op, arrays, attrs)
-        return self._launch(op, arrays, attrs, inputs)
-
-    def _run_with_host_values(self, op, arrays, attrs, inputs):
-        """`run` for inputs of which some live in host memory, as the CUDA backend runs it."""
-        if host_memory.runs_on_host(op, arrays):
-            return host_memory.run_on_host(self, op, arrays, attrs)
-        host = op.host_inputs
-        arrays = [self.in_device_memory(a) if k not in host else a
-                  for k, a in enumerate(arrays)]
         return self._launch(op, arrays, attrs, inputs)
 
     def _launch(self, op, arrays, attrs, inputs):
