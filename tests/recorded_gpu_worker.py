@@ -402,24 +402,24 @@ def main(argv):
         report[name]["pending after a read"] = device_checks.pending_checks()
     report["failed checks"] = failed_checks(tf, device_checks)
     for with_array in (False, True):
-        reads = []
+        copies = []
         for n in (5, 10, 20):
             recurrent = recurrent_step(tf, n, with_array)
             for _ in range(2):
                 recurrent()
             recording_cupy.reset()
             recurrent()
-            reads.append(recording_cupy.HOST_READS[0])
-        report["recurrence reads" + (" with a TensorArray" if with_array else "")] = reads
-    reads = []
+            copies.append([recording_cupy.HOST_READS[0], recording_cupy.HOST_WRITES[0]])
+        report["recurrence copies" + (" with a TensorArray" if with_array else "")] = copies
+    copies = []
     for steps in (4, 8):
         fit, _ = lstm_fit(tf, steps)
         for _ in range(2):
             fit()
         recording_cupy.reset()
         fit()
-        reads.append(recording_cupy.HOST_READS[0])
-    report["LSTM fit reads"] = reads
+        copies.append([recording_cupy.HOST_READS[0], recording_cupy.HOST_WRITES[0]])
+    report["LSTM fit copies"] = copies
     embedding = tf.Variable(np.ones((10, 3), np.float32))
     adam = tf.optimizers.Adam(0.01)
     rows = tf.constant([[4, 1], [1, 7]])

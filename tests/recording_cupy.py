@@ -18,8 +18,9 @@ Integer-array indexing and `take` wrap out-of-range indices around, as CuPy's do
 `STREAM_ENTRIES` and `DEVICE_ENTRIES` count how often a stream or a device was made current
 (`with stream:`, `with device:`). `HOST_READS` counts the reads of an array's values by the
 host (`bool(a)`, `int(a)`, `a.item()`, `a.tolist()`, `a.get()`), each of which makes the host
-wait for the GPU on CuPy. `install(device_count=2)` shows two devices (their arrays all
-live in the one host memory).
+wait for the GPU on CuPy; `HOST_WRITES` the copies of host values to the device
+(`cupy.asarray` of a host array, `a.set(host)`). `install(device_count=2)` shows two devices
+(their arrays all live in the one host memory).
 """
 
 from __future__ import annotations
@@ -43,13 +44,14 @@ LAUNCHES = collections.Counter()
 STREAM_ENTRIES = [0]
 DEVICE_ENTRIES = [0]
 HOST_READS = [0]
+HOST_WRITES = [0]
 _state = {"inside": 0.0}
 _nesting = threading.local()  # per thread: how deep in launches it is
 
 
 def reset() -> None:
     LAUNCHES.clear()
-    STREAM_ENTRIES[0] = DEVICE_ENTRIES[0] = HOST_READS[0] = 0
+    STREAM_ENTRIES[0] = DEVICE_ENTRIES[0] = HOST_READS[0] = HOST_WRITES[0] = 0
     _state["inside"] = 0.0
 
 
@@ -92,8 +94,8 @@ def _to_device(result):
         return np.asarray(result).view(RecordedArray)
     if isinstance(result, np.ndarray) and not isinstance(result, RecordedArray):
         return result.view(RecordedArray)
-    if isinstance(result, tuple):
-        return tuple(_to_device(r) for r in result)
+    if isinstance(result, (tuple, list)):  # (`cupy.split` gives a list of device arrays)
+        return type(result)(_to_device(r) for r in result)
     return result
 
 
@@ -169,6 +171,7 @@ class RecordedArray(np.ndarray):
         return self.view(np.ndarray).tolist()
 
     def set(self, array, stream=None):
+        HOST_WRITES[0] += 1
         self.view(np.ndarray)[...] = array
 
     @property
@@ -418,6 +421,8 @@ def _module(device_count):
     def asarray(a, dtype=None, order=None, **kwargs):  # a device array as it is: no launch
         if isinstance(a, RecordedArray) and (dtype is None or np.dtype(dtype) == a.dtype):
             return a
+        if not isinstance(a, RecordedArray):
+            HOST_WRITES[0] += 1
         with _Launch("cupy.asarray"):
             result = np.asarray(_plain(a), dtype=dtype, order=order)
         return _to_device(np.array(result, copy=True) if result is a else result)

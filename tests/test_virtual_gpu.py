@@ -457,3 +457,61 @@ def test_a_finalizer_launching_on_a_stream_inside_a_launch_neither_deadlocks_nor
     assert [item for item in ran if item[0] == "launch"] == [("launch", i) for i in range(20)]
     assert sorted(item[1] for item in ran if item[0] == "finalizer") == list(range(1, 21))
     assert stream.pending == 0
+
+
+def _recurrence_gradient(np_w, np_x, n):
+    """numpy: loss = sum(h_n ** 2) for h_{k+1} = tanh(h_k w + x), h_0 = x, and d loss / d w."""
+    hs = [np_x]
+    for _ in range(n):
+        hs.append(np.tanh(hs[-1] @ np_w + np_x))
+    grad, delta = np.zeros_like(np_w), 2 * hs[-1]
+    for k in range(n, 0, -1):
+        pre = delta * (1 - hs[k] ** 2)
+        grad += hs[k - 1].T @ pre
+        delta = pre @ np_w.T
+    return float(np.sum(hs[-1] ** 2)), grad
+
+
+def test_a_traced_loop_and_its_gradient_keep_their_values_on_the_gpu(gpus, monkeypatch):
+    # `While` returns its results as tensors of the device its body made them on, and its
+    # accumulated values as lists on that device; the gradient loop reads each one there. So
+    # a traced recurrence on a GPU and its gradient read nothing back to the host, and copy
+    # to the device only what does not depend on the iteration count (the simulated GPU's
+    # `_Send` hands a value to another partition as a host copy). Before, the loop's results
+    # and accumulated values were read back after the loop, and each gradient iteration
+    # copied one value per accumulator to the device.
+    gpus(1)
+    np_w = np.array([[0.5, -0.2], [0.1, 0.4]], np.float32)
+    np_x = np.array([[1.0, -1.0]], np.float32)
+    w, x = tf.Variable(np_w), tf.constant(np_x)
+
+    @tf.function
+    def step(n):
+        with tf.GradientTape() as tape:
+            _, h = tf.while_loop(lambda i, h: i < n, lambda i, h: (i + 1, tf.tanh(h @ w + x)),
+                                 (0, x))
+            loss = tf.reduce_sum(h * h)
+        return loss, tape.gradient(loss, w)
+
+    counts = {n: tf.constant(n) for n in (2, 4, 8)}
+    step(counts[2])
+    step(counts[2])  # (a loop body is compiled on its second run)
+    reads, uploads = [], []
+    to_host, upload = VirtualDevice.to_host, VirtualDevice._upload
+    monkeypatch.setattr(VirtualDevice, "to_host", lambda self, a: (
+        reads.append(a) if isinstance(a, VirtualArray) else None) or to_host(self, a))
+    monkeypatch.setattr(VirtualDevice, "_upload",
+                        lambda self, a: uploads.append(a) or upload(self, a))
+    results, per_call = {}, []
+    for n in (4, 8):
+        before = len(uploads)
+        results[n] = step(counts[n])
+        per_call.append(len(uploads) - before)
+    assert reads == []
+    assert per_call[0] == per_call[1], per_call
+    monkeypatch.undo()
+    for n, (loss, grad) in results.items():
+        assert loss.device.endswith("GPU:0") and grad.device.endswith("GPU:0")
+        want_loss, want_grad = _recurrence_gradient(np_w, np_x, n)
+        np.testing.assert_allclose(loss.numpy(), want_loss, rtol=1e-5)
+        np.testing.assert_allclose(grad.numpy(), want_grad, rtol=1e-4, atol=1e-6)

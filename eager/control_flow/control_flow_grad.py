@@ -132,9 +132,13 @@ TENSOR_LIST_ZEROS_LIKE = register_op(
 
 
 def _read(lst, index, spec):
-    """Element `index` of accumulator `lst`, read where accumulators live (the CPU, where the
-    While kernel makes them): only the element moves to the device of the ops reading it."""
-    with _context.device(_cf.ACCUMULATOR_DEVICE):
+    """Element `index` of accumulator `lst`, read where the list lives: only the element moves
+    to the device of the ops using it, and on a GPU, where the While kernel leaves the lists of
+    the GPU's values (`ops._accumulated`), nothing moves. The device is the list's own when it
+    is eager; when it is symbolic, the forward op's device request (placement then puts the
+    read where it put the loop's body), else placement's choice."""
+    where = lst.device
+    with _context.device(where) if where else contextlib.nullcontext():
         return tensor_list_get_item(lst, index, spec.dtype, spec.shape)
 
 

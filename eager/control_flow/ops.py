@@ -17,8 +17,10 @@ input as written, so per-resource ordering treats it like any op that may assign
 The kernels run on the CPU (`device_types`): a kernel receives raw arrays, but a sub-graph
 runs on tensors, and an accelerator's kernel may run on a stream worker where dispatching more
 ops is not allowed. The ops inside a branch are still placed as when they were traced. The
-kernel wraps its arrays as CPU tensors, runs the selected graph with `run_graph` (tapes set
-aside), and returns the outputs' host arrays.
+kernel wraps its CPU arrays as CPU tensors (an input living elsewhere arrives as its tensor:
+`OpDef.keeps_input_devices`), runs the selected graph with `run_graph` (tapes set aside), and
+returns each output as its sub-graph left it: a CPU array, or a tensor of the device it lives
+on (`OpDef.returns_tensors`), so a loop on a GPU is never copied to the host when it ends.
 
 Gradients, two paths:
 
@@ -38,8 +40,9 @@ Gradients, two paths:
 While accumulators. A `While` gradient needs each iteration's loop variables. When the op is
 made while a tape follows one of its inputs (`followed_by_tape`), it is made *accumulating*
 (`WhileBody.accumulate`): its kernel pushes, before each iteration, every loop variable the body
-reads onto a TensorList, and the op has extra outputs after the loop variables: the iteration
-count (int32) and those lists. `while_loop` returns only the user's loop variables. Without a
+reads onto a TensorList (a list of the device those values live on: `_accumulated`), and the
+op has extra outputs after the loop variables: the iteration count (int32, on the CPU) and
+those lists. `while_loop` returns only the user's loop variables. Without a
 recording tape nothing is accumulated, so loops that nobody differentiates pay nothing.
 """
 
@@ -183,6 +186,7 @@ def _make_op(name, kernel, infer, replay, inputs, keep_outputs=()) -> OpDef:
                device_types=frozenset({"CPU"}))
     op.replay = replay
     op.keeps_input_devices = True  # (see `_wrap`)
+    op.returns_tensors = True  # (see `_output`)
     op.def_gradient(_GRADIENT_FUNCTIONS[name], keep_inputs=True, keep_outputs=keep_outputs)
     return op
 
@@ -227,6 +231,15 @@ def _host(t, cpu):
 def _host_value(value, cpu):
     """A kernel input's host value (an input kept on its device arrives as its tensor)."""
     return _host(value, cpu) if value.__class__ is EagerTensor else value
+
+
+def _output(t, cpu):
+    """What a control-flow kernel returns for `t`, one of its sub-graph's results: its array
+    when it lives on the kernel's device (the CPU), else the tensor itself, an output on its
+    own device (`OpDef.returns_tensors`). Why: a loop or branch on a GPU leaves its results
+    there; copying them to the host made the host wait for the device once per loop, and the
+    ops using them copied them back."""
+    return t._value if t._meta.device is cpu else t
 
 
 def _run(graph, feeds):
@@ -289,7 +302,7 @@ def _case_kernel(xp, selector, *arrays, body):
     graph = body.branches[k]
     feeds = [_wrap(arrays[j], p.dtype, cpu)
              for j, (_, p) in zip(body.positions[k], graph.captures)]
-    return tuple(_host(t, cpu) for t in _run(graph, feeds))
+    return tuple(_output(t, cpu) for t in _run(graph, feeds))
 
 
 def _case_replay(inputs, attrs):
@@ -338,8 +351,9 @@ def _most_specific_compatible(a, b) -> TensorShape:
 
 
 # -- While -----------------------------------------------------------------------------------
-#: Where accumulators live: the While kernel runs on the CPU and makes them there; replaying
-#: pushes there too, and the gradient reads them there, so only elements cross devices.
+#: Where a gradient loop's counter lives, and where replaying (`_while_replay`) accumulates:
+#: the host. The While kernel's own accumulators live where their values do (`_accumulated`),
+#: and the gradient reads each list where it lives (`control_flow_grad._read`).
 ACCUMULATOR_DEVICE = "CPU:0"
 _COUNT_SPEC = TensorSpec((), _int32)
 _LIST_SPEC = TensorSpec((), _variant)
@@ -406,7 +420,7 @@ def _used_inputs(graph, n):
 def _while_kernel(xp, *arrays, body):
     cpu = _cpu()
     n = body.num_vars
-    values = [_wrap(a, s.dtype, cpu) for a, s in zip(arrays[:n], body.specs)]
+    values = initial = [_wrap(a, s.dtype, cpu) for a, s in zip(arrays[:n], body.specs)]
     limit = None
     if body.has_max:
         limit = int(_host_value(arrays[n], cpu))
@@ -426,100 +440,42 @@ def _while_kernel(xp, *arrays, body):
         if not bool(_host(keep, cpu)):
             break
         for store, j in zip(stores, acc or ()):
-            store.append(values[j])  # the tensor (immutable), brought to the host after the loop
+            store.append(values[j])  # the tensor (immutable): see `_accumulated`
         values = _run(body.body, values + body_extra)
         for t, fixed in zip(values, body.fixed_shapes):
             if fixed is None or t._value.shape != fixed:
                 _check_invariants(values, body.specs, i)
                 break
         i += 1
-    host = _HostCopies(cpu)
-    host.read_together(values + [t for store in stores for t in store])
+    outputs = tuple(_output(t, cpu) for t in values)
     if acc is None:
-        return tuple(host.value(t) for t in values)
-    lists = tuple(TensorList([_list_ops.as_list(host.value(t)) if body.specs[j].dtype is _variant
-                              else host.value(t) for t in store],
-                             len(store), body.specs[j].dtype, body.specs[j].shape)
+        return outputs
+    lists = tuple(_accumulated(store, initial[j], body.specs[j], cpu)
                   for store, j in zip(stores, acc))
-    outputs = tuple(host.value(t) for t in values)
     return outputs + (np.asarray(i, np.int32),) + lists
 
 
-class _HostCopies:
-    """Host values of a loop's tensors, copied once each after the loop.
-
-    Why: the While kernel and its accumulators live on the CPU, but a loop's values may live on
-    a GPU, where each copy to the host waits for the device. A TensorList loop variable (a
-    TensorArray the body writes) shares its elements with every earlier iteration's list:
-    copying each iteration's list whole copied element k once per later iteration, and
-    copying at each push made the host wait every iteration. Copies are made after the loop,
-    once per array however many lists hold it."""
-
-    __slots__ = ("cpu", "_copies")
-
-    def __init__(self, cpu):
-        self.cpu = cpu
-        self._copies = {}  # id(array) -> (array, its host copy); the array keeps the id taken
-
-    def value(self, t):
-        """`t`'s value as a CPU kernel takes it (`transfer`'s, without copying an array
-        twice)."""
-        device = t._meta.device
-        value = t._value
-        if device is self.cpu:
-            return value
-        listed = _listed(value)
-        if listed is not None:
-            return self._list(listed, device)
-        if getattr(value, "copied_to", None) is not None:  # a resource handle: moves as it is
-            return transfer(value, device, self.cpu)
-        return self._array(value, device)
-
-    def read_together(self, tensors):
-        """Copies the device arrays of `tensors` (the loop variables, every iteration's
-        accumulated values, the elements of their lists) to the host with one `to_host_many`
-        per device, which reads them in as few copies as the backend can (CUDA: one per shape
-        and dtype)."""
-        by_device = {}
-
-        def collect(value, arrays):
-            listed = _listed(value)
-            if listed is not None:
-                for item in listed.elements():
-                    if item is not None:
-                        collect(item, arrays)
-            elif getattr(value, "copied_to", None) is None and id(value) not in self._copies:
-                arrays[id(value)] = value
-
-        for t in tensors:
-            device = t._meta.device
-            if device is not self.cpu and not device.inline:
-                collect(t._value, by_device.setdefault(device, {}))
-        for device, arrays in by_device.items():
-            arrays = list(arrays.values())
-            for array, copy in zip(arrays, device.to_host_many(arrays)):
-                self._copies[id(array)] = (array, copy)
-
-    def _list(self, value, device):
-        return value.mapped(lambda item: self._list(item, device)
-                            if item.__class__ is TensorList else self._array(item, device))
-
-    def _array(self, array, device):
-        copied = self._copies.get(id(array))
-        if copied is None or copied[0] is not array:
-            copied = self._copies[id(array)] = (array, transfer(array, device, self.cpu))
-        return copied[1]
-
-
-def _listed(value):
-    """`value` as a TensorList if it is one (or one wrapped in a 0-d object array, as a copy
-    between CPUs gives it), else None. Asked of every array a loop reads back: no exception."""
-    if value.__class__ is TensorList:
-        return value
-    if value.__class__ is np.ndarray and value.ndim == 0 and value.dtype == object:
-        inner = value[()]
-        return inner if inner.__class__ is TensorList else None
-    return None
+def _accumulated(store, initial, spec, cpu):
+    """The TensorList of one accumulated loop variable (its value before each iteration, in
+    `store`), as an output of the device those values live on (`_output`): on a GPU the list
+    holds the device's arrays, and the gradient loop reads each element there
+    (`control_flow_grad._read`), so nothing crosses to the host and back. Small int32 values
+    a GPU holds in host memory (a counter) stay host arrays, as their tensors do. Values on
+    several devices (rare: a loop variable whose first value was placed elsewhere) are copied
+    to the last one's device, where the body ran; a loop that ran no iteration gives an empty
+    list on its initial value's device."""
+    device = (store[-1] if store else initial)._meta.device
+    items = [t._value if t._meta.device is device else
+             transfer(t._value, t._meta.device, device) for t in store]
+    if device is not cpu and not device.inline:
+        in_host_memory = [v.__class__ is np.ndarray for v in items]
+        if any(in_host_memory) and not all(in_host_memory):
+            items = [device.in_device_memory(v) if h else v
+                     for v, h in zip(items, in_host_memory)]
+    if spec.dtype is _variant:
+        items = [_list_ops.as_list(v) for v in items]
+    made = TensorList(items, len(items), spec.dtype, spec.shape)
+    return made if device is cpu else wrap_value(made, device, _variant)
 
 
 def _check_invariants(values, specs, i):

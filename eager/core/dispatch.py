@@ -354,6 +354,9 @@ def run_kernel(op, inputs, attrs, device):
         except (KeyError, AttributeError):
             _special_output(t, out, device, op)
         outputs = t
+    elif op.returns_tensors:
+        outputs = tuple([_kept_output(o) if o.__class__ is EagerTensor else
+                         wrap_output(o, device, op) for o in out])
     else:
         outputs = tuple([wrap_output(o, device, op) for o in out])
     if hooks.check_inference:
@@ -428,6 +431,17 @@ def wrap_output(value, device, op):
         t._meta = METAS[device][value.dtype]
     except (KeyError, AttributeError):
         _special_output(t, value, device, op)
+    return t
+
+
+def _kept_output(tensor):
+    """An output an op's kernel returned as a tensor (`OpDef.returns_tensors`): a new tensor
+    of its value, on its device. New, because an op's outputs are never its inputs' objects
+    (a loop that ran no iteration returns its inputs): tapes follow tensors by identity."""
+    t = EagerTensor()
+    t._value = tensor._value
+    t._meta = tensor._meta
+    t._tape_id = 0
     return t
 
 

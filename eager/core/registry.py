@@ -49,6 +49,11 @@ An OpDef holds what each way of running an op needs, and nothing mode-specific:
   (`If`, `Case`, `While`): an input living on another device than the op's reaches the kernel
   as its EagerTensor, not copied, so the sub-graph's ops take it where it is (a loop on a
   GPU does not copy its captured weights to the host and back at every iteration).
+* `returns_tensors`: False for most ops. True for an op with `num_outputs` None whose kernel
+  may return EagerTensors among its outputs: each is an output as it is, on its own device.
+  A loop's results thus stay where its body made them (`If`, `Case`, `While`) instead of
+  being copied to the host when it ends, and a partition's `_Recv` hands on a value where it
+  lives (`eager.runtime.send_recv`).
 * `cupy_kernel(xp, *arrays, **attrs)`: None for most ops. For an op whose GPU launch runs
   through a precompiled CuPy kernel object (`eager.ops.cupy_kernels`), what the CUDA backend
   calls instead of `kernel`: the same results, falling back to `kernel` for what it does not
@@ -81,7 +86,8 @@ class OpDef:
                  "stateful", "resource_reads", "resource_writes", "num_outputs", "differentiable",
                  "dtypes", "no_kernel_dtypes", "device_types", "infer_from_types", "doc", "replay",
                  "infix", "elementwise", "ufunc", "donatable_inputs", "collective",
-                 "launch_plans", "cupy_kernel", "host_inputs", "keeps_input_devices")
+                 "launch_plans", "cupy_kernel", "host_inputs", "keeps_input_devices",
+                 "returns_tensors")
 
     def __init__(self, name, kernel, infer, *, stateful=False, resource_reads=(),
                  resource_writes=(), num_outputs=1, differentiable=True, dtypes=None,
@@ -127,6 +133,7 @@ class OpDef:
         self.host_inputs = frozenset(host_inputs)
         # See the module doc: set by the control-flow package on its OpDefs.
         self.keeps_input_devices = False
+        self.returns_tensors = False
 
     @property
     def resource_inputs(self) -> tuple:

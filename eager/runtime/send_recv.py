@@ -22,15 +22,19 @@ Moving the value (where the kernels care about devices):
   On a simulated GPU a kernel sees the raw pool block behind its input, which goes back to the
   pool as soon as the input tensor is dropped, so the send takes a host copy then (it runs
   after the producer in stream order, so the bytes are there). CPU and CuPy arrays are owned
-  values and are handed over as they are.
+  values and are handed over as they are. An input living on another device than the send's
+  (a control-flow op's result left where its sub-graph made it: `OpDef.returns_tensors`)
+  reaches the kernel as its tensor (`OpDef.keeps_input_devices`) and is sent as it lives.
 * `_Recv` waits, so it always runs on the host: on the consumer's device when that is a CPU
   (its kernels run on the calling thread), else on CPU:0, with an `Identity` on the GPU after
   it (`partition` arranges this). A receive blocking a GPU's stream instead would stall every
   later kernel and every host synchronization of that stream behind a value another partition
-  may need that very synchronization to produce. It returns the value in its own device's
-  memory with the device's copy path (`Device.copy_from`: a new buffer between logical CPUs,
-  a device-to-host copy from a GPU). Handles and lists (`resource`, `variant`) are host objects
-  and pass as they are, as dispatch passes them.
+  may need that very synchronization to produce. It returns the value as a tensor of the
+  device it lives on (`OpDef.returns_tensors`), not copied: its consumer's dispatch moves it
+  where it needs it (the GPU's `Identity` after a host receive copies a CPU value there, and
+  takes a GPU value as it is), and a control-flow op takes it where it lives. So a value
+  crossing between a GPU's partition and the CPU's `While` is never copied to the host and
+  back.
 """
 
 from __future__ import annotations
@@ -41,7 +45,6 @@ import numpy as np
 
 from ..base import dtypes as _dt
 from ..devices import registry as _registry
-from ..devices.base import transfer
 from ..base.errors import CancelledError, InternalError
 from ..core.registry import register_op
 from ..tensor import EagerTensor, wrap_value
@@ -140,6 +143,9 @@ def _send_kernel(xp, rendezvous, *value, key, send_device, recv_device):
         rendezvous.send(key, None)
         return ()
     array = value[0]
+    if array.__class__ is EagerTensor:  # a value living on another device: sent as it lives
+        rendezvous.send(key, (array._value, array._meta.device))
+        return ()
     source = _device(send_device)
     if isinstance(array, np.ndarray) and not source.inline:
         # A simulated GPU's kernel sees a pool block that is reused once its tensor is gone:
@@ -158,9 +164,9 @@ def _recv_kernel(xp, rendezvous, *, key, send_device, recv_device, dtype, shape)
     if dtype is None:  # a control edge
         return ()
     array, source = payload
-    target = _device(recv_device)  # a CPU: see the module doc
-    # (a list's elements move with it; a handle passes as it is: `transfer`)
-    return (array if source is target else transfer(array, source, target),)
+    if source is _device(recv_device):
+        return (array,)
+    return (wrap_value(array, source, dtype),)  # where it lives: its consumer moves it if need be
 
 
 def _recv_infer(rendezvous, *, key, send_device, recv_device, dtype, shape):
@@ -174,6 +180,7 @@ def _recv_infer(rendezvous, *, key, send_device, recv_device, dtype, shape):
 SEND = register_op("_Send", _send_kernel, _send_infer, stateful=True, num_outputs=0,
                    differentiable=False,
                    doc="Hands a value to the partition of another device (see send_recv).")
+SEND.keeps_input_devices = True  # (a control-flow result: see the module doc)
 
 #: `_Recv(rendezvous; key, send_device, recv_device, dtype, shape)`: the value sent under `key`,
 #: in this device's memory; no output for a control edge (`dtype` None), hence `num_outputs`
@@ -181,3 +188,4 @@ SEND = register_op("_Send", _send_kernel, _send_infer, stateful=True, num_output
 RECV = register_op("_Recv", _recv_kernel, _recv_infer, stateful=True, num_outputs=None,
                    differentiable=False,
                    doc="Receives a value from the partition of another device (see send_recv).")
+RECV.returns_tensors = True  # a value on the sender's device: see the module doc
