@@ -113,6 +113,29 @@ def recurrent_step(tf, n, with_array):
     return step
 
 
+def counted_array_loop(tf, n):
+    """A traced `n`-iteration recurrence writing each `h` into a TensorArray, whose body also
+    counts its iterations in a variable (a stateful op: the body graph's outputs then wait for
+    it through control edges); returns (the function, the counter)."""
+    rng = np.random.default_rng(5)
+    w = tf.Variable(rng.standard_normal((3, 3)).astype(np.float32) * 0.5)
+    x = tf.constant(rng.standard_normal((2, 3)).astype(np.float32))
+    counter = tf.Variable(0.0)
+
+    @tf.function
+    def run():
+        def body(i, h, out):
+            counter.assign_add(1.0)
+            h = tf.tanh(tf.matmul(h, w) + x)
+            return i + 1, h, out.write(i, h)
+
+        start = (0, x, tf.TensorArray(tf.float32, size=n))
+        _, _, out = tf.while_loop(lambda i, h, out: i < n, body, start)
+        return tf.reduce_sum(out.stack() ** 2)
+
+    return run, counter
+
+
 def lstm_fit(tf, steps):
     """A Keras LSTM model fitted for one epoch of two batches of `steps`-long sequences; returns
     (the fit, the model)."""
@@ -224,6 +247,8 @@ def scenario_values(tf):
         loss, grad = recurrent_step(tf, 6, with_array)()
         out["recurrence" + (" with a TensorArray" if with_array else "")] = [
             float(loss), grad.numpy().tolist()]
+    counted, counter = counted_array_loop(tf, 6)
+    out["counted TensorArray loop"] = [float(counted()), float(counted()), float(counter)]
     fit, model = lstm_fit(tf, 6)
     for _ in range(2):
         fit()
@@ -411,6 +436,15 @@ def main(argv):
             recurrent()
             copies.append([recording_cupy.HOST_READS[0], recording_cupy.HOST_WRITES[0]])
         report["recurrence copies" + (" with a TensorArray" if with_array else "")] = copies
+    copies = []
+    for n in (5, 10):
+        counted, _ = counted_array_loop(tf, n)
+        for _ in range(2):
+            counted()
+        recording_cupy.reset()
+        counted()
+        copies.append([recording_cupy.HOST_READS[0], recording_cupy.HOST_WRITES[0]])
+    report["counted TensorArray loop copies"] = copies
     copies = []
     for steps in (4, 8):
         fit, _ = lstm_fit(tf, steps)

@@ -59,6 +59,9 @@ def test_training_steps_on_the_gpu_backend_give_the_cpus_values(report, on_cpu):
         np.testing.assert_allclose(got[key][0], on_cpu[key][0], rtol=1e-5, err_msg=key)
         np.testing.assert_allclose(got[key][1], on_cpu[key][1], rtol=1e-5, atol=1e-6,
                                    err_msg=key)
+    np.testing.assert_allclose(got["counted TensorArray loop"],
+                               on_cpu["counted TensorArray loop"], rtol=1e-6)
+    assert got["counted TensorArray loop"][2] == 12.0  # two calls of six iterations
     for g, e in zip(got["LSTM weights"], on_cpu["LSTM weights"]):
         np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(got["moving average"], on_cpu["moving average"], rtol=1e-6)
@@ -183,6 +186,16 @@ def test_a_traced_loop_and_its_gradient_copy_nothing_between_host_and_gpu(report
     # 5 values (4 with the TensorArray) back after the loops and copied 7, 12 and 22 (17, 32
     # and 62) to the device again: one per accumulator per gradient iteration.
     assert report[key] == [[0, 0]] * 3, report[key]
+
+
+def test_a_loop_with_a_stateful_op_keeps_its_tensor_array_on_the_gpu(report):
+    # 5 and 10 iterations of a body that writes a TensorArray and assigns a variable: the
+    # body's results wait for the assignment through Identities, which run where their
+    # inputs live. (While those of lists and handles were placed on the CPU, the list went to
+    # the host at every iteration and back whole to the GPU for the next write: 5 and 10
+    # reads, 15 and 55 copies to the device.)
+    assert report["counted TensorArray loop copies"] == [[0, 0], [0, 0]], \
+        report["counted TensorArray loop copies"]
 
 
 def test_a_keras_lstm_fit_copies_as_often_whatever_the_sequence_length(report):

@@ -135,24 +135,8 @@ def finish_branch(graph, flat_tensors):
             else:
                 t = graph.capture(t)
             outs.append(t)
-        graph.outputs = _finalize(graph, outs)
+        graph.outputs = graph.finalize(outs)
     graph.plan = GraphPlan(graph)
-
-
-def _finalize(graph, outs) -> list:
-    """`graph.finalize(outs)`, with the Identities that returned TensorLists and handles get
-    placed on the CPU: they are host objects, and an Identity run on an accelerator (the
-    runner places an op without resource inputs on the default device) would copy one into
-    device memory."""
-    host = [k for k, t in enumerate(outs) if t.dtype is _variant or t.dtype is _resource]
-    if not host or not graph.control_outputs:
-        return graph.finalize(outs)
-    result = graph.finalize([t for k, t in enumerate(outs) if k not in set(host)])
-    with _context.device(ACCUMULATOR_DEVICE):
-        kept = graph.finalize([outs[k] for k in host])
-    for k, t in zip(host, kept):
-        result.insert(k, t)
-    return result
 
 
 class _Output:
