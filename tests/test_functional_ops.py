@@ -28,6 +28,17 @@ def test_map_fn_values_and_signatures():
     assert got.numpy().tolist() == X.tolist()
 
 
+def test_map_fn_results_may_have_another_shape_than_the_elements():
+    # Without fn_output_signature only the elements' structure and dtypes are assumed
+    # (TensorFlow's docstring example: a range of three per scalar element).
+    got = tf.map_fn(lambda t: tf.range(t, t + 3), tf.constant([3, 5, 2]))
+    assert got.numpy().tolist() == [[3, 4, 5], [5, 6, 7], [2, 3, 4]]
+    row_norms = tf.function(lambda x: tf.map_fn(lambda r: tf.reduce_sum(r * r), x))
+    got = row_norms(tf.constant(X))
+    assert got.numpy().tolist() == [5.0, 25.0, 61.0]
+    assert row_norms.get_concrete_function(tf.constant(X)).structured_outputs.shape == (3,)
+
+
 def test_map_fn_errors_as_tensorflow():
     with pytest.raises(ValueError, match="not scalars"):
         tf.map_fn(lambda r: r, tf.constant(1.0))

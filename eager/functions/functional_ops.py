@@ -60,15 +60,16 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
            infer_shape=True, name=None, fn_output_signature=None):
     """≈ `tf.map_fn`: stacks `fn(x)` for each x unstacked from `elems` along axis 0 (a nested
     structure of tensors gives nested x). The results' structure and dtypes are
-    `fn_output_signature` (dtypes or TensorSpecs; `dtype` is its old name), by default those of
-    `elems`. `parallel_iterations`, `back_prop`, `swap_memory` are accepted and ignored."""
+    `fn_output_signature` (dtypes or TensorSpecs; `dtype` is its old name), by default the
+    structure and dtypes of `elems` (any shape: `fn` may return a scalar per row).
+    `parallel_iterations`, `back_prop`, `swap_memory` are accepted and ignored."""
     del parallel_iterations, back_prop, swap_memory, name
     _check_callable(fn)
     if fn_output_signature is None:
         fn_output_signature = dtype
     flat, n = _unstacked(elems)
-    if fn_output_signature is None:
-        signature = nest.pack_sequence_as(elems, [TensorSpec(e.shape[1:], e.dtype) for e in flat])
+    if fn_output_signature is None:  # the elements' dtypes, not their shapes (TensorFlow's)
+        signature = nest.pack_sequence_as(elems, [TensorSpec(None, e.dtype) for e in flat])
     else:
         signature = nest.map_structure(_spec, fn_output_signature)
     flat_sig = nest.flatten(signature)
