@@ -136,6 +136,26 @@ def counted_array_loop(tf, n):
     return run, counter
 
 
+def condition_loops(tf, n):
+    """Traced loops whose condition the host reads at every iteration: a `while_loop` with a
+    constant condition stopped by `maximum_iterations`, and a loop over a dataset's `n`
+    batches; returns the two functions."""
+    x = tf.constant(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3))
+    bounded = tf.function(lambda: tf.while_loop(lambda i, h: True, lambda i, h: (i + 1, h * 0.5),
+                                                (0, x), maximum_iterations=n)[1])
+    batches = tf.data.Dataset.from_tensor_slices(
+        np.arange(n * 6, dtype=np.float32).reshape(n * 2, 3)).batch(2)
+
+    @tf.function
+    def summed():
+        total = tf.zeros(3)
+        for batch in batches:
+            total += tf.reduce_sum(batch, axis=0)
+        return total
+
+    return bounded, summed
+
+
 def lstm_fit(tf, steps):
     """A Keras LSTM model fitted for one epoch of two batches of `steps`-long sequences; returns
     (the fit, the model)."""
@@ -247,6 +267,7 @@ def scenario_values(tf):
         loss, grad = recurrent_step(tf, 6, with_array)()
         out["recurrence" + (" with a TensorArray" if with_array else "")] = [
             float(loss), grad.numpy().tolist()]
+    out["condition loops"] = [f().numpy().tolist() for f in condition_loops(tf, 3)]
     counted, counter = counted_array_loop(tf, 6)
     out["counted TensorArray loop"] = [float(counted()), float(counted()), float(counter)]
     fit, model = lstm_fit(tf, 6)
@@ -445,6 +466,15 @@ def main(argv):
         counted()
         copies.append([recording_cupy.HOST_READS[0], recording_cupy.HOST_WRITES[0]])
     report["counted TensorArray loop copies"] = copies
+    reads = []
+    for n in (4, 8):
+        for f in condition_loops(tf, n):
+            for _ in range(2):
+                f()
+            recording_cupy.reset()
+            f()
+            reads.append(recording_cupy.HOST_READS[0])
+    report["condition loop reads"] = reads
     copies = []
     for steps in (4, 8):
         fit, _ = lstm_fit(tf, steps)
@@ -488,7 +518,8 @@ def main(argv):
             ("int32 scalar", tf.constant(3)), ("int32 shape", tf.shape(tf.zeros((2, 3)))),
             ("nine int32", tf.constant(np.arange(9, dtype=np.int32))),
             ("float scalar", tf.constant(3.0)), ("int64 scalar", tf.constant(3, tf.int64)),
-            ("comparison", tf.constant(3) < 4), ("float comparison", tf.constant(3.0) < 4.0))},
+            ("comparison", tf.constant(3) < 4), ("float comparison", tf.constant(3.0) < 4.0),
+            ("bool flag", tf.constant(True)))},
         "int32 variable storage": type(_storage_value(tf, tf.Variable(5))).__name__}
     c_params = [cupy.asarray(p) for p in np_params]
     cx, cy = cupy.asarray(xn), cupy.asarray(yn)

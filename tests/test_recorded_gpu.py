@@ -59,6 +59,8 @@ def test_training_steps_on_the_gpu_backend_give_the_cpus_values(report, on_cpu):
         np.testing.assert_allclose(got[key][0], on_cpu[key][0], rtol=1e-5, err_msg=key)
         np.testing.assert_allclose(got[key][1], on_cpu[key][1], rtol=1e-5, atol=1e-6,
                                    err_msg=key)
+    for g, e in zip(got["condition loops"], on_cpu["condition loops"]):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
     np.testing.assert_allclose(got["counted TensorArray loop"],
                                on_cpu["counted TensorArray loop"], rtol=1e-6)
     assert got["counted TensorArray loop"][2] == 12.0  # two calls of six iterations
@@ -198,6 +200,15 @@ def test_a_loop_with_a_stateful_op_keeps_its_tensor_array_on_the_gpu(report):
         report["counted TensorArray loop copies"]
 
 
+def test_a_loops_constant_condition_and_a_dataset_loops_condition_read_nothing(report):
+    # [a while_loop with a constant condition and maximum_iterations, a loop over a dataset's
+    # batches] for 4 and 8 iterations. A small bool made on the host (a constant condition)
+    # stays in host memory as a small int32 value does, and so does the host ops' logic on
+    # it: the loops' conditions are read without waiting for the GPU. (While such a bool was
+    # copied to device memory, each iteration read it back: 4 and 8 reads each.)
+    assert report["condition loop reads"] == [0, 0, 0, 0], report["condition loop reads"]
+
+
 def test_a_keras_lstm_fit_copies_as_often_whatever_the_sequence_length(report):
     # An epoch of two batches of 4- and 8-step sequences: [host reads, copies to the device].
     # What is left is per epoch, not per time step: the epoch's logs read at its end (a loss
@@ -220,7 +231,7 @@ def test_small_int32_values_of_the_gpu_live_in_host_memory(report, on_cpu):
     assert host["kinds"] == {"int32 scalar": "ndarray", "int32 shape": "ndarray",
                              "comparison": "ndarray", "nine int32": "RecordedArray",
                              "float scalar": "RecordedArray", "int64 scalar": "RecordedArray",
-                             "float comparison": "RecordedArray"}
+                             "float comparison": "RecordedArray", "bool flag": "ndarray"}
     assert host["int32 variable storage"] == "RecordedArray"
     assert report["values"]["host int32"] == on_cpu["host int32"]
     assert on_cpu["host int32"]["while loop"] == [7, [1.5 ** 7, -2 * 1.5 ** 7]]

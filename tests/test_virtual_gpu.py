@@ -223,6 +223,8 @@ def test_small_int32_values_live_in_host_memory_as_on_a_real_gpu(gpus):
     i = tf.constant(3)
     assert i.device.endswith("GPU:0") and type(i._value) is np.ndarray
     assert type((i * 2 < 7)._value) is np.ndarray
+    assert type(tf.constant([True, False])._value) is np.ndarray  # small bools: flags
+    assert type(tf.constant(np.ones(9, bool))._value) is VirtualArray
     assert type(tf.shape(tf.zeros((2, 5)))._value) is np.ndarray
     for t in (tf.constant(np.arange(9, dtype=np.int32)), tf.constant(3.0),
               tf.constant(3, tf.int64), tf.cast(i, tf.float32)):

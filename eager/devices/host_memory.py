@@ -7,8 +7,9 @@ allocates), and each read of device memory waits for everything queued on the de
 the host, they are read at once, and a kernel that needs one on the device gets a copy, which
 waits for nothing. Eager keeps small int32 values there (`HOST_INT32_MAX_ELEMENTS`): a larger
 int32 array (a batch's labels, a gather's indices) is data a kernel reads on the device, and
-would otherwise be copied there at every use. The tensors are the device's (`.device`); only
-their memory differs.
+would otherwise be copied there at every use. Small bool values (a flag, a loop's constant
+condition, a comparison of counters) stay there too. The tensors are the device's (`.device`);
+only their memory differs.
 
 A backend that follows this (the CUDA backend, the simulated GPU) makes such values in
 `from_host` (`resident`) and routes an op whose inputs include one through `run_on_host` when
@@ -44,8 +45,11 @@ ALWAYS_HOST_OPS = frozenset({"Shape", "Size", "Rank", "Const", "TensorListLength
 
 
 def resident(array) -> bool:
-    """Whether `array`, made on the host for a device, stays in host memory."""
-    return array.dtype == np.int32 and array.size <= HOST_INT32_MAX_ELEMENTS
+    """Whether `array`, made on the host for a device, stays in host memory: a small int32
+    value, or a small bool (a flag, a loop's constant condition), as the results of the host
+    ops are kept (`run_on_host`)."""
+    return (array.dtype == np.int32 or array.dtype == np.bool_) and \
+        array.size <= HOST_INT32_MAX_ELEMENTS
 
 
 def runs_on_host(op, arrays) -> bool:
