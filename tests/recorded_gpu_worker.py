@@ -475,6 +475,16 @@ def main(argv):
             f()
             reads.append(recording_cupy.HOST_READS[0])
     report["condition loop reads"] = reads
+    reads = []
+    for batches in (4, 8):
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+        rows = np.ones((batches * 4, 3), np.float32)
+        for _ in range(2):
+            model.predict(rows, batch_size=4, verbose=0)
+        recording_cupy.reset()
+        model.predict(rows, batch_size=4, verbose=0)
+        reads.append(recording_cupy.HOST_READS[0])
+    report["predict reads"] = reads
     copies = []
     for steps in (4, 8):
         fit, _ = lstm_fit(tf, steps)

@@ -209,6 +209,12 @@ def test_a_loops_constant_condition_and_a_dataset_loops_condition_read_nothing(r
     assert report["condition loop reads"] == [0, 0, 0, 0], report["condition loop reads"]
 
 
+def test_keras_predict_reads_its_outputs_once(report):
+    # 4 and 8 batches: the batches' outputs are joined on the device and read once, as Keras 3
+    # does (a read per batch made the host wait for each).
+    assert report["predict reads"] == [1, 1], report["predict reads"]
+
+
 def test_a_keras_lstm_fit_copies_as_often_whatever_the_sequence_length(report):
     # An epoch of two batches of 4- and 8-step sequences: [host reads, copies to the device].
     # What is left is per epoch, not per time step: the epoch's logs read at its end (a loss

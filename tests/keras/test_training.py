@@ -174,6 +174,22 @@ def test_predict_batches_and_concatenates():
     np.testing.assert_allclose(model.predict_on_batch(x[:5]), want[:5], rtol=1e-6)
 
 
+def test_predict_hands_each_batchs_outputs_to_callbacks_as_tensors():
+    # As Keras 3: `on_predict_batch_end` gets the step's tensors; the batches are joined and
+    # copied to numpy once, at the end (on a GPU, no batch is waited for on its own).
+    model, x, _ = _two_layer()
+    seen = []
+
+    class Outputs(keras.callbacks.Callback):
+        def on_predict_batch_end(self, batch, logs=None):
+            seen.append(logs["outputs"])
+
+    got = model.predict(x, batch_size=16, verbose=0, callbacks=[Outputs()])
+    assert [type(t) for t in seen] == [type(tf.constant(0.0))] * 4
+    assert [tuple(t.shape) for t in seen] == [(16, 1)] * 3 + [(2, 1)]
+    np.testing.assert_array_equal(np.concatenate([t.numpy() for t in seen]), got)
+
+
 def test_fit_on_a_dataset_equals_fit_on_arrays():
     model, x, y = _two_layer()
     data = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)

@@ -75,10 +75,11 @@ class CallbackList(Callback):
         for cb in self.callbacks:
             cb.set_model(model)
 
-    def _call_batch(self, hook, batch, logs):
+    def _call_batch(self, hook, batch, logs, as_python=True):
         targets = self._batch_hooks[hook]
         if targets:
-            logs = _python_logs(logs)
+            if as_python:
+                logs = _python_logs(logs)
             for cb in targets:
                 getattr(cb, hook)(batch, logs)
 
@@ -104,7 +105,8 @@ class CallbackList(Callback):
         self._call_batch("on_predict_batch_begin", batch, logs)
 
     def on_predict_batch_end(self, batch, logs=None):
-        self._call_batch("on_predict_batch_end", batch, logs)
+        # The step's outputs as they are (tensors), as Keras 3 hands them on.
+        self._call_batch("on_predict_batch_end", batch, logs, as_python=False)
 
     def on_epoch_begin(self, epoch, logs=None):
         for cb in self.callbacks:
