@@ -485,6 +485,23 @@ def main(argv):
         model.predict(rows, batch_size=4, verbose=0)
         reads.append(recording_cupy.HOST_READS[0])
     report["predict reads"] = reads
+    writes = []
+    for steps in (4, 8):
+        rng = np.random.default_rng(2)
+        images = rng.standard_normal((steps * 4, 6, 6, 2)).astype(np.float32)
+        labels = rng.integers(0, 3, steps * 4)
+        model = tf.keras.Sequential([
+            tf.keras.Input((6, 6, 2)), tf.keras.layers.Conv2D(3, 3, activation="relu"),
+            tf.keras.layers.BatchNormalization(), tf.keras.layers.Flatten(),
+            tf.keras.layers.Dense(3)])
+        model.compile(optimizer="sgd", metrics=["accuracy"],
+                      loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        for _ in range(2):
+            model.fit(images, labels, batch_size=4, verbose=0)
+        recording_cupy.reset()
+        model.fit(images, labels, batch_size=4, verbose=0)
+        writes.append(recording_cupy.HOST_WRITES[0])
+    report["fit writes"] = writes
     copies = []
     for steps in (4, 8):
         fit, _ = lstm_fit(tf, steps)

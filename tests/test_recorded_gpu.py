@@ -215,6 +215,15 @@ def test_keras_predict_reads_its_outputs_once(report):
     assert report["predict reads"] == [1, 1], report["predict reads"]
 
 
+def test_a_keras_fit_step_copies_only_its_batch_to_the_gpu(report):
+    # Epochs of 4 and 8 steps of a Conv2D + BatchNormalization model: each step copies its
+    # images and labels, and nothing else (a traced step's folded constants, such as the
+    # loss's "divisor is not zero" flag, are copied to the device once, not at every step:
+    # `host_memory.DeviceCopies`).
+    four, eight = report["fit writes"]
+    assert eight - four == 2 * 4, report["fit writes"]
+
+
 def test_a_keras_lstm_fit_copies_as_often_whatever_the_sequence_length(report):
     # An epoch of two batches of 4- and 8-step sequences: [host reads, copies to the device].
     # What is left is per epoch, not per time step: the epoch's logs read at its end (a loss

@@ -517,3 +517,32 @@ def test_a_traced_loop_and_its_gradient_keep_their_values_on_the_gpu(gpus, monke
         want_loss, want_grad = _recurrence_gradient(np_w, np_x, n)
         np.testing.assert_allclose(loss.numpy(), want_loss, rtol=1e-5)
         np.testing.assert_allclose(grad.numpy(), want_grad, rtol=1e-4, atol=1e-6)
+
+
+def test_a_host_value_read_on_the_device_is_copied_there_once_while_it_lives(gpus, monkeypatch):
+    # A small bool or int32 value of a GPU lives in host memory; a kernel reading it on the
+    # device gets a copy, made once per value (`host_memory.DeviceCopies`): a traced program's
+    # folded constant is not copied again at every call. The copy goes with the value.
+    (g0,) = gpus(1)
+    uploads = []
+    upload = VirtualDevice._upload
+    monkeypatch.setattr(VirtualDevice, "_upload",
+                        lambda self, a: uploads.append(a.copy()) or upload(self, a))
+    x = tf.constant([1.0, -2.0])
+    flip = tf.function(lambda x: tf.where(tf.size(x) > 1, -x, x))  # a folded bool constant
+    flip(x)
+    flip(x)
+    before = len(uploads)
+    results = [flip(x) for _ in range(3)]
+    assert len(uploads) == before  # the constant's copy is reused
+    for r in results:
+        np.testing.assert_array_equal(r.numpy(), [-1.0, 2.0])
+    flag = tf.constant(True)
+    kept = len(g0._host_copies._copies)
+    for _ in range(3):
+        np.testing.assert_array_equal(tf.where(flag, x, -x).numpy(), [1.0, -2.0])
+    assert [u.dtype for u in uploads[before:]] == [np.bool_]  # copied once
+    assert len(g0._host_copies._copies) == kept + 1
+    del flag
+    gc.collect()
+    assert len(g0._host_copies._copies) == kept

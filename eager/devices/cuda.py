@@ -184,7 +184,7 @@ class CUDADevice(Device):
     until an event after the copy completes (see `base.KeepAlive`).
     """
 
-    __slots__ = ("device_id", "_copy_holds")
+    __slots__ = ("device_id", "_copy_holds", "_host_copies")
     host_result_ops = host_memory.ALWAYS_HOST_OPS
     host_ops = host_memory.HOST_OPS
 
@@ -196,6 +196,7 @@ class CUDADevice(Device):
                          CUDAStream(name + "/copy", device_id))
         self.device_id = device_id
         self._copy_holds = KeepAlive()
+        self._host_copies = host_memory.DeviceCopies()
 
     def run(self, op, arrays, attrs, inputs):
         for a in arrays:
@@ -212,7 +213,7 @@ class CUDADevice(Device):
         """`array` in this device's memory: a value held in host memory is copied there."""
         if array.__class__ is not np.ndarray:
             return array
-        return self._upload(np.asarray(array, order="C"))
+        return self._host_copies.of(array, lambda a: self._upload(np.asarray(a, order="C")))
 
     def kernel_for(self, op):
         return op.cupy_kernel or op.kernel

@@ -14,15 +14,18 @@ only their memory differs.
 A backend that follows this (the CUDA backend, the simulated GPU) makes such values in
 `from_host` (`resident`) and routes an op whose inputs include one through `run_on_host` when
 the op computes on the host (`runs_on_host`), else copies the values its kernel reads on the
-device (every input but `OpDef.host_inputs`, TensorFlow's HostMemory) there first.
+device (every input but `OpDef.host_inputs`, TensorFlow's HostMemory) there first, once per
+value while it lives (`DeviceCopies`).
 """
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 __all__ = ["HOST_INT32_MAX_ELEMENTS", "HOST_OPS", "ALWAYS_HOST_OPS", "resident", "runs_on_host",
-           "run_on_host", "run_with_host_values"]
+           "run_on_host", "run_with_host_values", "DeviceCopies"]
 
 #: The largest int32 array, in elements, a device keeps in host memory.
 HOST_INT32_MAX_ELEMENTS = 8
@@ -85,3 +88,29 @@ def _held(device, value):
             array.size <= HOST_INT32_MAX_ELEMENTS:
         return array
     return device.in_device_memory(array)
+
+
+class DeviceCopies:
+    """A device's copies of the values it holds in host memory, each kept while its host value
+    lives (`in_device_memory` asks here). Why: a traced program's constants (a folded size or
+    flag, an int32 literal) are host values that a device kernel may read at every run; each
+    is copied to the device once instead of once per run. Host values are never written (a
+    tensor's value is immutable), so a copy stays right for as long as its value exists; a
+    value computed anew at every run makes a copy at every run, as before."""
+
+    __slots__ = ("_copies",)
+
+    def __init__(self):
+        self._copies = {}  # id(host array) -> (weak reference to it, its device copy)
+
+    def of(self, array, upload):
+        """The device copy of host array `array`, made by `upload(array)` the first time."""
+        key = id(array)
+        kept = self._copies.get(key)
+        if kept is not None and kept[0]() is array:
+            return kept[1]
+        copy = upload(array)
+        copies = self._copies
+        # (The callback runs as the array is freed, before its id can be reused.)
+        copies[key] = (weakref.ref(array, lambda _, key=key: copies.pop(key, None)), copy)
+        return copy

@@ -466,7 +466,7 @@ class VirtualDevice(Device):
     whose launches are free, so `bench/cases_gpu_proxy.py` measures eager's own host time per
     op without a GPU."""
 
-    __slots__ = ("pool", "run_kernels", "_copy_holds", "_zeros")
+    __slots__ = ("pool", "run_kernels", "_copy_holds", "_zeros", "_host_copies")
 
     defers_kernels = True  # kernels run on the stream workers
     host_result_ops = host_memory.ALWAYS_HOST_OPS  # small int32 values in host memory, as CUDA's
@@ -479,6 +479,7 @@ class VirtualDevice(Device):
         self.pool = _Pool()
         self.run_kernels = run_kernels
         self._copy_holds = KeepAlive()
+        self._host_copies = host_memory.DeviceCopies()
         self._zeros = {}
 
     # -- memory ---------------------------------------------------------------------------
@@ -598,7 +599,7 @@ class VirtualDevice(Device):
     def in_device_memory(self, array):
         if array.__class__ is not np.ndarray:
             return array
-        return self._upload(np.array(array, copy=True))
+        return self._host_copies.of(array, lambda a: self._upload(np.array(a, copy=True)))
 
     def _upload(self, host):
         out = self._allocate(host.shape, host.dtype, None)
