@@ -156,6 +156,31 @@ def condition_loops(tf, n):
     return bounded, summed
 
 
+def gradient_penalty_step(tf, n):
+    """An eager tape over a traced function that differentiates an `n`-iteration recurrence
+    reading a variable (a gradient penalty): the outer tape replays the function's ops, the
+    accumulating loop among them."""
+    rng = np.random.default_rng(7)
+    w = tf.Variable(rng.standard_normal((3, 3)).astype(np.float32) * 0.5)
+    x = tf.constant(rng.standard_normal((2, 3)).astype(np.float32))
+
+    @tf.function
+    def penalty():
+        with tf.GradientTape() as inner:
+            _, h = tf.while_loop(lambda i, h: i < n,
+                                 lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w) + x)), (0, x))
+            loss = tf.reduce_sum(h)
+        g = inner.gradient(loss, w)
+        return tf.reduce_sum(g * g)
+
+    def step():
+        with tf.GradientTape() as tape:
+            value = penalty()
+        return value, tape.gradient(value, w)
+
+    return step
+
+
 def lstm_fit(tf, steps):
     """A Keras LSTM model fitted for one epoch of two batches of `steps`-long sequences; returns
     (the fit, the model)."""
@@ -268,6 +293,8 @@ def scenario_values(tf):
         out["recurrence" + (" with a TensorArray" if with_array else "")] = [
             float(loss), grad.numpy().tolist()]
     out["condition loops"] = [f().numpy().tolist() for f in condition_loops(tf, 3)]
+    value, grad = gradient_penalty_step(tf, 4)()
+    out["gradient penalty"] = [float(value), grad.numpy().tolist()]
     counted, counter = counted_array_loop(tf, 6)
     out["counted TensorArray loop"] = [float(counted()), float(counted()), float(counter)]
     fit, model = lstm_fit(tf, 6)
@@ -466,6 +493,15 @@ def main(argv):
         counted()
         copies.append([recording_cupy.HOST_READS[0], recording_cupy.HOST_WRITES[0]])
     report["counted TensorArray loop copies"] = copies
+    copies = []
+    for n in (5, 10):
+        step = gradient_penalty_step(tf, n)
+        for _ in range(2):
+            step()
+        recording_cupy.reset()
+        step()
+        copies.append([recording_cupy.HOST_READS[0], recording_cupy.HOST_WRITES[0]])
+    report["gradient penalty copies"] = copies
     reads = []
     for n in (4, 8):
         for f in condition_loops(tf, n):

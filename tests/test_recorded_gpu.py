@@ -59,6 +59,10 @@ def test_training_steps_on_the_gpu_backend_give_the_cpus_values(report, on_cpu):
         np.testing.assert_allclose(got[key][0], on_cpu[key][0], rtol=1e-5, err_msg=key)
         np.testing.assert_allclose(got[key][1], on_cpu[key][1], rtol=1e-5, atol=1e-6,
                                    err_msg=key)
+    np.testing.assert_allclose(got["gradient penalty"][0], on_cpu["gradient penalty"][0],
+                               rtol=1e-5)
+    np.testing.assert_allclose(got["gradient penalty"][1], on_cpu["gradient penalty"][1],
+                               rtol=1e-5, atol=1e-6)
     for g, e in zip(got["condition loops"], on_cpu["condition loops"]):
         np.testing.assert_allclose(g, e, rtol=1e-6)
     np.testing.assert_allclose(got["counted TensorArray loop"],
@@ -188,6 +192,16 @@ def test_a_traced_loop_and_its_gradient_copy_nothing_between_host_and_gpu(report
     # 5 values (4 with the TensorArray) back after the loops and copied 7, 12 and 22 (17, 32
     # and 62) to the device again: one per accumulator per gradient iteration.
     assert report[key] == [[0, 0]] * 3, report[key]
+
+
+def test_a_loop_replayed_for_an_outer_tape_accumulates_on_the_gpu(report):
+    # An eager tape over a traced gradient penalty (a recurrence differentiated inside the
+    # function) replays the function's ops, the accumulating loop among them: its values are
+    # pushed onto lists on their own device (a counter held in host memory onto the host's).
+    # Before, they went onto the CPU's lists: 5 and 10 reads and copies for 5 and 10
+    # iterations.
+    assert report["gradient penalty copies"] == [[0, 0], [0, 0]], \
+        report["gradient penalty copies"]
 
 
 def test_a_loop_with_a_stateful_op_keeps_its_tensor_array_on_the_gpu(report):

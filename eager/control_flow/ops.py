@@ -335,9 +335,10 @@ def _most_specific_compatible(a, b) -> TensorShape:
 
 
 # -- While -----------------------------------------------------------------------------------
-#: Where a gradient loop's counter lives, and where replaying (`_while_replay`) accumulates:
-#: the host. The While kernel's own accumulators live where their values do (`_accumulated`),
-#: and the gradient reads each list where it lives (`control_flow_grad._read`).
+#: Where a gradient loop's counter lives, and where replaying accumulates values a GPU holds in
+#: host memory (`_replay_list_device`): the host. Other accumulated values' lists live where
+#: the values do (`_accumulated`), and the gradient reads each list where it lives
+#: (`control_flow_grad._read`).
 ACCUMULATOR_DEVICE = "CPU:0"
 _COUNT_SPEC = TensorSpec((), _int32)
 _LIST_SPEC = TensorSpec((), _variant)
@@ -487,26 +488,40 @@ def _while_replay(inputs, attrs):
     cond_extra = [extra[j] for j in body.positions[0]]
     body_extra = [extra[j] for j in body.positions[1]]
     acc = body.accumulate
-    lists = []
+    lists, where = [], []
     if acc is not None:
-        with _context.device(ACCUMULATOR_DEVICE):
-            lists = [_list_ops.empty_tensor_list(body.specs[j].shape, body.specs[j].dtype)
-                     for j in acc]
+        where = [_replay_list_device(values[j]) for j in acc]
+        for j, device in zip(acc, where):
+            with _context.device(device):
+                lists.append(_list_ops.empty_tensor_list(body.specs[j].shape,
+                                                         body.specs[j].dtype))
     i = 0
     while limit is None or i < limit:
         (keep,) = replay_graph(body.cond, values + cond_extra, body.cond.plan)
         if not bool(keep):
             break
-        if acc is not None:
-            with _context.device(ACCUMULATOR_DEVICE):
-                for k, j in enumerate(acc):
-                    lists[k] = _list_ops.tensor_list_push_back(lists[k], values[j])
+        for k, j in enumerate(acc or ()):
+            with _context.device(where[k]):
+                lists[k] = _list_ops.tensor_list_push_back(lists[k], values[j])
         values = replay_graph(body.body, values + body_extra, body.body.plan)
         _check_invariants(values, body.specs, i)
         i += 1
     if acc is None:
         return tuple(values)
     return (*values, convert_to_tensor(np.asarray(i, np.int32)), *lists)
+
+
+def _replay_list_device(value) -> str:
+    """Where replaying keeps the accumulated values of a loop variable starting at `value`:
+    on its device, so that pushing a GPU's value copies nothing (the gradient reads the list
+    where it lives: `control_flow_grad._read`), except that a value in host memory (a GPU's
+    small int32 counter, a CPU's value) goes on the host's list, which a read takes as it is."""
+    if value.__class__ is not EagerTensor:
+        return ACCUMULATOR_DEVICE
+    device = value._meta.device
+    if not device.inline and value._value.__class__ is np.ndarray:
+        return ACCUMULATOR_DEVICE
+    return device.name
 
 
 def _while_infer(*inputs, body):
