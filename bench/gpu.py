@@ -343,6 +343,19 @@ def main(argv=None) -> int:
     except Exception:  # noqa: BLE001 - PyTorch missing or without CUDA: leave it out
         pass
     _emit(rows, ("small op x + y, float32 (4,), per op", results))
+    # A Python number operand: CuPy and PyTorch pass it to the kernel; eager makes it a device
+    # constant, copied to the device once per value (`host_memory.DeviceCopies.of_scalar`).
+
+    def cupy_scaled():
+        with stream:
+            return cx * 1.5
+
+    have_torch = "torch" in results
+    results = {"cupy": _best(cupy_scaled, cupy_sync, args.rounds, 1000),
+               "eager": _best(lambda: ex * 1.5, eager_sync, args.rounds, 1000)}
+    if have_torch:
+        results["torch"] = _best(lambda: tx * 1.5, torch.cuda.synchronize, args.rounds, 1000)
+    _emit(rows, ("small op x * 1.5, float32 (4,), per op", results))
 
     # -- MLP steps: SGD, then Adam (Keras' update arithmetic, by hand in CuPy) ------------------
     np_params, xn, yn = mlp_data()

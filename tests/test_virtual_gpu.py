@@ -546,3 +546,27 @@ def test_a_host_value_read_on_the_device_is_copied_there_once_while_it_lives(gpu
     del flag
     gc.collect()
     assert len(g0._host_copies._copies) == kept
+
+
+def test_a_python_number_becomes_one_device_copy_per_value(gpus, monkeypatch):
+    # `x * 1.5` converts 1.5 to a constant of the GPU: its copy to the device is made once per
+    # value and dtype and shared (device arrays are never written), instead of a copy launched
+    # with every such op. Values are told apart by their bytes: -0.0 is not 0.0.
+    (g0,) = gpus(1)
+    uploads = []
+    upload = VirtualDevice._upload
+    monkeypatch.setattr(VirtualDevice, "_upload",
+                        lambda self, a: uploads.append(a.copy()) or upload(self, a))
+    x = tf.constant([1.0, -2.0])
+    before = len(uploads)
+    results = [x * 1.5, tf.maximum(x, 0.0), x * 1.5, tf.maximum(x, 0.0), x + 1.5]
+    assert len(uploads) == before + 2  # 1.5 and 0.0 as float32, once each
+    np.testing.assert_array_equal(results[2].numpy(), [1.5, -3.0])
+    np.testing.assert_array_equal(results[3].numpy(), [1.0, 0.0])
+    np.testing.assert_array_equal(results[4].numpy(), [2.5, -0.5])
+    assert np.signbit((tf.constant(-0.0) * 1.0).numpy())  # not the cached +0.0
+    assert (tf.constant(1.5, tf.float64) * 2.0).numpy() == 3.0  # its own dtype's copy
+    monkeypatch.setattr(host_memory, "SCALAR_COPIES", 4)
+    for k in range(10):  # a new number per iteration: the kept copies stay bounded
+        assert (x * float(k + 10)).numpy()[0] == k + 10
+    assert len(g0._host_copies._scalars) <= 4

@@ -25,10 +25,13 @@ import weakref
 import numpy as np
 
 __all__ = ["HOST_INT32_MAX_ELEMENTS", "HOST_OPS", "ALWAYS_HOST_OPS", "resident", "runs_on_host",
-           "run_on_host", "run_with_host_values", "DeviceCopies"]
+           "run_on_host", "run_with_host_values", "DeviceCopies", "SCALAR_COPIES"]
 
 #: The largest int32 array, in elements, a device keeps in host memory.
 HOST_INT32_MAX_ELEMENTS = 8
+
+#: How many scalars' device copies a device keeps (`DeviceCopies.of_scalar`).
+SCALAR_COPIES = 1024
 
 #: Ops that run on the host when every input is a host value (TensorFlow registers their int32
 #: GPU kernels with all inputs and outputs in host memory): integer arithmetic, comparisons
@@ -98,10 +101,11 @@ class DeviceCopies:
     tensor's value is immutable), so a copy stays right for as long as its value exists; a
     value computed anew at every run makes a copy at every run, as before."""
 
-    __slots__ = ("_copies",)
+    __slots__ = ("_copies", "_scalars")
 
     def __init__(self):
         self._copies = {}  # id(host array) -> (weak reference to it, its device copy)
+        self._scalars = {}  # (dtype, bytes) -> the device copy of that scalar
 
     def of(self, array, upload):
         """The device copy of host array `array`, made by `upload(array)` the first time."""
@@ -113,4 +117,20 @@ class DeviceCopies:
         copies = self._copies
         # (The callback runs as the array is freed, before its id can be reused.)
         copies[key] = (weakref.ref(array, lambda _, key=key: copies.pop(key, None)), copy)
+        return copy
+
+    def of_scalar(self, array, upload):
+        """The device copy of 0-d host array `array`, one per value (its bytes: -0.0 and 0.0
+        differ) and dtype, made by `upload(array)` the first time. Why: each Python number in
+        `x * 1.5` or `tf.maximum(x, 0.0)` becomes a constant of the device, and copying it
+        there at every op doubled the launches of such ops; TensorFlow keeps a cache of such
+        scalars too. Device arrays are never written once made (tensors are immutable), so
+        the copy may serve every tensor of that value. At most `SCALAR_COPIES` are kept
+        (emptied when full: a loop making a new number per iteration keeps none for long)."""
+        key = (array.dtype, array.tobytes())
+        copy = self._scalars.get(key)
+        if copy is None:
+            if len(self._scalars) >= SCALAR_COPIES:
+                self._scalars.clear()
+            copy = self._scalars[key] = upload(array)
         return copy
