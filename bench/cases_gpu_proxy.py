@@ -7,8 +7,9 @@
 
     - the floor: the device's launch call itself (`device.run(op, arrays, attrs, inputs)`, what
       dispatch hands every op to);
-    - `x + y` (the operators), `eager.add(x, y)` (the op library and dispatch), `eager.exp(x)`
-      on the default device, a simulated GPU.
+    - `x + y` (the operators), `x * 1.5` (an operator with a Python number, whose constant
+      is kept per value), `eager.add(x, y)` (the op library and dispatch), `eager.exp(x)` on
+      the default device, a simulated GPU.
 
     Targets: `x + y`'s time above its launch call <= 1 us (eager's own host time per op), and
     the caller's whole time for `x + y` <= 4x the CPU operator fast path's (`x + y` on a
@@ -93,6 +94,7 @@ def _child(rounds, inner):
     impls = {
         "launch AddV2": lambda: run(math_ops.ADD, (xv, yv), no_attrs, pair),
         "x + y": lambda: x + y,
+        "x * 1.5": lambda: x * 1.5,
         "eager.add(x, y)": lambda: add(x, y),
         "launch Exp": lambda: run(math_ops.EXP, (xv,), no_attrs, one),
         "eager.exp(x)": lambda: exp(x),
@@ -185,7 +187,7 @@ def report(rounds, others=None, quick=False):
     to_cpu = best["x + y"] / best["CPU x + y"]
     lines = ["(p) GPU proxy: a simulated GPU whose launches skip their kernels, float32 (4,); "
              "floors measured in the same run"]
-    floors = {"launch AddV2": "launch AddV2", "x + y": "launch AddV2",
+    floors = {"launch AddV2": "launch AddV2", "x + y": "launch AddV2", "x * 1.5": "launch AddV2",
               "eager.add(x, y)": "launch AddV2", "launch Exp": "launch Exp",
               "eager.exp(x)": "launch Exp"}
     for label, floor_label in floors.items():

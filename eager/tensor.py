@@ -46,7 +46,8 @@ from .core.context import FAST_PATH, placement_device
 from .devices.base import Device
 
 __all__ = ["Tensor", "EagerTensor", "TensorMeta", "IndexedSlices", "register_operators",
-           "register_operator_ops", "set_operator_recorder", "set_operator_issuer", "is_tensor",
+           "register_operator_ops", "set_operator_recorder", "set_operator_issuer",
+           "set_number_converter", "is_tensor",
            "wrap_value", "meta_for", "METAS", "unavailable_repr"]
 
 
@@ -81,15 +82,25 @@ _record_operator = _record_nothing
 class _OperatorHooks:
     """`issue_operator(name, x, y)`: the thread's interpreter issuing `x <name> y` itself
     (async dispatch queues it without the op library), or None to go through the op library;
-    installed by `eager.async_exec` with `set_operator_issuer`, asked only off the fast path."""
+    installed by `eager.async_exec` with `set_operator_issuer`, asked only off the fast path.
+    `convert_number(number, dtype)`: a Python number as the constant tensor the op library
+    would make of it (`convert_to_tensor`), installed by the conversion module with
+    `set_number_converter`; the launching operators keep its result per value."""
 
-    __slots__ = ("issue_operator",)
+    __slots__ = ("issue_operator", "convert_number")
 
     def __init__(self):
         self.issue_operator = None
+        self.convert_number = None
 
 
 _HOOKS = _OperatorHooks()
+
+
+def set_number_converter(convert) -> None:
+    """Installs `convert(number, dtype)` (see `_OperatorHooks`); called once by
+    `eager.core.tensor_conversion`, which this module never imports."""
+    _HOOKS.convert_number = convert
 
 
 def set_operator_issuer(issue) -> None:
@@ -713,6 +724,11 @@ def _fast_operators(name, compute, ufunc, inexact_only):
             t = _launch_operator(name, self, other, meta)
             if t is not None:
                 return t
+        elif ((other.__class__ is float or other.__class__ is int) and meta.launch_inexact
+              and (not self._tape_id or FAST_PATH.kernel_only)):
+            t = _launch_number_operator(name, self, other, meta, False)
+            if t is not None:
+                return t
         elif _HOOKS.issue_operator is not None:  # an interpreter may issue it (async dispatch)
             t = _HOOKS.issue_operator(name, self, other)
             if t is not None:
@@ -746,6 +762,11 @@ def _fast_operators(name, compute, ufunc, inexact_only):
                 t._meta = meta
                 t._tape_id = 0
                 return t
+        elif ((oc is float or oc is int) and meta.launch_inexact
+              and (not self._tape_id or FAST_PATH.kernel_only)):
+            t = _launch_number_operator(name, self, other, meta, True)
+            if t is not None:
+                return t
         return getattr(_LIBRARY, name)(other, self)
 
     return forward, reflected
@@ -768,6 +789,45 @@ def _launch_operator(name, x, y, meta):
     if x._tape_id or y._tape_id:
         _record_operator(name, x, y, t)
     return t
+
+
+def _launch_number_operator(name, x, number, meta, number_first):
+    """`x <name> number` (`number <name> x` when `number_first`) on the default device when it
+    launches kernels, for a floating or complex `x` and a Python float or int: the number as
+    the constant tensor the op library would make of it (`convert_number`), kept per value
+    for `x`'s dtype and device (`_NUMBER_TENSORS`), then launched as `_launch_operator`
+    launches two tensors. Why: converting the number took most of such an operator's host
+    time on a GPU (`x * 1.5`, `1.0 - x`). None sends the operator to the op library: for NaN
+    and zeros (equal keys for values a kernel tells apart), a number the conversion refuses,
+    or a launch that raised. Untaped `x` only, as the inline fast path."""
+    if number != number or not number:
+        return None
+    kept = _NUMBER_TENSORS.get(meta)
+    if kept is None:
+        kept = _NUMBER_TENSORS[meta] = {}
+    constant = kept.get(number)
+    if constant is None:
+        convert = _HOOKS.convert_number
+        if convert is None:
+            return None
+        try:
+            constant = convert(number, meta.dtype)
+        except Exception:  # noqa: BLE001 - the op library raises the operator's own error
+            return None
+        if constant.__class__ is not EagerTensor or constant._meta is not meta:
+            return None
+        if len(kept) >= _NUMBERS_KEPT:
+            kept.clear()
+        kept[number] = constant
+    if number_first:
+        return _launch_operator(name, constant, x, meta)
+    return _launch_operator(name, x, constant, meta)
+
+
+#: Per TensorMeta (a GPU's dtype), the Python numbers its operators met, as constant tensors of
+#: that dtype and device (`_launch_number_operator`); at most `_NUMBERS_KEPT` per meta.
+_NUMBER_TENSORS: dict = {}
+_NUMBERS_KEPT = 256
 
 
 #: The op each fast-path operator stands for ("add": AddV2, ...), installed by the op library

@@ -570,3 +570,27 @@ def test_a_python_number_becomes_one_device_copy_per_value(gpus, monkeypatch):
     for k in range(10):  # a new number per iteration: the kept copies stay bounded
         assert (x * float(k + 10)).numpy()[0] == k + 10
     assert len(g0._host_copies._scalars) <= 4
+
+
+def _outcome(fn):
+    try:
+        value = fn().numpy()
+    except Exception as exc:  # noqa: BLE001 - compared as the op library's own outcome
+        return type(exc), str(exc)
+    return value.dtype, value.shape, value.tobytes()  # bits: signed zeros and NaNs too
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64"])
+def test_operators_with_a_python_number_on_a_gpu_give_the_op_librarys_results(gpus, dtype):
+    # `x * 1.5` on a GPU launches with the number's constant kept per value; the op library
+    # (`tf.multiply(x, 1.5)`) converts it anew. Same values, signs of zeros, dtypes and errors.
+    gpus(1)
+    x = tf.cast(tf.constant([1.5, -2.0, 0.25, 0.0]), dtype)
+    operators = {tf.add: lambda a, b: a + b, tf.subtract: lambda a, b: a - b,
+                 tf.multiply: lambda a, b: a * b, tf.divide: lambda a, b: a / b}
+    for number in (1.5, 2, -3, 0.0, -0.0, float("nan"), float("inf"), 1e30, 10**40, 7, 1.5):
+        for library, operator in operators.items():
+            assert _outcome(lambda: operator(x, number)) == \
+                _outcome(lambda: library(x, number)), (library, number)
+            assert _outcome(lambda: operator(number, x)) == \
+                _outcome(lambda: library(number, x)), (library, number)

@@ -19,7 +19,7 @@ from ..base.errors import InvalidArgumentError
 from ..base.ieee import FP_SIGNALS, quietly
 from ..base.tensor_shape import TensorShape, as_shape
 from ..devices import registry as _registry
-from ..tensor import EagerTensor, Tensor, wrap_value
+from ..tensor import EagerTensor, Tensor, set_number_converter, wrap_value
 from .context import placement_device as _placement_device
 from .context import thread_state as _thread_state
 from .registry import op_error, out_of_memory_error
@@ -539,3 +539,8 @@ def constant(value, dtype=None, shape=None, name=None):
                                 f"{array.size} elements, but got `shape` {shape} with {n} "
                                 "elements.")
     return _from_host(array, None)
+
+
+# The launching operators' conversion of a Python number (`x * 1.5` on a GPU): the constant the
+# op library would make of it.
+set_number_converter(lambda number, dtype: convert_to_tensor(number, dtype))
