@@ -409,6 +409,16 @@ def launches(fn, recorder):
             "device entries": recorder.DEVICE_ENTRIES[0], "kinds": dict(recorder.LAUNCHES)}
 
 
+def copies(fn, recorder, warmup=2):
+    """[host reads, copies to the device] of one call of `fn`, after `warmup` calls (traced,
+    then compiled)."""
+    for _ in range(warmup):
+        fn()
+    recorder.reset()
+    fn()
+    return [recorder.HOST_READS[0], recorder.HOST_WRITES[0]]
+
+
 def main(argv):
     import recording_cupy  # noqa: PLC0415 - installed before eager asks for CuPy
 
@@ -475,51 +485,20 @@ def main(argv):
         report[name]["pending after a read"] = device_checks.pending_checks()
     report["failed checks"] = failed_checks(tf, device_checks)
     for with_array in (False, True):
-        copies = []
-        for n in (5, 10, 20):
-            recurrent = recurrent_step(tf, n, with_array)
-            for _ in range(2):
-                recurrent()
-            recording_cupy.reset()
-            recurrent()
-            copies.append([recording_cupy.HOST_READS[0], recording_cupy.HOST_WRITES[0]])
-        report["recurrence copies" + (" with a TensorArray" if with_array else "")] = copies
-    copies = []
-    for n in (5, 10):
-        counted, _ = counted_array_loop(tf, n)
-        for _ in range(2):
-            counted()
-        recording_cupy.reset()
-        counted()
-        copies.append([recording_cupy.HOST_READS[0], recording_cupy.HOST_WRITES[0]])
-    report["counted TensorArray loop copies"] = copies
-    copies = []
-    for n in (5, 10):
-        step = gradient_penalty_step(tf, n)
-        for _ in range(2):
-            step()
-        recording_cupy.reset()
-        step()
-        copies.append([recording_cupy.HOST_READS[0], recording_cupy.HOST_WRITES[0]])
-    report["gradient penalty copies"] = copies
-    reads = []
-    for n in (4, 8):
-        for f in condition_loops(tf, n):
-            for _ in range(2):
-                f()
-            recording_cupy.reset()
-            f()
-            reads.append(recording_cupy.HOST_READS[0])
-    report["condition loop reads"] = reads
+        report["recurrence copies" + (" with a TensorArray" if with_array else "")] = [
+            copies(recurrent_step(tf, n, with_array), recording_cupy) for n in (5, 10, 20)]
+    report["counted TensorArray loop copies"] = [
+        copies(counted_array_loop(tf, n)[0], recording_cupy) for n in (5, 10)]
+    report["gradient penalty copies"] = [
+        copies(gradient_penalty_step(tf, n), recording_cupy) for n in (5, 10)]
+    report["condition loop reads"] = [copies(f, recording_cupy)[0] for n in (4, 8)
+                                      for f in condition_loops(tf, n)]
     reads = []
     for batches in (4, 8):
         model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
         rows = np.ones((batches * 4, 3), np.float32)
-        for _ in range(2):
-            model.predict(rows, batch_size=4, verbose=0)
-        recording_cupy.reset()
-        model.predict(rows, batch_size=4, verbose=0)
-        reads.append(recording_cupy.HOST_READS[0])
+        reads.append(copies(lambda m=model, r=rows: m.predict(r, batch_size=4, verbose=0),
+                            recording_cupy)[0])
     report["predict reads"] = reads
     writes = []
     for steps in (4, 8):
@@ -532,21 +511,12 @@ def main(argv):
             tf.keras.layers.Dense(3)])
         model.compile(optimizer="sgd", metrics=["accuracy"],
                       loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        for _ in range(2):
-            model.fit(images, labels, batch_size=4, verbose=0)
-        recording_cupy.reset()
-        model.fit(images, labels, batch_size=4, verbose=0)
-        writes.append(recording_cupy.HOST_WRITES[0])
+        writes.append(copies(lambda m=model, x=images, y=labels: m.fit(x, y, batch_size=4,
+                                                                        verbose=0),
+                             recording_cupy)[1])
     report["fit writes"] = writes
-    copies = []
-    for steps in (4, 8):
-        fit, _ = lstm_fit(tf, steps)
-        for _ in range(2):
-            fit()
-        recording_cupy.reset()
-        fit()
-        copies.append([recording_cupy.HOST_READS[0], recording_cupy.HOST_WRITES[0]])
-    report["LSTM fit copies"] = copies
+    report["LSTM fit copies"] = [copies(lstm_fit(tf, steps)[0], recording_cupy)
+                                 for steps in (4, 8)]
     embedding = tf.Variable(np.ones((10, 3), np.float32))
     adam = tf.optimizers.Adam(0.01)
     rows = tf.constant([[4, 1], [1, 7]])

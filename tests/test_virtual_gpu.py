@@ -519,15 +519,21 @@ def test_a_traced_loop_and_its_gradient_keep_their_values_on_the_gpu(gpus, monke
         np.testing.assert_allclose(grad.numpy(), want_grad, rtol=1e-4, atol=1e-6)
 
 
+def _recorded_uploads(monkeypatch) -> list:
+    """The host arrays the simulated GPUs copy to device memory from now on (copies of them)."""
+    uploads = []
+    upload = VirtualDevice._upload
+    monkeypatch.setattr(VirtualDevice, "_upload",
+                        lambda self, a: uploads.append(a.copy()) or upload(self, a))
+    return uploads
+
+
 def test_a_host_value_read_on_the_device_is_copied_there_once_while_it_lives(gpus, monkeypatch):
     # A small bool or int32 value of a GPU lives in host memory; a kernel reading it on the
     # device gets a copy, made once per value (`host_memory.DeviceCopies`): a traced program's
     # folded constant is not copied again at every call. The copy goes with the value.
     (g0,) = gpus(1)
-    uploads = []
-    upload = VirtualDevice._upload
-    monkeypatch.setattr(VirtualDevice, "_upload",
-                        lambda self, a: uploads.append(a.copy()) or upload(self, a))
+    uploads = _recorded_uploads(monkeypatch)
     x = tf.constant([1.0, -2.0])
     flip = tf.function(lambda x: tf.where(tf.size(x) > 1, -x, x))  # a folded bool constant
     flip(x)
@@ -553,10 +559,7 @@ def test_a_python_number_becomes_one_device_copy_per_value(gpus, monkeypatch):
     # value and dtype and shared (device arrays are never written), instead of a copy launched
     # with every such op. Values are told apart by their bytes: -0.0 is not 0.0.
     (g0,) = gpus(1)
-    uploads = []
-    upload = VirtualDevice._upload
-    monkeypatch.setattr(VirtualDevice, "_upload",
-                        lambda self, a: uploads.append(a.copy()) or upload(self, a))
+    uploads = _recorded_uploads(monkeypatch)
     x = tf.constant([1.0, -2.0])
     before = len(uploads)
     results = [x * 1.5, tf.maximum(x, 0.0), x * 1.5, tf.maximum(x, 0.0), x + 1.5]

@@ -514,8 +514,8 @@ def _while_replay(inputs, attrs):
 def _replay_list_device(value) -> str:
     """Where replaying keeps the accumulated values of a loop variable starting at `value`:
     on its device, so that pushing a GPU's value copies nothing (the gradient reads the list
-    where it lives: `control_flow_grad._read`), except that a value in host memory (a GPU's
-    small int32 counter, a CPU's value) goes on the host's list, which a read takes as it is."""
+    where it lives: `control_flow_grad._read`), except that a value a GPU holds in host memory
+    (a small int32 counter) goes on the host's list, which a read takes as it is."""
     if value.__class__ is not EagerTensor:
         return ACCUMULATOR_DEVICE
     device = value._meta.device

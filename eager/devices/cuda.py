@@ -228,7 +228,7 @@ class CUDADevice(Device):
         if host_memory.resident(array):
             return array.copy()  # the caller's array may change later
         if array.ndim == 0:  # a number: one device copy per value (`DeviceCopies.of_scalar`)
-            return self._host_copies.of_scalar(array, lambda a: self._upload(a.copy()))
+            return self._host_copies.of_scalar(array, self._upload)
         return self._upload(array)
 
     def _upload(self, array):
