@@ -344,7 +344,7 @@ def main(argv=None) -> int:
         pass
     _emit(rows, ("small op x + y, float32 (4,), per op", results))
     # A Python number operand: CuPy and PyTorch pass it to the kernel; eager makes it a device
-    # constant, copied to the device once per value (`host_memory.DeviceCopies.of_scalar`).
+    # constant, copied to the device once per value (`host_memory.DeviceCopies.of_value`).
 
     def cupy_scaled():
         with stream:

@@ -27,7 +27,8 @@ _FUNCTIONS = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "sqrt": np.sqrt, "f
               "isnan": np.isnan, "copysign": np.copysign}
 _CONCRETE = {"float": np.dtype(np.float32), "double": np.dtype(np.float64),
              "int": np.dtype(np.int32), "float16": np.dtype(np.float16),
-             "float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
+             "float32": np.dtype(np.float32), "float64": np.dtype(np.float64),
+             "bool": np.dtype(np.bool_)}
 
 
 def _tokens(text):

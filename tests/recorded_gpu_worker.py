@@ -375,7 +375,80 @@ def bad_checks(tf):
             ("nd indices", lambda: tf.gather_nd(tf.constant([[1.0], [2.0]]),
                                                 tf.constant([[1], [2]]))),
             ("variable indices", lambda: tf.nn.embedding_lookup(
-                tf.Variable([[1.0], [2.0]]), tf.constant([1, -1]))))
+                tf.Variable([[1.0], [2.0]]), tf.constant([1, -1]))),
+            ("scatter_nd indices", lambda: tf.scatter_nd(tf.constant([[0], [5]]),
+                                                         tf.constant([1.0, 2.0]), [3])),
+            ("tensor_scatter_nd_update indices", lambda: tf.tensor_scatter_nd_update(
+                tf.zeros([3, 2]), tf.constant([[1, 0], [-1, 1]]), tf.constant([1.0, 2.0]))))
+
+
+def sparse_writes(tf):
+    """(name, make) of the ops that write rows of a variable: `make()` builds the variable (and
+    its optimizer) and returns `(state, write, steps)`, `state()` the variable and slots as
+    numpy arrays, `write(rows)` one write at `rows`, `steps` the optimizer's step counter (or
+    None). For `gated_sparse_writes`."""
+    def scatter(method, dtype=np.float32):
+        def make():
+            v = tf.Variable((np.arange(12).reshape(4, 3) - 5).astype(dtype))
+            return (lambda: [v.numpy()],
+                    lambda rows: getattr(v, method)(tf.IndexedSlices(
+                        tf.constant(np.full((len(rows), 3), 1.5).astype(dtype)),
+                        tf.constant(rows))), None)
+        return make
+
+    def optimizer(build, dtype=np.float32):
+        def make():
+            v = tf.Variable((np.arange(12).reshape(4, 3) / 7.0 - 0.6).astype(dtype))
+            opt = build()
+
+            def write(rows):
+                values = tf.constant(np.linspace(-1.0, 1.0, len(rows) * 3).reshape(-1, 3)
+                                     .astype(dtype))
+                opt.apply_gradients([(tf.IndexedSlices(values, tf.constant(rows),
+                                                       tf.constant([4, 3])), v)])
+
+            return (lambda: [v.numpy()] + [w.numpy() for w in opt.variables
+                                           if w.shape == v.shape]), write, opt.iterations
+        return make
+
+    return (("scatter_add", scatter("scatter_add")),
+            ("scatter_update", scatter("scatter_update")),
+            ("scatter_add, int32", scatter("scatter_add", np.int32)),
+            ("SGD", optimizer(lambda: tf.optimizers.SGD(0.1))),
+            ("momentum", optimizer(lambda: tf.optimizers.SGD(0.1, momentum=0.9))),
+            ("Nesterov", optimizer(lambda: tf.optimizers.SGD(0.1, momentum=0.9,
+                                                             nesterov=True))),
+            ("Adam", optimizer(lambda: tf.optimizers.Adam(0.1))),
+            ("AMSGrad", optimizer(lambda: tf.optimizers.Adam(0.1, amsgrad=True))),
+            ("Adam, float16", optimizer(lambda: tf.optimizers.Adam(0.1), np.float16)),
+            ("Adagrad", optimizer(lambda: tf.optimizers.Adagrad(0.1))),
+            ("Adadelta", optimizer(lambda: tf.optimizers.Adadelta(0.1))))
+
+
+def gated_sparse_writes(tf, device_checks):
+    """For each of `sparse_writes`: a good write, a write with an out-of-range row, then a
+    good one. Where the bad write raised (at the op on the CPU; on a GPU at the next read),
+    its words, whether it changed anything (bit for bit), the checks that waited, the steps
+    the optimizer counted, and the state after the last write."""
+    out = {}
+    for name, make in sparse_writes(tf):
+        state, write, steps = make()
+        write([1, 3, 1])
+        before = state()
+        entry = out[name] = {}
+        try:
+            write([0, 4, 2])
+            entry["pending"] = device_checks.pending_checks()
+            tf.constant([1.0]).numpy()  # any read: the next synchronization
+        except tf.errors.InvalidArgumentError as exc:
+            entry["raised"] = str(exc)
+        entry["unchanged"] = all(a.tobytes() == b.tobytes() for a, b in zip(state(), before))
+        if steps is not None:  # on a GPU the optimizer ran on past the failed op: undone here
+            entry["steps"] = int(steps.numpy())
+            steps.assign(1)
+        write([2, 0])
+        entry["after"] = [a.astype(np.float64).tolist() for a in state()]
+    return out
 
 
 def failed_checks(tf, device_checks):
@@ -484,6 +557,7 @@ def main(argv):
         report[name]["loss"] = float(loss)  # a read: the checks are done
         report[name]["pending after a read"] = device_checks.pending_checks()
     report["failed checks"] = failed_checks(tf, device_checks)
+    report["gated sparse writes"] = gated_sparse_writes(tf, device_checks)
     for with_array in (False, True):
         report["recurrence copies" + (" with a TensorArray" if with_array else "")] = [
             copies(recurrent_step(tf, n, with_array), recording_cupy) for n in (5, 10, 20)]
@@ -503,15 +577,17 @@ def main(argv):
     writes = []
     for steps in (4, 8):
         rng = np.random.default_rng(2)
-        images = rng.standard_normal((steps * 4, 6, 6, 2)).astype(np.float32)
-        labels = rng.integers(0, 3, steps * 4)
+        # (Batches of 9: a batch's labels are more than the few values a device keeps one
+        # copy of per value, `host_memory.DeviceCopies.of_value`, so each step copies them.)
+        images = rng.standard_normal((steps * 9, 6, 6, 2)).astype(np.float32)
+        labels = rng.integers(0, 3, steps * 9)
         model = tf.keras.Sequential([
             tf.keras.Input((6, 6, 2)), tf.keras.layers.Conv2D(3, 3, activation="relu"),
             tf.keras.layers.BatchNormalization(), tf.keras.layers.Flatten(),
             tf.keras.layers.Dense(3)])
         model.compile(optimizer="sgd", metrics=["accuracy"],
                       loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        writes.append(copies(lambda m=model, x=images, y=labels: m.fit(x, y, batch_size=4,
+        writes.append(copies(lambda m=model, x=images, y=labels: m.fit(x, y, batch_size=9,
                                                                         verbose=0),
                              recording_cupy)[1])
     report["fit writes"] = writes
@@ -528,9 +604,11 @@ def main(argv):
 
     for _ in range(3):
         sparse_adam_step()
+    embedding.numpy()  # a read: the checks so far are done
     recording_cupy.reset()
     sparse_adam_step()
-    report["sparse Adam step"] = {"host reads": recording_cupy.HOST_READS[0]}
+    report["sparse Adam step"] = {"host reads": recording_cupy.HOST_READS[0],
+                                  "pending checks": device_checks.pending_checks()}
     counter = tf.constant(0)
     recording_cupy.reset()
     while bool(counter < 10):

@@ -49,7 +49,9 @@ def _stand_in_launch(op_name):
 def test_the_table_covers_the_ops_whose_launches_gain_and_each_op_has_its_direct_kernel():
     assert set(TABLE) == {"AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Neg",
                           "Square", "Relu", "ReluGrad", "Exp", "Tanh", "Sigmoid", "Mean"}
-    assert set(UPDATES) == {"gradient_descent", "momentum", "nesterov", "adam", "amsgrad"}
+    assert set(UPDATES) == {"gradient_descent", "momentum", "nesterov", "adam", "amsgrad",
+                            "sparse_momentum", "sparse_nesterov", "sparse_adam",
+                            "sparse_amsgrad"}
     names = [s.name for s in itertools.chain(TABLE.values(), UPDATES.values())]
     assert len(set(names)) == len(names)  # one cache key per source
     for op_name, source in TABLE.items():
@@ -268,7 +270,7 @@ def test_each_reduction_source_equals_the_ops_cpu_kernel_within_rounding(op_name
 # -- the fused optimizer updates -----------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", sorted(UPDATES))
+@pytest.mark.parametrize("name", sorted(n for n in UPDATES if not n.startswith("sparse_")))
 def test_each_optimizer_update_source_equals_training_ops_numpy_arithmetic(name, dtype):
     rng = np.random.default_rng(1)
     shape = (4, 3)
@@ -295,6 +297,44 @@ def test_each_optimizer_update_source_equals_training_ops_numpy_arithmetic(name,
                                     *scalars, grad)
     for g, e in zip(got, expected):
         _same(g, e)
+
+
+@pytest.mark.parametrize("skip", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(n for n in UPDATES if n.startswith("sparse_")))
+def test_each_sparse_update_source_equals_numpy_arithmetic_or_writes_nothing(name, dtype, skip):
+    # The sparse forms take the densified gradient (and Adam the densified squares of the
+    # slices, which differ from the square of the sum where rows repeat) and a `skip` flag:
+    # set, the indices' check failed, and every array must be left bit for bit as it was.
+    rng = np.random.default_rng(2)
+    shape = (4, 3)
+    var, m, v, vhat, grad, grad_sq = (rng.standard_normal(shape).astype(dtype)
+                                      for _ in range(6))
+    v, vhat, grad_sq = np.abs(v), np.abs(vhat), np.abs(grad_sq)
+    grad[0, 0], var[1, 1], m[2, 2] = np.nan, -0.0, -0.0
+    scalars = [np.asarray(s, dtype) for s in (0.9 ** 3, 0.999 ** 3, 0.01, 0.1, 0.001, 1e-7)]
+    momentum = np.asarray(0.9, dtype)
+    kernel = cupy_kernels.update_kernel(StandIn, name, np.dtype(dtype))
+    amsgrad = name == "sparse_amsgrad"
+    momentum_form = name in ("sparse_momentum", "sparse_nesterov")
+    n = 2 if momentum_form else 4 if amsgrad else 3
+    before = [a.copy() for a in (var, m, v, vhat)][:n]
+    got = [a.copy() for a in before]
+    expected = [a.copy() for a in before]
+    flag = np.asarray(skip)
+    with np.errstate(all="ignore"):
+        if momentum_form:
+            kernel(grad, momentum, flag, *got)
+            training_ops._momentum_math(np, *expected, grad, momentum,
+                                        name == "sparse_nesterov")
+        else:
+            kernel(grad, grad_sq, *scalars, flag, *got)
+            training_ops._adam_math(np, *expected[:3], expected[3] if amsgrad else None,
+                                    *scalars, grad, grad_sq)
+    for g, e, b in zip(got, expected, before):
+        _same(g, b if skip else e)
+    if not skip:
+        assert any((g != b).any() for g, b in zip(got, before))  # the update did change them
 
 
 def test_gradient_descent_on_float16_rounds_the_product_as_numpy_does():

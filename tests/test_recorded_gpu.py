@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import eager
-from recorded_gpu_worker import bad_checks, scenario_values
+from recorded_gpu_worker import bad_checks, gated_sparse_writes, scenario_values
 
 HERE = Path(__file__).resolve().parent
 
@@ -161,11 +161,38 @@ def test_gathers_and_sparse_losses_leave_their_checks_on_the_gpu(report):
         assert step["pending after a read"] == 0, name
 
 
-def test_a_sparse_update_of_a_variable_reads_its_indices_once(report):
-    # An embedding's Adam update checks its rows before it writes the variable (a bad index
-    # must not half-apply the update), so that check reads its flag: once, for the two
-    # densified gradients.
-    assert report["sparse Adam step"]["host reads"] == 1
+def test_a_sparse_update_of_a_variable_leaves_its_check_on_the_gpu(report):
+    # An embedding's Adam update gates its write on its rows' check, on the device: the step
+    # reads nothing (it read the check's flag once per step, a wait for the GPU, before), and
+    # two checks wait (the lookup's and the update's).
+    assert report["sparse Adam step"] == {"host reads": 0, "pending checks": 2}
+
+
+def test_a_bad_row_leaves_a_variable_and_its_slots_as_they_were_on_the_gpu(report):
+    # Scatters and sparse optimizer updates (a fused kernel for float32 Adam and momentum,
+    # restored copies for float16 and the adaptive optimizers) write nothing when a row is out
+    # of range: on the CPU they raise at once, on the GPU at the next read, with the CPU's
+    # words, and in both cases leave the variable and its slots bit for bit as they were.
+    # On the GPU the optimizer ran on past the op that failed, as a program runs on past a
+    # CUDA kernel's failure until it synchronizes: its step counter counted the step. With the
+    # counter set back, the writes before and after give the CPU's values.
+    from eager.base import device_checks  # noqa: PLC0415
+
+    with eager.device("CPU:0"):
+        expected = gated_sparse_writes(eager, device_checks)
+    got = report["gated sparse writes"]
+    assert set(got) == set(expected) and len(got) == 11
+    for name, entry in got.items():
+        assert "pending" not in expected[name], name  # the CPU raised at the op
+        assert expected[name]["raised"].startswith(("ResourceScatter", "ResourceSparseApply")) \
+            or "is not in [0, 4)" in expected[name]["raised"], name
+        assert entry["pending"] == 1, name
+        assert entry["raised"] == expected[name]["raised"], name
+        assert entry["unchanged"] and expected[name]["unchanged"], name
+        if "steps" in entry:
+            assert (entry["steps"], expected[name]["steps"]) == (2, 1), name
+        for g, e in zip(entry["after"], expected[name]["after"]):
+            np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-7, err_msg=name)
 
 
 def test_a_failed_check_on_the_gpu_is_the_cpus_error_at_the_next_read(report):

@@ -528,10 +528,11 @@ def _recorded_uploads(monkeypatch) -> list:
     return uploads
 
 
-def test_a_host_value_read_on_the_device_is_copied_there_once_while_it_lives(gpus, monkeypatch):
+def test_a_host_value_read_on_the_device_is_copied_there_once_per_value(gpus, monkeypatch):
     # A small bool or int32 value of a GPU lives in host memory; a kernel reading it on the
-    # device gets a copy, made once per value (`host_memory.DeviceCopies`): a traced program's
-    # folded constant is not copied again at every call. The copy goes with the value.
+    # device gets a copy (`host_memory.DeviceCopies`), made once per value: a traced program's
+    # folded constant is not copied again at every call, nor an eager step's new host values
+    # equal to the last step's (a mean's `cast(size, float32)`, `divide_no_nan`'s zero).
     (g0,) = gpus(1)
     uploads = _recorded_uploads(monkeypatch)
     x = tf.constant([1.0, -2.0])
@@ -543,13 +544,37 @@ def test_a_host_value_read_on_the_device_is_copied_there_once_while_it_lives(gpu
     assert len(uploads) == before  # the constant's copy is reused
     for r in results:
         np.testing.assert_array_equal(r.numpy(), [-1.0, 2.0])
-    flag = tf.constant(True)
-    kept = len(g0._host_copies._copies)
-    for _ in range(3):
+    for _ in range(3):  # a new host value per iteration, equal each time
+        flag = tf.constant(True)
         np.testing.assert_array_equal(tf.where(flag, x, -x).numpy(), [1.0, -2.0])
-    assert [u.dtype for u in uploads[before:]] == [np.bool_]  # copied once
+        np.testing.assert_array_equal(tf.where(~flag, x, -x).numpy(), [-1.0, 2.0])
+    # False, once: True's copy is the one the function's folded constant got.
+    assert [(u.dtype, u.tolist()) for u in uploads[before:]] == [(np.bool_, False)]
+    before = len(uploads)
+    means = [tf.reduce_mean(x) / tf.cast(tf.size(x), tf.float32) for _ in range(3)]
+    assert [m.numpy() for m in means] == [-0.25] * 3
+    assert [u.tolist() for u in uploads[before:]] == [2.0]  # the float32 size, once
+    monkeypatch.setattr(host_memory, "SCALAR_COPIES", 4)
+    for k in range(10):  # a new value per iteration: the kept copies stay bounded
+        count = tf.constant([k, k + 1])
+        np.testing.assert_array_equal(tf.cast(count, tf.float32).numpy() * 0 + tf.cast(
+            count, tf.float32), [k, k + 1])
+    assert len(g0._host_copies._values) <= 4
+
+
+def test_a_large_host_value_is_copied_to_the_device_once_while_it_lives(gpus, monkeypatch):
+    # A host value of more elements than `of_value` keys by value gets one copy for its
+    # lifetime, dropped with it (the copy is keyed by the host array, not by its contents).
+    (g0,) = gpus(1)
+    uploads = _recorded_uploads(monkeypatch)
+    value = np.arange(20, dtype=np.int32)
+    kept = len(g0._host_copies._copies)
+    before = len(uploads)
+    for _ in range(3):
+        assert g0.in_device_memory(value) is g0.in_device_memory(value)
+    assert len(uploads) == before + 1
     assert len(g0._host_copies._copies) == kept + 1
-    del flag
+    del value
     gc.collect()
     assert len(g0._host_copies._copies) == kept
 
@@ -572,7 +597,7 @@ def test_a_python_number_becomes_one_device_copy_per_value(gpus, monkeypatch):
     monkeypatch.setattr(host_memory, "SCALAR_COPIES", 4)
     for k in range(10):  # a new number per iteration: the kept copies stay bounded
         assert (x * float(k + 10)).numpy()[0] == k + 10
-    assert len(g0._host_copies._scalars) <= 4
+    assert len(g0._host_copies._values) <= 4
 
 
 def _outcome(fn, *args):

@@ -13,10 +13,10 @@ reports a kernel's own failures and PyTorch its device-side asserts, and where t
 report a failed kernel. The error is TensorFlow's CPU error, message and all; only the moment it
 surfaces differs.
 
-Only kernels that write nothing but their outputs defer (gathers, losses): a kernel that writes a
-variable checks synchronously first, so a bad index never half-applies an update. A deferred
-kernel runs on before its check is read; CuPy wraps out-of-range indices (integer array indexing,
-`take`), so it reads no memory outside its inputs.
+A deferred kernel runs on before its check is read, on indices wrapped into range (CuPy wraps
+integer array indexing and `take`; the scatters wrap theirs explicitly), so it reads and writes
+no memory outside its arrays. A kernel that writes a variable gates its whole write on the
+check's flag (`resource_ops.checked_rows`), so a bad index never half-applies an update.
 
 At most `MAX_PENDING_CHECKS` checks wait: the one after them reads them all then (one
 synchronization per that many checks in a program that never reads a result)."""

@@ -227,8 +227,8 @@ class CUDADevice(Device):
         array = np.asarray(array, order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
         if host_memory.resident(array):
             return array.copy()  # the caller's array may change later
-        if array.ndim == 0:  # a number: one device copy per value (`DeviceCopies.of_scalar`)
-            return self._host_copies.of_scalar(array, self._upload)
+        if array.size <= host_memory.HOST_INT32_MAX_ELEMENTS:  # a number or a few: one
+            return self._host_copies.of_value(array, self._upload)  # device copy per value
         return self._upload(array)
 
     def _upload(self, array):

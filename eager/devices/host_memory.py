@@ -30,7 +30,7 @@ __all__ = ["HOST_INT32_MAX_ELEMENTS", "HOST_OPS", "ALWAYS_HOST_OPS", "resident",
 #: The largest int32 array, in elements, a device keeps in host memory.
 HOST_INT32_MAX_ELEMENTS = 8
 
-#: How many scalars' device copies a device keeps (`DeviceCopies.of_scalar`).
+#: How many small values' device copies a device keeps (`DeviceCopies.of_value`).
 SCALAR_COPIES = 1024
 
 #: Ops that run on the host when every input is a host value (TensorFlow registers their int32
@@ -94,21 +94,35 @@ def _held(device, value):
 
 
 class DeviceCopies:
-    """A device's copies of the values it holds in host memory, each kept while its host value
-    lives (`in_device_memory` asks here). Why: a traced program's constants (a folded size or
-    flag, an int32 literal) are host values that a device kernel may read at every run; each
-    is copied to the device once instead of once per run. Host values are never written (a
-    tensor's value is immutable), so a copy stays right for as long as its value exists; a
-    value computed anew at every run makes a copy at every run, as before."""
+    """A device's copies of the values it holds in host memory (`in_device_memory` asks here),
+    and of the numbers it is given (`from_host`). Host values are never written (a tensor's
+    value is immutable) and neither are device arrays once made, so one copy may serve a value
+    for as long as it exists, and a small value's copy may serve every value equal to it.
 
-    __slots__ = ("_copies", "_scalars")
+    Why: a kernel reading a host value on the device needs it there. A traced program's
+    constants (a folded size or flag, an int32 literal) are host values read at every run; an
+    eager step's sizes (a mean's `cast(size, float32)`, a metric's count, `divide_no_nan`'s
+    zero and one) and Python numbers (`x * 1.5`) are new host values at every step, equal to
+    the last step's. Copied at every use, each doubled the launches of the op reading it (and
+    an eager Keras step copied five such values per step); TensorFlow keeps a cache of small
+    constants too.
+
+    * `of_value`: a value of at most `HOST_INT32_MAX_ELEMENTS` elements, one copy per value
+      (dtype, shape and bytes: -0.0 is not 0.0); at most `SCALAR_COPIES` are kept (emptied
+      when full: a loop making a new number per iteration keeps none for long).
+    * `of`: a larger value, one copy per host array while it lives."""
+
+    __slots__ = ("_copies", "_values")
 
     def __init__(self):
         self._copies = {}  # id(host array) -> (weak reference to it, its device copy)
-        self._scalars = {}  # (dtype, bytes) -> the device copy of that scalar
+        self._values = {}  # (dtype, shape, bytes) -> the device copy of that small value
 
     def of(self, array, upload):
-        """The device copy of host array `array`, made by `upload(array)` the first time."""
+        """The device copy of host array `array`, made by `upload(array)` the first time it
+        (or, for a small array, a value equal to it) is asked for."""
+        if array.size <= HOST_INT32_MAX_ELEMENTS:
+            return self.of_value(array, upload)
         key = id(array)
         kept = self._copies.get(key)
         if kept is not None and kept[0]() is array:
@@ -119,18 +133,13 @@ class DeviceCopies:
         copies[key] = (weakref.ref(array, lambda _, key=key: copies.pop(key, None)), copy)
         return copy
 
-    def of_scalar(self, array, upload):
-        """The device copy of 0-d host array `array`, one per value (its bytes: -0.0 and 0.0
-        differ) and dtype, made by `upload(array)` the first time. Why: each Python number in
-        `x * 1.5` or `tf.maximum(x, 0.0)` becomes a constant of the device, and copying it
-        there at every op doubled the launches of such ops; TensorFlow keeps a cache of such
-        scalars too. Device arrays are never written once made (tensors are immutable), so
-        the copy may serve every tensor of that value. At most `SCALAR_COPIES` are kept
-        (emptied when full: a loop making a new number per iteration keeps none for long)."""
-        key = (array.dtype, array.tobytes())
-        copy = self._scalars.get(key)
+    def of_value(self, array, upload):
+        """The device copy of small host array `array` (at most `HOST_INT32_MAX_ELEMENTS`
+        elements), one per value, made by `upload(array)` the first time."""
+        key = (array.dtype, array.shape, array.tobytes())
+        copy = self._values.get(key)
         if copy is None:
-            if len(self._scalars) >= SCALAR_COPIES:
-                self._scalars.clear()
-            copy = self._scalars[key] = upload(array)
+            if len(self._values) >= SCALAR_COPIES:
+                self._values.clear()
+            copy = self._values[key] = upload(array)
         return copy

@@ -594,8 +594,8 @@ class VirtualDevice(Device):
             raise ValueError("Unsupported dtype object")  # as cupy.asarray
         if host_memory.resident(host):
             return host
-        if host.ndim == 0:  # a number: one device copy per value (`DeviceCopies.of_scalar`)
-            return self._host_copies.of_scalar(host, self._upload)
+        if host.size <= host_memory.HOST_INT32_MAX_ELEMENTS:  # a number or a few: one
+            return self._host_copies.of_value(host, self._upload)  # device copy per value
         return self._upload(host)
 
     def in_device_memory(self, array):

@@ -15,7 +15,8 @@ round after every step, which one C expression would not), and the reduction `Me
 axes (float32/64). `Sum` and `Max` keep CuPy's own reductions: each is one launch there too, and
 on an H200 a `ReductionKernel` called directly was no faster (1.2-1.9x CuPy's at float32 (4,)).
 `UPDATES` holds the fused optimizer updates (gradient descent, momentum, Nesterov, Adam,
-AMSGrad) that `training_ops` launches as one kernel per variable.
+AMSGrad, and the sparse forms of the last four, gated on their indices' check) that
+`training_ops` launches as one kernel per variable.
 Anything else runs the op's own kernel, the *fallback*: a dtype the table does not cover,
 operands of two dtypes, an empty reduction (TensorFlow's identity values), a reduction over no
 axis. Broadcasting, strided inputs and 0-d operands are handled by CuPy's kernel objects as by
@@ -241,6 +242,28 @@ def _momentum(nesterov):
         f"T scaled = grad * lr; accum = accum * momentum - scaled; var = var + ({step});", None)
 
 
+# The sparse updates' forms (an IndexedSlices gradient densified first, `training_ops`): each
+# writes nothing where `skip` (the 0-d flag of its indices' check, true when one was out of
+# range) is set, so a bad index never half-applies an update and the host need not read the
+# flag first. Sparse momentum takes the densified `grad * lr` (Keras scales the slices), sparse
+# Adam the densified squares of the slices.
+_SPARSE_ADAM_PARAMS = ("T grad, T grad_sq, T beta1_power, T beta2_power, T lr, "
+                       "T one_minus_beta1, T one_minus_beta2, T epsilon, bool skip")
+_SPARSE_ADAM_MOMENTS = ("T alpha = lr * sqrt(T(1) - beta2_power) / (T(1) - beta1_power);"
+                        " T new_m = m + (grad - m) * one_minus_beta1;"
+                        " T new_v = v + (grad_sq - v) * one_minus_beta2;")
+_SPARSE_ADAM_WRITES = " var = skip ? var : new_var; m = skip ? m : new_m; v = skip ? v : new_v;"
+
+
+def _sparse_momentum(nesterov):
+    step = "new_accum * momentum - scaled" if nesterov else "new_accum"
+    return ElementwiseSource(
+        "eager_sparse_nesterov" if nesterov else "eager_sparse_momentum",
+        "T scaled, T momentum, bool skip", "T var, T accum",
+        f"T new_accum = accum * momentum - scaled; T new_var = var + ({step});"
+        " accum = skip ? accum : new_accum; var = skip ? var : new_var;", None)
+
+
 UPDATES = {
     # The product is rounded to `T` before the subtraction, as numpy rounds it: for float16 a
     # single expression would compute both in float32 and round once.
@@ -255,6 +278,17 @@ UPDATES = {
     "amsgrad": ElementwiseSource("eager_amsgrad", _ADAM_PARAMS, "T var, T m, T v, T vhat",
                                  _ADAM_MOMENTS + " vhat = (vhat > v || isnan(vhat)) ? vhat : v;"
                                  " var = var - (m * alpha) / (sqrt(vhat) + epsilon);", None),
+    "sparse_momentum": _sparse_momentum(False),
+    "sparse_nesterov": _sparse_momentum(True),
+    "sparse_adam": ElementwiseSource(
+        "eager_sparse_adam", _SPARSE_ADAM_PARAMS, "T var, T m, T v",
+        _SPARSE_ADAM_MOMENTS + " T new_var = var - (new_m * alpha) / (sqrt(new_v) + epsilon);"
+        + _SPARSE_ADAM_WRITES, None),
+    "sparse_amsgrad": ElementwiseSource(
+        "eager_sparse_amsgrad", _SPARSE_ADAM_PARAMS, "T var, T m, T v, T vhat",
+        _SPARSE_ADAM_MOMENTS + " T new_vhat = (vhat > new_v || isnan(vhat)) ? vhat : new_v;"
+        " T new_var = var - (new_m * alpha) / (sqrt(new_vhat) + epsilon);"
+        + _SPARSE_ADAM_WRITES + " vhat = skip ? vhat : new_vhat;", None),
 }
 
 

@@ -39,7 +39,7 @@ __all__ = ["VariableStorage", "create_variable_handle", "apply_update", "VAR_HAN
            "ASSIGN",
            "ASSIGN_ADD",
            "ASSIGN_SUB", "GATHER", "SCATTER_UPDATE", "SCATTER_ADD", "IS_INITIALIZED",
-           "DESTROY", "unshared"]
+           "DESTROY", "unshared", "checked_rows", "keep_where", "neutral_addend"]
 
 _getrefcount = sys.getrefcount
 
@@ -306,10 +306,10 @@ ASSIGN_SUB = register_op("AssignSubVariableOp",
 # -----------------------------------------------------------------------------------------------
 
 def _check_indices(op_name, indices, n, xp=None):
-    """Every index in [0, n). Before a kernel writes a variable the check waits for the data,
-    on a GPU too, so that a bad index never half-applies an update: on numpy two reductions,
-    on a device one read of one flag (each read waits for the GPU). Given `xp` (a kernel that
-    writes only its output) of a device, it is `device_checks.require`'s: it stays there."""
+    """Every index in [0, n), else TensorFlow's error: at once on numpy (two reductions) and
+    on a device without `xp` (one read of one flag, a wait for the GPU); given the `xp` of a
+    device (a kernel that writes only its output), the check stays there
+    (`device_checks.require`). A kernel writing a variable calls `checked_rows` instead."""
     if not indices.size:
         return
     if xp is not None and xp is not np:
@@ -322,6 +322,43 @@ def _check_indices(op_name, indices, n, xp=None):
         bad = bool(((indices < 0) | (indices >= n)).any())
     if bad:
         raise _index_error(op_name, indices, n)
+
+
+def checked_rows(op_name, xp, indices, n):
+    """`(rows, bad)` for a kernel about to write rows `indices` of a variable of `n` rows.
+
+    On the host (numpy, or no index at all) the check runs at once, raising TensorFlow's
+    error, and gives `(indices, None)`. On a device, reading the answer would make the host
+    wait for everything queued there, once per step of a model with an embedding. So the check
+    stays on the device (`device_checks.require`: TensorFlow's CPU error at the next
+    synchronization), and the kernel gets `indices` wrapped into [0, n) (so no write lands
+    outside the variable) with `bad`, a 0-d device flag, true when some index was out of
+    range, on which it gates its whole write (`keep_where`, `neutral_addend`): a bad index
+    never half-applies an update, on a device either."""
+    if xp is np or not indices.size:
+        _check_indices(op_name, indices, n)
+        return indices, None
+    if n == 0:  # every index is out of range: no need to ask the device
+        raise _index_error(op_name, indices, n)
+    bad = ((indices < 0) | (indices >= n)).any()
+    device_checks.require(xp, bad, lambda: _index_error(op_name, indices, n))
+    return indices % n, bad
+
+
+def keep_where(xp, bad, arrays, update):
+    """Runs `update()`, which changes `arrays` in place, then restores them all where `bad`
+    (a 0-d device flag) is true: the gate of a multi-step update with no fused kernel."""
+    kept = [a.copy() for a in arrays]
+    update()
+    for array, old in zip(arrays, kept):
+        xp.copyto(array, old, where=bad)
+
+
+def neutral_addend(xp, bad, rows):
+    """`rows`, or where `bad` (a 0-d device flag) is true, zeros that leave every value they are
+    added to unchanged, bit for bit: -0 for floats (x + -0.0 is x, -0.0 included; +0.0 would
+    turn -0.0 into +0.0), -0-0j for complex numbers, 0 for integers."""
+    return xp.where(bad, xp.negative(xp.zeros((), rows.dtype)), rows)
 
 
 def _index_error(op_name, indices, n):
@@ -368,18 +405,22 @@ def _scatter_kernel(op_name, add):
         with storage.lock:
             storage.copy_on_read = True
             current = storage.value
-            _check_indices(op_name, indices, current.shape[0])
             expected = tuple(indices.shape) + tuple(current.shape[1:])
             if tuple(updates.shape) != expected and updates.ndim != 0:
                 raise op_error(op_name, f"updates must have shape {list(expected)}, got "
                                         f"{list(updates.shape)}")
+            indices, bad = checked_rows(op_name, xp, indices, current.shape[0])
             if not unshared(storage):
                 current = storage.value = current.copy()
             if add:
                 flat = indices.reshape(-1)
                 upd = xp.broadcast_to(updates, expected).reshape((flat.size,) + current.shape[1:])
+                if bad is not None:
+                    upd = neutral_addend(xp, bad, upd)
                 scatter_add(xp, current, flat, upd)
             else:
+                if bad is not None:  # a bad index: each row written back as it was
+                    updates = xp.where(bad, current[indices], updates)
                 current[indices] = updates
             storage.version += 1
         return ()

@@ -476,10 +476,12 @@ def _gather_nd_infer(params, indices, batch_dims):
 def _check_nd_range(op_name, xp, indices, dims, what, defer=False):
     """Every row of `indices` (shape [..., depth]) must index into `dims`, else TensorFlow's
     "indices[1] = [2, 0] does not index into param shape [2,2]". With `defer` (a kernel that
-    only writes its output), on a GPU the check stays on the device (`device_checks`)."""
+    only writes its output), on a GPU the check stays on the device (`device_checks`), and the
+    indices to use are returned wrapped into `dims` (no read or write lands outside them: the
+    output is unspecified until the error surfaces). Returns the indices to use."""
     depth = indices.shape[-1]
     if not depth or not indices.size:
-        return
+        return indices
     limits = xp.asarray(dims[:depth], dtype=np.int64)
     bad = ((indices < 0) | (indices >= limits)).any(axis=-1)
 
@@ -490,10 +492,12 @@ def _check_nd_range(op_name, xp, indices, dims, what, defer=False):
         return op_error(op_name, f"indices{index_position(indices.shape[:-1], flat)} = [{values}] "
                                  f"does not index into {what} {fmt_dims(dims)}")
 
-    if defer:
+    if defer and xp is not np and all(dims[:depth]):
         device_checks.require(xp, bad.any(), error)
-    elif bool(bad.any()):
+        return indices % limits
+    if bool(bad.any()):
         raise error()
+    return indices
 
 
 def _gather_nd_kernel(xp, params, indices, batch_dims):
@@ -501,6 +505,7 @@ def _gather_nd_kernel(xp, params, indices, batch_dims):
     _gather_nd_infer(_spec(params), _spec(indices), batch_dims)
     batch = params.shape[:batch_dims]
     depth = indices.shape[-1]
+    # (The indices as they are: CuPy's integer array indexing wraps them into range already.)
     _check_nd_range("GatherNd", xp, indices, params.shape[batch_dims:], "param shape",
                     defer=True)
     nb = prod(batch)
@@ -563,7 +568,7 @@ def _scatter_nd_kernel(xp, indices, updates, dims=None, shape=None):
     indices, updates = xp.asarray(indices), xp.asarray(updates)
     _scatter_nd_infer(_spec(indices), _spec(updates), shape=shape)
     depth = indices.shape[-1]
-    _check_nd_range("ScatterNd", xp, indices, shape, "shape")
+    indices = _check_nd_range("ScatterNd", xp, indices, shape, "shape", defer=True)
     rows = prod(indices.shape[:-1])
     flat_indices = indices.reshape(rows, depth).astype(np.int64)
     strides = np.cumprod((1,) + tuple(shape[depth - 1:0:-1]))[::-1] if depth else ()

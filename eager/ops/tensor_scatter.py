@@ -85,7 +85,7 @@ def _tensor_scatter_op(op_name, reducer, dtypes):
     def kernel(xp, tensor, indices, updates):
         _check_shapes(op_name, TensorShape(tensor.shape), TensorShape(indices.shape),
                       TensorShape(updates.shape))
-        _check_nd_range(op_name, xp, indices, tensor.shape, "shape")
+        indices = _check_nd_range(op_name, xp, indices, tensor.shape, "shape", defer=True)
         depth = indices.shape[-1]
         rows = prod(indices.shape[:-1])
         inner = prod(tensor.shape[depth:])

@@ -51,7 +51,8 @@ from ..base.ieee import FP_SIGNALS, quiet, quietly
 from ..devices.resource_handles import eager_handle, handle_data
 from ..base.tensor_shape import TensorShape
 from ..core.registry import op_error, register_op
-from .resource_ops import UNSHARED_REFS, _check_indices, unshared
+from .resource_ops import (UNSHARED_REFS, _check_indices, checked_rows, keep_where,
+                           neutral_addend, unshared)
 from .cupy_kernels import update_kernel
 from .scatter_add import scatter_add
 
@@ -203,14 +204,37 @@ def _scratch_like(array):
     return flat[:array.size].reshape(array.shape)
 
 
-def _densify(op_name, xp, var_shape, dtype, values, indices, check=True):
-    """The dense gradient of IndexedSlices (duplicate rows summed), for the kernels whose
-    Keras 3 arithmetic is dense. Checks shapes and index bounds (unless `check` is false: the
-    same indices were checked already, and on a GPU each check waits for the device)."""
-    flat, rows = _flat_slices(op_name, var_shape, values, indices, check)
+def _sparse_rows(op_name, xp, var_shape, values, indices):
+    """`(flat, rows, bad)` of IndexedSlices for a variable of `var_shape`: the row indices
+    flattened, the slices as one row each, and the device flag the update gates its write on
+    (None on the host). Checks the shapes at once, and the indices as
+    `resource_ops.checked_rows` does: at once on the host, on the device's flag on a GPU."""
+    flat, rows = _flat_slices(op_name, var_shape, values, indices, check=False)
+    flat, bad = checked_rows(op_name, xp, flat, var_shape[0])
+    return flat, rows, bad
+
+
+def _dense(xp, var_shape, dtype, flat, rows):
+    """The dense gradient of slices `rows` at `flat` (from `_sparse_rows`), duplicate rows
+    summed: for the kernels whose Keras 3 arithmetic is dense."""
     dense = xp.zeros(var_shape, dtype)
     scatter_add(xp, dense, flat, rows)
     return dense
+
+
+def _gated(xp, bad, arrays, update):
+    """Runs `update()`, which writes `arrays` in place; with a device flag `bad` (from
+    `_sparse_rows`), leaves them as they were where it is true (`keep_where`)."""
+    if bad is None:
+        update()
+    else:
+        keep_where(xp, bad, arrays, update)
+
+
+def _skip_flag(xp, bad):
+    """The fused sparse kernels' `skip` input: `bad`, or false where nothing was checked on
+    the device (no index)."""
+    return xp.zeros((), np.bool_) if bad is None else bad
 
 
 def _flat_slices(op_name, var_shape, values, indices, check=True):
@@ -347,14 +371,17 @@ def _sparse_gd_kernel(xp, var, alpha, grad, indices):
     storage = var.storage_or_uninitialized(_SPARSE_GD)
     with storage.lock:
         _check_grad(_SPARSE_GD, var.name, storage.value, grad, dense=False)
-        flat, rows = _flat_slices(_SPARSE_GD, storage.value.shape, grad, indices)
+        flat, rows, bad = _sparse_rows(_SPARSE_GD, xp, storage.value.shape, grad, indices)
         current = _writable(storage)
         with quiet():  # inf/nan as TensorFlow whatever the user's filters (base.ieee)
             scaled = xp.multiply(rows, alpha)
             if xp is np:
                 np.subtract.at(current, flat, scaled)
             else:
-                scatter_add(xp, current, flat, -scaled)
+                delta = -scaled
+                if bad is not None:  # a bad index: nothing subtracted
+                    delta = neutral_addend(xp, bad, delta)
+                scatter_add(xp, current, flat, delta)
         storage.version += 1
     return ()
 
@@ -372,9 +399,16 @@ def _momentum_kernel(xp, var, accum, lr, grad, momentum, use_nesterov=False):
 
 def _sparse_momentum_kernel(xp, var, accum, lr, grad, indices, momentum, use_nesterov=False):
     def update(v, a):
-        scaled = _densify(_SPARSE_MOMENTUM, xp, v.shape, v.dtype, grad * lr, indices)
-        _in_blocks(xp, lambda v, a, s: _momentum_math(xp, v, a, s, momentum, use_nesterov),
-                   (v, a, scaled))
+        flat, rows, bad = _sparse_rows(_SPARSE_MOMENTUM, xp, v.shape, grad, indices)
+        scaled = _dense(xp, v.shape, v.dtype, flat, rows * lr)
+        if _fusable(xp, grad):  # a GPU: one launch, gated on the indices' check
+            fused = update_kernel(xp, "sparse_nesterov" if use_nesterov else "sparse_momentum",
+                                  grad.dtype)
+            fused(scaled, momentum, _skip_flag(xp, bad), v, a)
+            return
+        _gated(xp, bad, (v, a), lambda: _in_blocks(
+            xp, lambda v, a, s: _momentum_math(xp, v, a, s, momentum, use_nesterov),
+            (v, a, scaled)))
     return _locked_update(_SPARSE_MOMENTUM, (var, accum), grad, update, dense=False)
 
 
@@ -404,11 +438,18 @@ def _amsgrad_kernel(xp, var, m, v, vhat, beta1_power, beta2_power, lr, one_minus
 
 def _sparse_adam_update(op_name, xp, grad, indices, scalars):
     def update(w, m_, v_, h=None):
-        dense = _densify(op_name, xp, w.shape, w.dtype, grad, indices)
-        dense_sq = _densify(op_name, xp, w.shape, w.dtype, grad * grad, indices, check=False)
-        _in_blocks(xp, lambda g, g2, w, m_, v_, h=None: _adam_math(xp, w, m_, v_, h, *scalars,
-                                                                   g, g2),
-                   (dense, dense_sq, w, m_, v_) + (() if h is None else (h,)))
+        flat, rows, bad = _sparse_rows(op_name, xp, w.shape, grad, indices)
+        dense = _dense(xp, w.shape, w.dtype, flat, rows)
+        dense_sq = _dense(xp, w.shape, w.dtype, flat, rows * rows)
+        arrays = (w, m_, v_) + (() if h is None else (h,))
+        if _fusable(xp, grad):  # a GPU: one launch, gated on the indices' check
+            fused = update_kernel(xp, "sparse_adam" if h is None else "sparse_amsgrad",
+                                  grad.dtype)
+            fused(dense, dense_sq, *scalars, _skip_flag(xp, bad), *arrays)
+            return
+        _gated(xp, bad, arrays, lambda: _in_blocks(
+            xp, lambda g, g2, w, m_, v_, h=None: _adam_math(xp, w, m_, v_, h, *scalars, g, g2),
+            (dense, dense_sq) + arrays))
     return update
 
 
@@ -547,6 +588,7 @@ storages_of = _storages
 handle_key = _handle_key
 writable = _writable
 in_blocks = _in_blocks
-densify = _densify
-flat_slices = _flat_slices
+sparse_rows = _sparse_rows
+densified = _dense
+gated = _gated
 register_update = _register

@@ -4,9 +4,10 @@ Lion and Ftrl (`eager.optimizers`).
 The design is `training_ops`' (read its module doc): one op per variable and step updates the
 variable and its slots with every storage locked (in resource-uid order), in place when the
 buffers are not shared, stores inf or nan as TensorFlow does, and never leaves a step half
-applied. The shared machinery (`locked_update`, `in_blocks`, `densify`, the inference) comes
-from there; this module holds only the arithmetic, which is Keras 3's `update_step`, operation
-for operation and in the same order, so each rounding happens where Keras' does.
+applied. The shared machinery (`locked_update`, `in_blocks`, `sparse_rows`, `densified`,
+`gated`, the inference) comes from there; this module holds only the arithmetic, which is
+Keras 3's `update_step`, operation for operation and in the same order, so each rounding
+happens where Keras' does.
 
 Scalars are inputs of the variable's dtype, computed by the optimizer with Keras' roundings
 (some of Keras' `1 - beta` are Python doubles, others float32 differences of a cast beta: the
@@ -25,7 +26,8 @@ the rows Keras scatters slice by slice). Adadelta keeps more of its arithmetic o
 from __future__ import annotations
 
 from .scatter_add import scatter_add
-from .training_ops import densify, flat_slices, in_blocks, locked_update, register_update
+from .training_ops import (densified, gated, in_blocks, locked_update, register_update,
+                           sparse_rows)
 
 __all__ = ["APPLY_RMSPROP", "APPLY_RMSPROP_MOMENTUM", "APPLY_CENTERED_RMSPROP",
            "APPLY_CENTERED_RMSPROP_MOMENTUM", "APPLY_ADAGRAD", "APPLY_ADADELTA", "APPLY_ADAMAX",
@@ -197,18 +199,22 @@ def _sparse_adadelta_math(op_name, xp, var, acc_grad, acc_delta, lr, rho, one_mi
     """Adadelta for IndexedSlices, slice by slice where Keras keeps the slices: each slice's
     step `d` uses its row's accumulators, the delta accumulator receives the per-row sum of
     the squared steps, and the variable the steps scattered one after the other."""
-    rows, slices = flat_slices(op_name, var.shape, values, indices)
-    tmp = densify(op_name, xp, var.shape, var.dtype, values * values, indices)
-    xp.multiply(tmp, one_minus_rho, out=tmp)
-    xp.multiply(acc_grad, rho, out=acc_grad)
-    xp.add(acc_grad, tmp, out=acc_grad)
-    step = xp.sqrt(xp.add(acc_delta, epsilon))[rows] * slices
-    step = -(step / xp.sqrt(xp.add(acc_grad[rows], epsilon)))
-    squares = densify(op_name, xp, var.shape, var.dtype, step * step, indices)
-    xp.multiply(squares, one_minus_rho, out=squares)
-    xp.multiply(acc_delta, rho, out=acc_delta)
-    xp.add(acc_delta, squares, out=acc_delta)
-    scatter_add(xp, var, rows, step * lr)
+    rows, slices, bad = sparse_rows(op_name, xp, var.shape, values, indices)
+
+    def update():
+        tmp = densified(xp, var.shape, var.dtype, rows, slices * slices)
+        xp.multiply(tmp, one_minus_rho, out=tmp)
+        xp.multiply(acc_grad, rho, out=acc_grad)
+        xp.add(acc_grad, tmp, out=acc_grad)
+        step = xp.sqrt(xp.add(acc_delta, epsilon))[rows] * slices
+        step = -(step / xp.sqrt(xp.add(acc_grad[rows], epsilon)))
+        squares = densified(xp, var.shape, var.dtype, rows, step * step)
+        xp.multiply(squares, one_minus_rho, out=squares)
+        xp.multiply(acc_delta, rho, out=acc_delta)
+        xp.add(acc_delta, squares, out=acc_delta)
+        scatter_add(xp, var, rows, step * lr)
+
+    gated(xp, bad, (var, acc_grad, acc_delta), update)
 
 
 def _define(name, math, n_slots, n_scalars, derive=None, sparse_math=None):
@@ -232,11 +238,13 @@ def _define(name, math, n_slots, n_scalars, derive=None, sparse_math=None):
             if sparse_math is not None:
                 return sparse_math(sparse_name, xp, *arrays, *scalars, values, indices)
             w = arrays[0]
-            grad = densify(sparse_name, xp, w.shape, w.dtype, values, indices)
+            rows, slices, bad = sparse_rows(sparse_name, xp, w.shape, values, indices)
+            grad = densified(xp, w.shape, w.dtype, rows, slices)
             extra = () if derive is None else (
-                densify(sparse_name, xp, w.shape, w.dtype, derive(xp, values), indices),)
-            in_blocks(xp, lambda *a: math(xp, *a[:n_handles], *scalars, *a[n_handles:]),
-                      (*arrays, grad, *extra))
+                densified(xp, w.shape, w.dtype, rows, derive(xp, slices)),)
+            gated(xp, bad, arrays, lambda: in_blocks(
+                xp, lambda *a: math(xp, *a[:n_handles], *scalars, *a[n_handles:]),
+                (*arrays, grad, *extra)))
         return locked_update(sparse_name, (var, *slots), values, update, dense=False)
 
     kernel.__doc__ = f"Keras 3's {name} update of a variable and its {n_slots} slot(s)."
