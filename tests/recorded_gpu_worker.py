@@ -248,6 +248,24 @@ def dynamic_shape_functions(tf):
     return {name: tf.function(fn, input_signature=signature) for name, fn in cases.items()}
 
 
+def number_argument_functions(tf):
+    """Ops taking Python numbers their kernels read on the host (range's bounds, linspace's,
+    an integer draw's bounds), eager and traced."""
+    cases = {
+        "range of floats": lambda: tf.range(0.0, 1.0, 0.25),
+        "range of int64": lambda: tf.range(2, 11, 3, dtype=tf.int64),
+        "linspace": lambda: tf.linspace(0.0, 1.0, 5),
+        "integer draw": lambda: tf.random.uniform([64], 3, 7, dtype=tf.int64) - 3}
+    traced = {f"{name}, traced": tf.function(fn) for name, fn in cases.items()}
+    return {**cases, **traced}
+
+
+def number_argument_values(tf):
+    """What `number_argument_functions` give: values, or for draws the values they took."""
+    return {name: sorted(set(f().numpy().tolist())) if "draw" in name else f().numpy().tolist()
+            for name, f in number_argument_functions(tf).items()}
+
+
 def dynamic_shape_values(tf):
     x = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
     return {name: f(x).numpy().tolist() for name, f in dynamic_shape_functions(tf).items()}
@@ -306,6 +324,7 @@ def scenario_values(tf):
     out["moving average"] = [update().numpy().tolist() for _ in range(2)]
     out["host int32"] = host_int32_values(tf)
     out["dynamic shapes"] = dynamic_shape_values(tf)
+    out["number arguments"] = number_argument_values(tf)
     out["moving average variable"] = average.numpy().tolist()
 
     @tf.function
@@ -623,6 +642,10 @@ def main(argv):
         f(x)
         shape_reads[name] = recording_cupy.HOST_READS[0]
     report["dynamic shape reads"] = shape_reads
+    number_reads = {}
+    for name, f in number_argument_functions(tf).items():
+        number_reads[name] = copies(f, recording_cupy)[0]
+    report["number argument reads"] = number_reads
     report["host int32"] = {
         "counter loop reads": recording_cupy.HOST_READS[0], "counter device": counter.device,
         "kinds": {name: type(t._value).__name__ for name, t in (

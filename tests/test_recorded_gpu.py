@@ -293,6 +293,17 @@ def test_small_int32_values_of_the_gpu_live_in_host_memory(report, on_cpu):
     assert on_cpu["host int32"]["while loop"] == [7, [1.5 ** 7, -2 * 1.5 ** 7]]
 
 
+def test_python_numbers_an_op_reads_on_the_host_never_go_through_the_gpu(report, on_cpu):
+    # `tf.range(0.0, 1.0, 0.25)`, an int64 range, `tf.linspace` and an int64 draw's bounds:
+    # Python numbers their ops need on the host. Made into GPU tensors, each was read back from
+    # the device (a wait for the GPU: 3, 3, 3 and 2 reads per call); now they are converted on
+    # the host (range) or made on the CPU (the draw's bounds, which its kernel reads on the
+    # host, as TensorFlow's GPU kernel takes them in host memory).
+    assert report["number argument reads"] == {name: 0 for name in on_cpu["number arguments"]}
+    assert report["values"]["number arguments"] == on_cpu["number arguments"]
+    assert on_cpu["number arguments"]["integer draw"] == [0, 1, 2, 3]
+
+
 def test_a_traced_function_computes_its_run_time_shapes_without_reading_the_gpu(report, on_cpu):
     # `tf.shape` of a GPU tensor is in host memory, and so are the sizes computed from it;
     # a kernel that reads a shape (Reshape, Fill, Range, BroadcastTo, Tile) takes it there.

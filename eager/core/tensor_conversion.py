@@ -25,7 +25,7 @@ from .context import thread_state as _thread_state
 from .registry import op_error, out_of_memory_error
 from .shapes import NONE_TO_TENSOR
 
-__all__ = ["convert_to_tensor", "constant", "register_tensor_conversion_function",
+__all__ = ["convert_to_tensor", "constant", "register_tensor_conversion_function", "host_number",
            "conversion_functions_for"]
 
 _INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
@@ -85,6 +85,14 @@ def _compatible(desired: DType, actual: DType) -> bool:
 def _describe(value) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def host_number(value, dtype=None):
+    """The 0-d numpy array `convert_to_tensor(value, dtype)` would hold for a Python or numpy
+    number, made on the host only. Why: an op that needs a number's value when it is created
+    (range's bounds) would otherwise make a device tensor of it and read it back, a wait for
+    the GPU."""
+    return np.asarray(_python_to_numpy(value, None if dtype is None else _dt.as_dtype(dtype)))
 
 
 def _python_to_numpy(value, dtype):

@@ -15,7 +15,7 @@ from ..base import dtypes as _dt
 from ..base.errors import InvalidArgumentError, NotFoundError
 from ..tensor import Tensor
 from ..core.specs import TensorSpec
-from ..core.tensor_conversion import convert_to_tensor
+from ..core.tensor_conversion import convert_to_tensor, host_number
 from ..base.tensor_shape import UNKNOWN_SHAPE
 from ..core.argument_conversion import as_tensor, check_dtype, unsupported_dtype
 from ..core.dispatch import execute
@@ -241,7 +241,12 @@ RANGE = register_op("Range", _range_kernel, _range_infer, dtypes=RANGE_DTYPES,
 def _range_scalar(value, dtype, what):
     """(number or None, dtype, tensor) for one argument of `range`: tensors keep their dtype,
     Python numbers take TensorFlow's (int32 or int64, float32) unless `dtype` is given. The
-    number is None for a symbolic tensor whose value is known only when the function runs."""
+    number is None for a symbolic tensor whose value is known only when the function runs.
+    A Python or numpy number is converted on the host: made into a GPU's tensor, its value
+    would be read back from the device (a wait for the GPU) by every `tf.range(5.0)`."""
+    if isinstance(value, (numbers.Number, np.generic)) and not isinstance(value, Tensor):
+        array = host_number(value, dtype)
+        return array, _dt.as_dtype(array.dtype), value
     if not isinstance(value, Tensor):
         value = as_tensor(value, dtype)
     if value.shape.rank != 0:
@@ -276,8 +281,9 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
                        cls=NotFoundError if dtype in _RANGE_DECLARED else InvalidArgumentError)
     if any(v is None for v, _, _ in args):
         # A bound known only when the function runs: the bounds become the op's inputs.
-        bounds = tuple(size_argument("Range", t, dtype, what) for (_, _, t), what in
-                       zip(args, ("start", "limit", "delta")))
+        bounds = tuple(size_argument("Range", t if isinstance(t, Tensor) else as_tensor(t, d),
+                                     dtype, what)
+                       for (_, d, t), what in zip(args, ("start", "limit", "delta")))
         return execute(RANGE, bounds, {"dtype": dtype})
     cast = int if dtype.is_integer else float
     start, limit, delta = (cast(dtype.dtype.type(v)) for v, _, _ in args)

@@ -145,8 +145,10 @@ def _seeded_op(op_name, kind):
         return draw(op_name, xp, _op_stream(xp, op_name, dtype, seed, seed2), kind, shape,
                     dtype, bounds)
 
+    # Every input (a shape known only when the op runs, integer bounds) is read on the host,
+    # as TensorFlow's GPU kernels take them in host memory.
     return register_op(op_name, kernel, make_infer(op_name, kind), stateful=True,
-                       differentiable=False)
+                       differentiable=False, host_inputs=(0, 1, 2))
 
 
 NORMAL = _seeded_op("RandomStandardNormal", "normal")
@@ -193,6 +195,16 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, 
     return scale_shift(TRUNCATED_NORMAL.name, rnd, dtype, mean, stddev)
 
 
+def _host_bound(value, dtype, what):
+    """An integer bound of `RandomUniformInt`, which its kernel reads on the host: a Python or
+    numpy number becomes a tensor of the CPU, so that on a GPU the kernel never reads it back
+    from the device (a wait for the GPU per draw)."""
+    if isinstance(value, (numbers.Number, np.generic)):
+        with _context.device("CPU:0"):
+            return convert_arg(UNIFORM_INT.name, value, dtype, what)
+    return convert_arg(UNIFORM_INT.name, value, dtype, what)
+
+
 def uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=None):
     """≈ `tf.random.uniform`: samples in [minval, maxval); `maxval` defaults to 1 for floats and
     is required for integers (whose `minval`/`maxval` must be scalars with minval < maxval).
@@ -202,8 +214,8 @@ def uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=Non
     seed, seed2 = get_seed(seed, UNIFORM.name)
     attrs = {"dtype": dtype, "seed": seed, "seed2": seed2}
     if dtype.is_integer:
-        lo = convert_arg(UNIFORM_INT.name, minval, dtype, "minval")
-        hi = convert_arg(UNIFORM_INT.name, maxval, dtype, "maxval")
+        lo = _host_bound(minval, dtype, "minval")
+        hi = _host_bound(maxval, dtype, "maxval")
         return run_op(UNIFORM_INT, sample_shape, attrs, (lo, hi))
     rnd = run_op(UNIFORM, sample_shape, attrs)
     return stretch(UNIFORM.name, rnd, dtype, minval, maxval)
