@@ -534,3 +534,18 @@ def test_sparse_xent_checks_labels_as_the_cpu_and_falls_back_for_half_and_no_cla
     assert fallback(xp, x.astype(np.float16), np.int64([0, 1])) == "fallback"
     assert fallback(xp, np.zeros((2, 0), np.float32), np.int64([0, 0])) == "fallback"
     assert len(calls) == 2 and xp.ran == []
+
+
+# -- a sparse write's rows -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_index_rows_clamps_each_index_into_the_variable_and_flags_those_out_of_range(dtype):
+    # `resource_ops.checked_rows` on CuPy: one launch gives rows a write may touch and the
+    # per-index flags its gate reads; in-range indices are kept as they are.
+    info = np.iinfo(dtype)
+    indices = np.array([0, 4, 5, -1, 3, info.min, info.max, 2], dtype)
+    rows, bad = cupy_kernels.index_rows(StandIn, indices, 5)
+    assert rows.dtype == indices.dtype and bad.dtype == np.bool_
+    np.testing.assert_array_equal(bad, (indices < 0) | (indices >= 5))
+    np.testing.assert_array_equal(rows, [0, 4, 4, 0, 3, 0, 4, 2])
+    assert cupy_kernels.index_rows(StandIn, indices.astype(np.uint8), 5) is None  # not covered

@@ -49,6 +49,7 @@ from .math_ops import FLOAT_TO_INT_PLANS
 from .nn_ops import check_sparse_labels
 
 __all__ = ["ElementwiseSource", "ReductionSource", "TABLE", "UPDATES", "XENT", "SPARSE_XENT",
+           "INDEX_ROWS", "index_rows",
            "FLOAT_TO_INT", "DirectLaunch", "SoftmaxXent", "SparseXent", "CastLaunch", "build",
            "update_kernel", "fused_source", "install", "COMPILE_OPTIONS"]
 
@@ -214,6 +215,24 @@ SPARSE_XENT = {
                                   "T bp", "bp = exp((x - m) - log(s)) - (col == label ? T(1) : "
                                   "T(0))", _WIDE_FLOATS),
 }
+
+# A sparse write's rows on a GPU (`resource_ops.checked_rows`): each index clamped into [0, n)
+# (a row it may write; the write itself is gated on the check) and whether it was out of
+# range, in one launch where CuPy took four (two comparisons, an or, the wrap).
+INDEX_ROWS = ElementwiseSource("eager_index_rows", "I index, I n", "I row, bool bad",
+                               "bad = index < I(0) || index >= n;"
+                               " row = index < I(0) ? I(0) : (index >= n ? n - I(1) : index)",
+                               frozenset({_I32, _I64}))
+
+
+def index_rows(xp, indices, n):
+    """`(rows, bad)` of `INDEX_ROWS` for int32/int64 `indices` of a device, or None for
+    another dtype."""
+    kernel = build(xp, INDEX_ROWS, indices.dtype)
+    if kernel is None:
+        return None
+    return kernel(indices, indices.dtype.type(n))
+
 
 # A float -> integer Cast with TensorFlow's CPU values (`math_ops._float_to_int`) in one launch
 # instead of about six: a float that truncates into the wide type's range is converted (C

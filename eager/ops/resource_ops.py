@@ -32,6 +32,7 @@ from ..base.tensor_shape import TensorShape
 from .grad_utils import dense_shape_tensor
 from ..core.buffer_reuse import calibrate
 from ..core.registry import op_error, register_op
+from .cupy_kernels import index_rows
 from .scatter_add import scatter_add
 from .slicing_ops import index_position
 
@@ -331,7 +332,7 @@ def checked_rows(op_name, xp, indices, n):
     error, and gives `(indices, None)`. On a device, reading the answer would make the host
     wait for everything queued there, once per step of a model with an embedding. So the check
     stays on the device (`device_checks.require`: TensorFlow's CPU error at the next
-    synchronization), and the kernel gets `indices` wrapped into [0, n) (so no write lands
+    synchronization), and the kernel gets `indices` moved into [0, n) (so no write lands
     outside the variable) with `bad`, a 0-d device flag, true when some index was out of
     range, on which it gates its whole write (`keep_where`, `neutral_addend`): a bad index
     never half-applies an update, on a device either."""
@@ -340,9 +341,13 @@ def checked_rows(op_name, xp, indices, n):
         return indices, None
     if n == 0:  # every index is out of range: no need to ask the device
         raise _index_error(op_name, indices, n)
-    bad = ((indices < 0) | (indices >= n)).any()
+    fused = index_rows(xp, indices, n) if hasattr(xp, "ElementwiseKernel") else None
+    if fused is None:
+        rows, bad = indices % n, ((indices < 0) | (indices >= n)).any()
+    else:  # CuPy: one launch for the rows and the per-index flags
+        rows, bad = fused[0], fused[1].any()
     device_checks.require(xp, bad, lambda: _index_error(op_name, indices, n))
-    return indices % n, bad
+    return rows, bad
 
 
 def keep_where(xp, bad, arrays, update):
