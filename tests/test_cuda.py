@@ -422,3 +422,27 @@ def test_rsqrt_of_negative_zero_is_negative_infinity_on_the_gpu_in_every_shape(d
         out = tf.math.rsqrt(tf.constant(np.full(shape, -0.0, dtype))).numpy()
         assert (out == -np.inf).all()
         assert (tf.math.rsqrt(tf.constant(np.zeros(shape, dtype))).numpy() == np.inf).all()
+
+
+def test_a_bad_row_leaves_a_variable_and_its_slots_as_they_were_on_the_gpu():
+    # The recorded CuPy's test (`test_recorded_gpu`), on CUDA itself: the gated scatters and
+    # sparse updates (fused kernels, CuPy's `copyto(where=)`), errors at the next read.
+    from eager.base import device_checks  # noqa: PLC0415
+    from recorded_gpu_worker import gated_sparse_writes  # noqa: PLC0415
+
+    got = gated_sparse_writes(tf, device_checks)
+    with tf.device("CPU:0"):
+        expected = gated_sparse_writes(tf, device_checks)
+    for name, entry in got.items():
+        assert entry["pending"] == 1 and entry["raised"] == expected[name]["raised"], name
+        assert entry["unchanged"], name
+        for g, e in zip(entry["after"], expected[name]["after"]):
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_python_number_arguments_give_the_cpus_values_on_the_gpu():
+    from recorded_gpu_worker import number_argument_values  # noqa: PLC0415
+
+    got = number_argument_values(tf)
+    with tf.device("CPU:0"):
+        assert got == number_argument_values(tf)
