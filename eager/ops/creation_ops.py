@@ -243,8 +243,9 @@ def _range_scalar(value, dtype, what):
     Python numbers take TensorFlow's (int32 or int64, float32) unless `dtype` is given. The
     number is None for a symbolic tensor whose value is known only when the function runs.
     A Python or numpy number is converted on the host: made into a GPU's tensor, its value
-    would be read back from the device (a wait for the GPU) by every `tf.range(5.0)`."""
-    if isinstance(value, (numbers.Number, np.generic)) and not isinstance(value, Tensor):
+    would be read back from the device (a wait for the GPU) by every `tf.range(5.0)`. (Other
+    classes go through `as_tensor`, and so through their registered conversions.)"""
+    if type(value) in (int, float) or isinstance(value, np.number):
         array = host_number(value, dtype)
         return array, _dt.as_dtype(array.dtype), value
     if not isinstance(value, Tensor):

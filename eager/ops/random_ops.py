@@ -199,7 +199,7 @@ def _host_bound(value, dtype, what):
     """An integer bound of `RandomUniformInt`, which its kernel reads on the host: a Python or
     numpy number becomes a tensor of the CPU, so that on a GPU the kernel never reads it back
     from the device (a wait for the GPU per draw)."""
-    if isinstance(value, (numbers.Number, np.generic)):
+    if type(value) in (int, float) or isinstance(value, np.number):
         with _context.device("CPU:0"):
             return convert_arg(UNIFORM_INT.name, value, dtype, what)
     return convert_arg(UNIFORM_INT.name, value, dtype, what)
