@@ -95,9 +95,10 @@ def _held(device, value):
 
 class DeviceCopies:
     """A device's copies of the values it holds in host memory (`in_device_memory` asks here),
-    and of the numbers it is given (`from_host`). Host values are never written (a tensor's
-    value is immutable) and neither are device arrays once made, so one copy may serve a value
-    for as long as it exists, and a small value's copy may serve every value equal to it.
+    and of the numbers and small arrays it is given (`from_host`). Host values are never
+    written (a tensor's value is immutable) and neither are device arrays once made, so one
+    copy may serve a value for as long as it exists, and a small value's copy may serve every
+    value equal to it.
 
     Why: a kernel reading a host value on the device needs it there. A traced program's
     constants (a folded size or flag, an int32 literal) are host values read at every run; an
