@@ -91,12 +91,17 @@ def moving_average_step(tf, average, value):
     return update
 
 
+def recurrence_inputs(tf, seed):
+    """`(w, x)` of a recurrence `h = tanh(h w + x)`: a 3x3 variable and a (2, 3) input."""
+    rng = np.random.default_rng(seed)
+    return (tf.Variable(rng.standard_normal((3, 3)).astype(np.float32) * 0.5),
+            tf.constant(rng.standard_normal((2, 3)).astype(np.float32)))
+
+
 def recurrent_step(tf, n, with_array):
     """A traced step of an `n`-iteration recurrence `h = tanh(h W + x)` and its gradient, the
     loop optionally writing each `h` into a TensorArray (as Keras' RNN layers do)."""
-    rng = np.random.default_rng(3)
-    w = tf.Variable(rng.standard_normal((3, 3)).astype(np.float32) * 0.5)
-    x = tf.constant(rng.standard_normal((2, 3)).astype(np.float32))
+    w, x = recurrence_inputs(tf, 3)
 
     @tf.function
     def step():
@@ -160,9 +165,7 @@ def gradient_penalty_step(tf, n):
     """An eager tape over a traced function that differentiates an `n`-iteration recurrence
     reading a variable (a gradient penalty): the outer tape replays the function's ops, the
     accumulating loop among them."""
-    rng = np.random.default_rng(7)
-    w = tf.Variable(rng.standard_normal((3, 3)).astype(np.float32) * 0.5)
-    x = tf.constant(rng.standard_normal((2, 3)).astype(np.float32))
+    w, x = recurrence_inputs(tf, 7)
 
     @tf.function
     def penalty():

@@ -307,9 +307,8 @@ ASSIGN_SUB = register_op("AssignSubVariableOp",
 # -----------------------------------------------------------------------------------------------
 
 def _check_indices(op_name, indices, n, xp=None):
-    """Every index in [0, n), else TensorFlow's error: at once on numpy (two reductions) and
-    on a device without `xp` (one read of one flag, a wait for the GPU); given the `xp` of a
-    device (a kernel that writes only its output), the check stays there
+    """Every index in [0, n), else TensorFlow's error: at once on numpy (two reductions);
+    given the `xp` of a device (a kernel that writes only its output), the check stays there
     (`device_checks.require`). A kernel writing a variable calls `checked_rows` instead."""
     if not indices.size:
         return
@@ -317,11 +316,7 @@ def _check_indices(op_name, indices, n, xp=None):
         device_checks.require(xp, ((indices < 0) | (indices >= n)).any(),
                               lambda: _index_error(op_name, indices, n))
         return
-    if type(indices) is np.ndarray:
-        bad = indices.min() < 0 or indices.max() >= n
-    else:
-        bad = bool(((indices < 0) | (indices >= n)).any())
-    if bad:
+    if indices.min() < 0 or indices.max() >= n:
         raise _index_error(op_name, indices, n)
 
 

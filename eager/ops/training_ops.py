@@ -51,8 +51,7 @@ from ..base.ieee import FP_SIGNALS, quiet, quietly
 from ..devices.resource_handles import eager_handle, handle_data
 from ..base.tensor_shape import TensorShape
 from ..core.registry import op_error, register_op
-from .resource_ops import (UNSHARED_REFS, _check_indices, checked_rows, keep_where,
-                           neutral_addend, unshared)
+from .resource_ops import UNSHARED_REFS, checked_rows, keep_where, neutral_addend, unshared
 from .cupy_kernels import update_kernel
 from .scatter_add import scatter_add
 
@@ -209,7 +208,7 @@ def _sparse_rows(op_name, xp, var_shape, values, indices):
     flattened, the slices as one row each, and the device flag the update gates its write on
     (None on the host). Checks the shapes at once, and the indices as
     `resource_ops.checked_rows` does: at once on the host, on the device's flag on a GPU."""
-    flat, rows = _flat_slices(op_name, var_shape, values, indices, check=False)
+    flat, rows = _flat_slices(op_name, var_shape, values, indices)
     flat, bad = checked_rows(op_name, xp, flat, var_shape[0])
     return flat, rows, bad
 
@@ -237,7 +236,7 @@ def _skip_flag(xp, bad):
     return xp.zeros((), np.bool_) if bad is None else bad
 
 
-def _flat_slices(op_name, var_shape, values, indices, check=True):
+def _flat_slices(op_name, var_shape, values, indices):
     if len(var_shape) == 0:
         raise op_error(op_name, "a sparse update needs a variable of rank >= 1, got a scalar")
     expected = tuple(indices.shape) + tuple(var_shape[1:])
@@ -245,8 +244,6 @@ def _flat_slices(op_name, var_shape, values, indices, check=True):
         raise op_error(op_name, f"grad must have shape indices.shape + var.shape[1:] = "
                                 f"{list(expected)}, got {_shape(values)}")
     flat = indices.reshape(-1)
-    if check:
-        _check_indices(op_name, flat, var_shape[0])
     return flat, values.reshape((flat.size,) + tuple(var_shape[1:]))
 
 
