@@ -26,7 +26,7 @@ from .registry import op_error, out_of_memory_error
 from .shapes import NONE_TO_TENSOR
 
 __all__ = ["convert_to_tensor", "constant", "register_tensor_conversion_function", "host_number",
-           "conversion_functions_for"]
+           "is_host_number", "conversion_functions_for"]
 
 _INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
@@ -85,6 +85,13 @@ def _compatible(desired: DType, actual: DType) -> bool:
 def _describe(value) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def is_host_number(value) -> bool:
+    """Whether `value` is a Python int or float or a numpy number: what `host_number` takes.
+    (Other classes, bool included, go through `convert_to_tensor` and their registered
+    conversions.)"""
+    return type(value) in (int, float) or isinstance(value, np.number)
 
 
 def host_number(value, dtype=None):

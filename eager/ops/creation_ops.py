@@ -15,7 +15,7 @@ from ..base import dtypes as _dt
 from ..base.errors import InvalidArgumentError, NotFoundError
 from ..tensor import Tensor
 from ..core.specs import TensorSpec
-from ..core.tensor_conversion import convert_to_tensor, host_number
+from ..core.tensor_conversion import convert_to_tensor, host_number, is_host_number
 from ..base.tensor_shape import UNKNOWN_SHAPE
 from ..core.argument_conversion import as_tensor, check_dtype, unsupported_dtype
 from ..core.dispatch import execute
@@ -245,7 +245,7 @@ def _range_scalar(value, dtype, what):
     A Python or numpy number is converted on the host: made into a GPU's tensor, its value
     would be read back from the device (a wait for the GPU) by every `tf.range(5.0)`. (Other
     classes go through `as_tensor`, and so through their registered conversions.)"""
-    if type(value) in (int, float) or isinstance(value, np.number):
+    if is_host_number(value):
         array = host_number(value, dtype)
         return array, _dt.as_dtype(array.dtype), value
     if not isinstance(value, Tensor):

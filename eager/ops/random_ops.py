@@ -33,7 +33,7 @@ from ..base import dtypes as _dt
 from ..base.errors import InvalidArgumentError
 from ..tensor import Tensor
 from ..core.specs import TensorSpec
-from ..core.tensor_conversion import convert_to_tensor
+from ..core.tensor_conversion import convert_to_tensor, is_host_number
 from ..base.tensor_shape import TensorShape
 from . import array_ops
 from . import math_ops as _math
@@ -199,7 +199,7 @@ def _host_bound(value, dtype, what):
     """An integer bound of `RandomUniformInt`, which its kernel reads on the host: a Python or
     numpy number becomes a tensor of the CPU, so that on a GPU the kernel never reads it back
     from the device (a wait for the GPU per draw)."""
-    if type(value) in (int, float) or isinstance(value, np.number):
+    if is_host_number(value):
         with _context.device("CPU:0"):
             return convert_arg(UNIFORM_INT.name, value, dtype, what)
     return convert_arg(UNIFORM_INT.name, value, dtype, what)

@@ -347,7 +347,11 @@ def checked_rows(op_name, xp, indices, n):
 
 def keep_where(xp, bad, arrays, update):
     """Runs `update()`, which changes `arrays` in place, then restores them all where `bad`
-    (a 0-d device flag) is true: the gate of a multi-step update with no fused kernel."""
+    (a 0-d device flag from `checked_rows`) is true: the gate of a multi-step update with no
+    fused kernel. With `bad` None (checked on the host already) it only runs `update()`."""
+    if bad is None:
+        update()
+        return
     kept = [a.copy() for a in arrays]
     update()
     for array, old in zip(arrays, kept):

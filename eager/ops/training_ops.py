@@ -221,15 +221,6 @@ def _dense(xp, var_shape, dtype, flat, rows):
     return dense
 
 
-def _gated(xp, bad, arrays, update):
-    """Runs `update()`, which writes `arrays` in place; with a device flag `bad` (from
-    `_sparse_rows`), leaves them as they were where it is true (`keep_where`)."""
-    if bad is None:
-        update()
-    else:
-        keep_where(xp, bad, arrays, update)
-
-
 def _skip_flag(xp, bad):
     """The fused sparse kernels' `skip` input: `bad`, or false where nothing was checked on
     the device (no index)."""
@@ -403,7 +394,7 @@ def _sparse_momentum_kernel(xp, var, accum, lr, grad, indices, momentum, use_nes
                                   grad.dtype)
             fused(scaled, momentum, _skip_flag(xp, bad), v, a)
             return
-        _gated(xp, bad, (v, a), lambda: _in_blocks(
+        keep_where(xp, bad, (v, a), lambda: _in_blocks(
             xp, lambda v, a, s: _momentum_math(xp, v, a, s, momentum, use_nesterov),
             (v, a, scaled)))
     return _locked_update(_SPARSE_MOMENTUM, (var, accum), grad, update, dense=False)
@@ -444,7 +435,7 @@ def _sparse_adam_update(op_name, xp, grad, indices, scalars):
                                   grad.dtype)
             fused(dense, dense_sq, *scalars, _skip_flag(xp, bad), *arrays)
             return
-        _gated(xp, bad, arrays, lambda: _in_blocks(
+        keep_where(xp, bad, arrays, lambda: _in_blocks(
             xp, lambda g, g2, w, m_, v_, h=None: _adam_math(xp, w, m_, v_, h, *scalars, g, g2),
             (dense, dense_sq) + arrays))
     return update
@@ -587,5 +578,4 @@ writable = _writable
 in_blocks = _in_blocks
 sparse_rows = _sparse_rows
 densified = _dense
-gated = _gated
 register_update = _register

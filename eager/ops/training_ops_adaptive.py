@@ -4,10 +4,10 @@ Lion and Ftrl (`eager.optimizers`).
 The design is `training_ops`' (read its module doc): one op per variable and step updates the
 variable and its slots with every storage locked (in resource-uid order), in place when the
 buffers are not shared, stores inf or nan as TensorFlow does, and never leaves a step half
-applied. The shared machinery (`locked_update`, `in_blocks`, `sparse_rows`, `densified`,
-`gated`, the inference) comes from there; this module holds only the arithmetic, which is
-Keras 3's `update_step`, operation for operation and in the same order, so each rounding
-happens where Keras' does.
+applied. The shared machinery (`locked_update`, `in_blocks`, `sparse_rows`, `densified`, the
+inference) comes from there, the gate of a sparse write (`keep_where`) from `resource_ops`; this
+module holds only the arithmetic, which is Keras 3's `update_step`, operation for operation and
+in the same order, so each rounding happens where Keras' does.
 
 Scalars are inputs of the variable's dtype, computed by the optimizer with Keras' roundings
 (some of Keras' `1 - beta` are Python doubles, others float32 differences of a cast beta: the
@@ -26,8 +26,8 @@ the rows Keras scatters slice by slice). Adadelta keeps more of its arithmetic o
 from __future__ import annotations
 
 from .scatter_add import scatter_add
-from .training_ops import (densified, gated, in_blocks, locked_update, register_update,
-                           sparse_rows)
+from .resource_ops import keep_where
+from .training_ops import densified, in_blocks, locked_update, register_update, sparse_rows
 
 __all__ = ["APPLY_RMSPROP", "APPLY_RMSPROP_MOMENTUM", "APPLY_CENTERED_RMSPROP",
            "APPLY_CENTERED_RMSPROP_MOMENTUM", "APPLY_ADAGRAD", "APPLY_ADADELTA", "APPLY_ADAMAX",
@@ -214,7 +214,7 @@ def _sparse_adadelta_math(op_name, xp, var, acc_grad, acc_delta, lr, rho, one_mi
         xp.add(acc_delta, squares, out=acc_delta)
         scatter_add(xp, var, rows, step * lr)
 
-    gated(xp, bad, (var, acc_grad, acc_delta), update)
+    keep_where(xp, bad, (var, acc_grad, acc_delta), update)
 
 
 def _define(name, math, n_slots, n_scalars, derive=None, sparse_math=None):
@@ -242,7 +242,7 @@ def _define(name, math, n_slots, n_scalars, derive=None, sparse_math=None):
             grad = densified(xp, w.shape, w.dtype, rows, slices)
             extra = () if derive is None else (
                 densified(xp, w.shape, w.dtype, rows, derive(xp, slices)),)
-            gated(xp, bad, arrays, lambda: in_blocks(
+            keep_where(xp, bad, arrays, lambda: in_blocks(
                 xp, lambda *a: math(xp, *a[:n_handles], *scalars, *a[n_handles:]),
                 (*arrays, grad, *extra)))
         return locked_update(sparse_name, (var, *slots), values, update, dense=False)
