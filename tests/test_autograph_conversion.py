@@ -8,12 +8,10 @@ in a converted method: TensorFlow raises AttributeError), the expectation is Pyt
 """
 
 import functools
-import gc
 import importlib.util
 import json
 import linecache
 import sys
-import tracemalloc
 import traceback
 import warnings
 from pathlib import Path
@@ -24,6 +22,7 @@ import pytest
 import eager
 from eager.autograph import conversion
 from eager.autograph.errors import ConversionError
+from tests.memory_growth import window_growth_kib_per_1000
 
 c = eager.constant
 
@@ -475,18 +474,5 @@ def test_making_and_dropping_converted_functions_keeps_memory_flat():
         f = eager.function(lambda a: a * 2.0 if eager.reduce_sum(a) > 0 else -a)
         f(x)
 
-    for _ in range(200):
-        step()
-    gc.collect()
-    tracemalloc.start()
-    try:
-        growth = []
-        for _ in range(3):
-            before = tracemalloc.get_traced_memory()[0]
-            for _ in range(300):
-                step()
-            gc.collect()
-            growth.append((tracemalloc.get_traced_memory()[0] - before) / 1024 * 1000 / 300)
-    finally:
-        tracemalloc.stop()
+    growth = window_growth_kib_per_1000(step, warmup=200, windows=3, per_window=300)
     assert sorted(growth)[1] < 10.0, growth  # KiB per 1,000 functions (the median window)
