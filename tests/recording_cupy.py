@@ -13,7 +13,8 @@ a module function that computes (`xp.matmul`, `xp.where`, ...), an array method 
 (`x.sum()`, `x.astype(other dtype)`, `x.copy()`), a kernel object's call, a `cupy.fuse`d
 function's call (one launch, whatever it runs inside). Views (reshape, transpose, basic
 indexing) launch nothing, as on CuPy. `LAUNCHES` counts them by kind; `inside_seconds()` is the
-host time spent inside them, so a benchmark can subtract it and see the caller's own time.
+host time spent inside them, the stand-in's own wrapping (numpy's error state, results viewed as
+device arrays) included, so a benchmark can subtract it and see the caller's own time.
 Integer-array indexing and `take` wrap out-of-range indices around, as CuPy's do.
 `STREAM_ENTRIES` and `DEVICE_ENTRIES` count how often a stream or a device was made current
 (`with stream:`, `with device:`). `HOST_READS` counts the reads of an array's values by the
@@ -76,17 +77,17 @@ class _Launch:
     def __enter__(self):
         depth = getattr(_nesting, "depth", 0)
         if not depth:
+            self.start = time.perf_counter()
             LAUNCHES[self.kind] += 1
             self.quiet = np.errstate(all="ignore")  # a GPU signals no IEEE condition
             self.quiet.__enter__()
-            self.start = time.perf_counter()
         _nesting.depth = depth + 1
 
     def __exit__(self, *exc):
         _nesting.depth -= 1
         if not _nesting.depth:
-            _state["inside"] += time.perf_counter() - self.start
             self.quiet.__exit__(*exc)
+            _state["inside"] += time.perf_counter() - self.start
 
 
 def _to_device(result):
@@ -144,7 +145,8 @@ class RecordedArray(np.ndarray):
             if "out" in kwargs:
                 kwargs["out"] = _plain(kwargs["out"])
             result = getattr(ufunc, method)(*_plain(inputs), **kwargs)
-        return _to_device(result)
+            result = _to_device(result)
+        return result
 
     def get(self, stream=None, order="C", out=None):
         HOST_READS[0] += 1
@@ -183,19 +185,22 @@ class RecordedArray(np.ndarray):
             return self  # CuPy launches nothing either
         with _Launch("astype"):
             result = self.view(np.ndarray).astype(dtype, order=order, copy=copy)
-        return _to_device(result)
+            result = _to_device(result)
+        return result
 
     def __getitem__(self, key):
         if _basic_index(key):
             return np.ndarray.__getitem__(self, key)
         with _Launch("take"):
             result = self.view(np.ndarray)[_wrapped_key(_plain(key), self.shape)]
-        return _to_device(result)
+            result = _to_device(result)
+        return result
 
     def take(self, indices, axis=None, out=None, mode="wrap"):
         with _Launch("take"):
             result = np.take(self.view(np.ndarray), _plain(indices), axis, mode="wrap")
-        return _to_device(result)
+            result = _to_device(result)
+        return result
 
     def __setitem__(self, key, value):
         with _Launch("setitem"):
@@ -208,7 +213,8 @@ def _computing_method(name):
     def method(self, *args, **kwargs):
         with _Launch(name):
             result = base(self.view(np.ndarray), *_plain(args), **kwargs)
-        return _to_device(result)
+            result = _to_device(result)
+        return result
 
     method.__name__ = name
     return method
@@ -232,7 +238,8 @@ class _Ufunc:
             if "out" in kwargs:
                 kwargs["out"] = _plain(kwargs["out"])
             result = self._ufunc(*_plain(args), **kwargs)
-        return _to_device(result)
+            result = _to_device(result)
+        return result
 
     def __getattr__(self, name):
         attribute = getattr(self._ufunc, name)
@@ -242,7 +249,8 @@ class _Ufunc:
         def method(*args, **kwargs):
             with _Launch(f"ufunc {self.__name__}.{name}"):
                 result = attribute(*_plain(args), **kwargs)
-            return _to_device(result)
+                result = _to_device(result)
+            return result
 
         return method
 
@@ -257,7 +265,8 @@ class _KernelObject:
     def __call__(self, *args, **kwargs):
         with _Launch(f"{self._kind} {self.name}"):
             result = self._made(*_plain(args), **kwargs)
-        return _to_device(result)
+            result = _to_device(result)
+        return result
 
 
 class Stream:
@@ -372,7 +381,8 @@ class _RandomState:
                 result = draw(*_plain(args), **kwargs)
                 if dtype is not None:
                     result = np.asarray(result).astype(dtype)
-            return _to_device(result)
+                result = _to_device(result)
+            return result
 
         return launch
 
@@ -382,7 +392,8 @@ def _fuse(*args, kernel_name=None, **kwargs):
         def fused(*arrays):
             with _Launch("fused kernel"):
                 result = fn(*arrays)
-            return _to_device(result)
+                result = _to_device(result)
+            return result
         return fused
     return decorate
 
@@ -444,7 +455,8 @@ def _module(device_count):
             def value(*args, **kwargs):
                 with _Launch(f"cupy.{name}"):
                     result = numpy_fn(*_plain(args), **kwargs)
-                return _to_device(result)
+                    result = _to_device(result)
+                return result
 
             value.__name__ = name
         wrapped[name] = value
