@@ -47,7 +47,7 @@ from .devices.base import Device
 
 __all__ = ["Tensor", "EagerTensor", "TensorMeta", "IndexedSlices", "register_operators",
            "register_operator_ops", "set_operator_recorder", "set_operator_issuer",
-           "set_number_converter", "is_tensor",
+           "set_number_converter", "register_reading_operand", "is_tensor",
            "wrap_value", "meta_for", "METAS", "unavailable_repr"]
 
 
@@ -680,6 +680,8 @@ def _fast_operators(name, compute, ufunc, inexact_only):
     Hot path: every small-tensor operator runs these.
     """
 
+    reflected_name = f"__r{name}__"
+
     def forward(self, other):
         meta = self._meta
         # No other local may refer to `other`: elision counts the references to it (see
@@ -729,6 +731,8 @@ def _fast_operators(name, compute, ufunc, inexact_only):
             t = _launch_number_operator(name, self, other, meta, False)
             if t is not None:
                 return t
+        elif issubclass(other.__class__, _READING_OPERANDS):
+            return getattr(other, reflected_name)(self)  # it reads, then comes back here
         elif _HOOKS.issue_operator is not None:  # an interpreter may issue it (async dispatch)
             t = _HOOKS.issue_operator(name, self, other)
             if t is not None:
@@ -840,6 +844,23 @@ def register_operator_ops(ops) -> None:
     """Installs the ops (`OpDef`s) that `+ - * /` run ("add", "sub", "mul", "truediv"), which
     the operators' launching path (a GPU's) hands to the device; called once by `eager.ops`."""
     _OPERATOR_OPS.update(ops)
+
+
+#: Classes whose instances `+ - * /` of an EagerTensor leave to the instance's reflected
+#: operator (`register_reading_operand`).
+_READING_OPERANDS: tuple = ()
+
+
+def register_reading_operand(cls) -> None:
+    """Makes `tensor + obj` (and `- * /`) for instances of `cls` and its subclasses call
+    `obj.__radd__(tensor)` (and so on) instead of the op library. For variables
+    (`eager.variables`), whose reflected operators read the value and apply the tensor's own
+    operator to it: `x @ w + b` with a variable `b` then takes the operators' fast path instead
+    of converting `b` in the op library, which cost several times the operator itself. Same
+    values, records and errors either way."""
+    global _READING_OPERANDS
+    if cls not in _READING_OPERANDS:
+        _READING_OPERANDS = (*_READING_OPERANDS, cls)
 
 
 _MIN_ELISION = MIN_ELEMENTS

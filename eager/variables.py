@@ -33,7 +33,8 @@ from .ops import resource_ops as _res
 from .core.dispatch import execute, resolve_input, run_kernel
 from .ops.resource_ops import apply_update as _apply_update
 from .base.rich_display import tensor_card
-from .tensor import EagerTensor, IndexedSlices, Reference, meta_for, numpy_repr_text, wrap_value
+from .tensor import (EagerTensor, IndexedSlices, Reference, meta_for, numpy_repr_text,
+                     register_reading_operand, wrap_value)
 from .core.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from .base.tensor_shape import TensorShape, as_shape
 
@@ -160,6 +161,20 @@ def _read_then(operator_name):
     return method
 
 
+def _read_then_reflected(operator_name, forward_name):
+    """`other <op> variable` where the variable is asked (`__radd__`, ...): with a tensor
+    `other`, whose own operator sent it here (`register_reading_operand`), the value read
+    goes back to that operator, whose fast path computes it; else the value's reflected
+    operator, as `_read_then`."""
+    def method(self, other):
+        value = self.value()
+        if other.__class__ is EagerTensor:
+            return getattr(other, forward_name)(value)
+        return getattr(value, operator_name)(other)
+    method.__name__ = operator_name
+    return method
+
+
 class Variable(metaclass=VariableMetaclass):
     """≈ `tf.Variable`: a tensor-valued resource that persists across calls and can be updated.
 
@@ -220,7 +235,11 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "__abs__", "__invert__", "__and__", "__rand__", "__or__", "__ror__", "__xor__",
               "__rxor__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
     setattr(Variable, _name, _read_then(_name))
+for _name in ("__add__", "__sub__", "__mul__", "__truediv__"):
+    setattr(Variable, _name.replace("__", "__r", 1), _read_then_reflected(
+        _name.replace("__", "__r", 1), _name))
 del _name
+register_reading_operand(Variable)
 
 
 def _variable_to_tensor(variable, dtype=None, name=None, as_ref=False):

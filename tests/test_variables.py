@@ -114,6 +114,59 @@ def test_operators_conversion_and_numpy_interop():
         tf.convert_to_tensor(v, dtype=tf.int32)
 
 
+_TENSOR_VARIABLE_OPERATORS = {"+": (lambda a, b: a + b, tf.add),
+                               "-": (lambda a, b: a - b, tf.subtract),
+                               "*": (lambda a, b: a * b, tf.multiply),
+                               "/": (lambda a, b: a / b, tf.divide)}
+
+
+@pytest.mark.parametrize("symbol", sorted(_TENSOR_VARIABLE_OPERATORS))
+@pytest.mark.parametrize("device", ["default", "simulated GPU"])
+def test_a_tensor_with_a_variable_takes_the_operators_path_and_matches_the_op_library(
+        symbol, device, request, no_inference_check, monkeypatch):
+    """`x @ w + b` with a variable `b`: the tensor's operator leaves it to the variable's
+    reflected operator, which reads and comes back to the tensor's operator (its fast path on
+    the CPU, its launch on a GPU) instead of converting the variable in the op library. Values,
+    gradients and errors are the op library's."""
+    if device == "simulated GPU":
+        request.getfixturevalue("simulated_gpu")
+    operator, library = _TENSOR_VARIABLE_OPERATORS[symbol]
+    xn, vn = np.array([1.5, -2.0, 3.0, 4.0], np.float32), np.array([0.5, 4.0, -1.0, 8.0],
+                                                                    np.float32)
+    x, v = tf.constant(xn), tf.Variable(vn)
+    from eager import tensor as tensor_module  # noqa: PLC0415 - the operators' op library
+
+    name = {"+": "add", "-": "sub", "*": "mul", "/": "truediv"}[symbol]
+    calls = []
+    original = getattr(tensor_module._LIBRARY, name)
+    monkeypatch.setattr(tensor_module._LIBRARY, name,
+                        lambda a, b: calls.append((type(a), type(b))) or original(a, b))
+    got = operator(x, v)
+    assert calls == [], "the operators' fast path was not taken"
+    want = library(x, v)
+    assert (got.dtype, got.device, got.shape) == (want.dtype, want.device, want.shape)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(got.numpy(), operator(xn, vn))
+    # Under a tape: the same gradients for the tensor and the variable.
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        fast = tf.reduce_sum(operator(x, v) * operator(x, v))
+        slow = tf.reduce_sum(library(x, v) * library(x, v))
+    for g_fast, g_slow in zip(tape.gradient(fast, [x, v]), tape.gradient(slow, [x, v])):
+        np.testing.assert_allclose(g_fast.numpy(), g_slow.numpy(), rtol=1e-6)
+    # The variable's dtype differs: the op library's error, operands in the written order.
+    w = tf.Variable(vn.astype(np.float64))
+    with pytest.raises(Exception) as fast_error:
+        operator(x, w)
+    with pytest.raises(Exception) as slow_error:
+        library(x, w)
+    assert type(fast_error.value) is type(slow_error.value)
+    assert str(fast_error.value) == str(slow_error.value)
+    assert "float32" in str(fast_error.value) and "float64" in str(fast_error.value)
+    # A Python number on the left still goes through the variable's read.
+    np.testing.assert_array_equal(operator(2.0, v).numpy(), operator(np.float32(2.0), vn))
+
+
 def test_in_place_python_operators_raise_like_tensorflow():
     v = tf.Variable(1.0)
     with pytest.raises(RuntimeError, match="assign_add"):
