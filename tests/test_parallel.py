@@ -371,17 +371,21 @@ def test_kernel_error_surfaces_with_its_class_and_the_executor_stays_usable():
                               "its threads; a simulated GPU runs every kernel body later, on its "
                               "stream's worker thread")
 def test_error_in_one_branch_waits_for_the_other_and_schedules_nothing_new():
-    """Branches A and B start together (a two-party barrier). A then fails; B, already
-    running, finishes before `run` raises; B's successor is never started."""
+    """Branches A and B start together (a two-party barrier). A then fails once B's second op
+    is running; B, already running, finishes before `run` raises; B's successor is never
+    started."""
     events = []
     barrier = threading.Barrier(2, timeout=BARRIER_TIMEOUT)
     a_failing = threading.Event()
+    b_running = threading.Event()
 
     def fail():
+        assert b_running.wait(BARRIER_TIMEOUT)  # else nothing of B might be running yet
         a_failing.set()
         raise FailedPreconditionError(None, "Fail", "branch A failed")
 
     def slow_b():
+        b_running.set()
         assert a_failing.wait(BARRIER_TIMEOUT)
         threading.Event().wait(0.2)  # A's error is recorded meanwhile
         events.append("B finished")
@@ -400,6 +404,7 @@ def test_error_in_one_branch_waits_for_the_other_and_schedules_nothing_new():
     for _ in range(3):
         events.clear()
         a_failing.clear()
+        b_running.clear()
         barrier.reset()
         with pytest.raises(FailedPreconditionError, match="branch A failed"):
             executor.run([eager.constant([1.0, 2.0])])
