@@ -229,15 +229,13 @@ class Variable(metaclass=VariableMetaclass):
     __ipow__ = _unsupported_operator("**")
 
 
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
-              "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
-              "__abs__", "__invert__", "__and__", "__rand__", "__or__", "__ror__", "__xor__",
-              "__rxor__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
+for _name in ("__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__rfloordiv__",
+              "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__",
+              "__neg__", "__abs__", "__invert__", "__and__", "__rand__", "__or__", "__ror__",
+              "__xor__", "__rxor__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
     setattr(Variable, _name, _read_then(_name))
-for _name in ("__add__", "__sub__", "__mul__", "__truediv__"):
-    setattr(Variable, _name.replace("__", "__r", 1), _read_then_reflected(
-        _name.replace("__", "__r", 1), _name))
+for _name in ("add", "sub", "mul", "truediv"):  # reflected: the tensor operators' fast path
+    setattr(Variable, f"__r{_name}__", _read_then_reflected(f"__r{_name}__", f"__{_name}__"))
 del _name
 register_reading_operand(Variable)
 

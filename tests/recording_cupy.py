@@ -145,8 +145,7 @@ class RecordedArray(np.ndarray):
             if "out" in kwargs:
                 kwargs["out"] = _plain(kwargs["out"])
             result = getattr(ufunc, method)(*_plain(inputs), **kwargs)
-            result = _to_device(result)
-        return result
+            return _to_device(result)
 
     def get(self, stream=None, order="C", out=None):
         HOST_READS[0] += 1
@@ -185,22 +184,19 @@ class RecordedArray(np.ndarray):
             return self  # CuPy launches nothing either
         with _Launch("astype"):
             result = self.view(np.ndarray).astype(dtype, order=order, copy=copy)
-            result = _to_device(result)
-        return result
+            return _to_device(result)
 
     def __getitem__(self, key):
         if _basic_index(key):
             return np.ndarray.__getitem__(self, key)
         with _Launch("take"):
             result = self.view(np.ndarray)[_wrapped_key(_plain(key), self.shape)]
-            result = _to_device(result)
-        return result
+            return _to_device(result)
 
     def take(self, indices, axis=None, out=None, mode="wrap"):
         with _Launch("take"):
             result = np.take(self.view(np.ndarray), _plain(indices), axis, mode="wrap")
-            result = _to_device(result)
-        return result
+            return _to_device(result)
 
     def __setitem__(self, key, value):
         with _Launch("setitem"):
@@ -213,8 +209,7 @@ def _computing_method(name):
     def method(self, *args, **kwargs):
         with _Launch(name):
             result = base(self.view(np.ndarray), *_plain(args), **kwargs)
-            result = _to_device(result)
-        return result
+            return _to_device(result)
 
     method.__name__ = name
     return method
@@ -238,8 +233,7 @@ class _Ufunc:
             if "out" in kwargs:
                 kwargs["out"] = _plain(kwargs["out"])
             result = self._ufunc(*_plain(args), **kwargs)
-            result = _to_device(result)
-        return result
+            return _to_device(result)
 
     def __getattr__(self, name):
         attribute = getattr(self._ufunc, name)
@@ -249,8 +243,7 @@ class _Ufunc:
         def method(*args, **kwargs):
             with _Launch(f"ufunc {self.__name__}.{name}"):
                 result = attribute(*_plain(args), **kwargs)
-                result = _to_device(result)
-            return result
+                return _to_device(result)
 
         return method
 
@@ -265,8 +258,7 @@ class _KernelObject:
     def __call__(self, *args, **kwargs):
         with _Launch(f"{self._kind} {self.name}"):
             result = self._made(*_plain(args), **kwargs)
-            result = _to_device(result)
-        return result
+            return _to_device(result)
 
 
 class Stream:
@@ -381,8 +373,7 @@ class _RandomState:
                 result = draw(*_plain(args), **kwargs)
                 if dtype is not None:
                     result = np.asarray(result).astype(dtype)
-                result = _to_device(result)
-            return result
+                return _to_device(result)
 
         return launch
 
@@ -392,8 +383,7 @@ def _fuse(*args, kernel_name=None, **kwargs):
         def fused(*arrays):
             with _Launch("fused kernel"):
                 result = fn(*arrays)
-                result = _to_device(result)
-            return result
+                return _to_device(result)
         return fused
     return decorate
 
@@ -455,8 +445,7 @@ def _module(device_count):
             def value(*args, **kwargs):
                 with _Launch(f"cupy.{name}"):
                     result = numpy_fn(*_plain(args), **kwargs)
-                    result = _to_device(result)
-                return result
+                    return _to_device(result)
 
             value.__name__ = name
         wrapped[name] = value

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import eager as tf
+from eager import tensor as tensor_module
 from eager.devices import registry
 from eager.ops import resource_ops
 from eager.variables import prioritized_creator_scope
@@ -134,8 +135,6 @@ def test_a_tensor_with_a_variable_takes_the_operators_path_and_matches_the_op_li
     xn, vn = np.array([1.5, -2.0, 3.0, 4.0], np.float32), np.array([0.5, 4.0, -1.0, 8.0],
                                                                     np.float32)
     x, v = tf.constant(xn), tf.Variable(vn)
-    from eager import tensor as tensor_module  # noqa: PLC0415 - the operators' op library
-
     name = {"+": "add", "-": "sub", "*": "mul", "/": "truediv"}[symbol]
     calls = []
     original = getattr(tensor_module._LIBRARY, name)
